@@ -1,0 +1,59 @@
+# docsh — guessable targets for a newcomer: run, test, bench, install, format.
+SWIFT   ?= swift
+PREFIX  ?= /usr/local
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test deps build release bench bench-quick install format clean
+
+## Install what the build and the tests need from Debian, only when it is missing.
+deps:
+	@missing=""; \
+	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev pkg-config"; \
+	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || missing="$$missing python3-pexpect"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+bench-deps:
+	@missing=""; \
+	command -v hyperfine >/dev/null || missing="$$missing hyperfine"; \
+	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
+	[ -x /usr/bin/time ] || missing="$$missing time"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: build
+	$(SWIFT) run docsh
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	PYTHON=$$(for p in /usr/bin/python3 python3; do $$p -c 'import pexpect' 2>/dev/null && { echo $$p; break; }; done); \
+	  DOCSH=$$($(SWIFT) build --show-bin-path)/docsh $$PYTHON Tests/pty/run.py
+
+bench: release bench-deps
+	bench/run.sh full
+
+bench-quick: release bench-deps
+	bench/run.sh quick
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $$($(SWIFT) build -c release --show-bin-path)/docsh $(DESTDIR)$(PREFIX)/bin/docsh
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build

@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "docsh",
+  products: [
+    .executable(name: "docsh", targets: ["DocsShell"]),
+    .library(name: "DocsKit", targets: ["DocsKit"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CLibEdit",
+      pkgConfig: "libedit",
+      providers: [.apt(["libedit-dev"])]
+    ),
+    .target(name: "DocsKit"),
+    .executableTarget(
+      name: "DocsShell",
+      dependencies: ["DocsKit", "CLibEdit"]
+    ),
+    .testTarget(name: "DocsKitTests", dependencies: ["DocsKit"]),
+    .testTarget(name: "DocsShellTests", dependencies: ["DocsShell", "DocsKit"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

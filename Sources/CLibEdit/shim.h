@@ -1,0 +1,1 @@
+#include <editline/readline.h>

@@ -1,0 +1,100 @@
+/// A validated name of a category or document.
+///
+/// A name is trimmed of surrounding white space and newlines, is not empty, holds at most
+/// 255 UTF-8 bytes, contains no `/` and no control characters, and is neither `.` nor `..`.
+/// It is stored and shown as typed; ``key`` is what uniqueness compares: the name folded
+/// to lower case, compared by Swift's canonical string equivalence, so "Café" typed as NFC
+/// or NFD is one name and "work" clashes with "Work".
+public struct Name: Hashable, Sendable, CustomStringConvertible {
+  /// The most UTF-8 bytes a name may hold.
+  public static let maximumByteCount = 255
+
+  /// The name as typed (after trimming).
+  public let text: String
+
+  /// The case-folded form that uniqueness compares.
+  public var key: NameKey { NameKey(text) }
+
+  /// Validates and trims `raw`.
+  /// - Throws: ``NameError`` saying what is wrong with it.
+  public init(_ raw: String) throws(NameError) {
+    let trimmed = Name.trimmed(raw)
+    guard !trimmed.isEmpty else { throw .empty }
+    guard trimmed.utf8.count <= Name.maximumByteCount else {
+      throw .tooLong(trimmed, byteCount: trimmed.utf8.count)
+    }
+    guard trimmed != ".", trimmed != ".." else { throw .reserved(trimmed) }
+    for scalar in trimmed.unicodeScalars {
+      if scalar == "/" { throw .containsSlash(trimmed) }
+      if Name.isForbidden(scalar) { throw .containsControlCharacter(trimmed, scalar.value) }
+    }
+    text = trimmed
+  }
+
+  /// Makes a name without validating it: for names read from a store that was validated.
+  init(unchecked text: String) {
+    self.text = text
+  }
+
+  public var description: String { text }
+
+  /// Two names are equal when they are spelled the same (use ``key`` for clashes).
+  public static func == (lhs: Name, rhs: Name) -> Bool { lhs.text == rhs.text }
+  public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+
+  /// Control characters (C0, DEL, C1), line and paragraph separators, and the bidirectional
+  /// overrides and isolates that could make a name display as something else.
+  static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+    default: return false
+    }
+  }
+
+  private static func trimmed(_ raw: String) -> String {
+    let scalars = raw.unicodeScalars
+    guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+    guard let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+    return String(scalars[first...last])
+  }
+}
+
+/// What uniqueness of names compares: the name in lower case. Equality and hashing of
+/// `String` follow canonical equivalence, so NFC and NFD spellings are one key.
+public struct NameKey: Hashable, Sendable {
+  let folded: String
+
+  /// The key of a name as typed.
+  public init(_ text: String) {
+    // Most names are ASCII without capitals: they are their own key, no lowercasing needed.
+    let needsFolding = text.utf8.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) }
+    folded = needsFolding ? text.lowercased() : text
+  }
+}
+
+/// Why a name was refused.
+public enum NameError: Error, Equatable, Sendable {
+  case empty
+  case tooLong(String, byteCount: Int)
+  case reserved(String)
+  case containsSlash(String)
+  case containsControlCharacter(String, UInt32)
+}
+
+extension NameError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .empty:
+      return "a name cannot be empty"
+    case .tooLong(_, let byteCount):
+      return "a name may hold at most \(Name.maximumByteCount) bytes of UTF-8, this one has \(byteCount)"
+    case .reserved(let name):
+      return "\"\(name)\" is reserved and cannot be a name"
+    case .containsSlash(let name):
+      return "a name cannot contain \"/\": \"\(name)\""
+    case .containsControlCharacter(_, let value):
+      let hex = String(value, radix: 16, uppercase: true)
+      return "a name cannot contain the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)"
+    }
+  }
+}
