@@ -1,0 +1,123 @@
+// Reading the graph. Nothing here reads content except content(of:) and the content search.
+extension Context {
+  /// Every category, sorted by name (ignoring case).
+  public func categories() -> [Category] {
+    categoryRecords.values.map(\.category).sorted { Context.nameOrder($0.name, $1.name) }
+  }
+
+  /// The category named `name` (ignoring case and normalization), if there is one.
+  public func category(named name: String) -> Category? {
+    guard let valid = try? Name(name), let id = categoryIDsByKey[valid.key] else { return nil }
+    return categoryRecords[id]?.category
+  }
+
+  /// The category `id`, if it exists.
+  public func category(withID id: ObjectID) -> Category? {
+    categoryRecords[id]?.category
+  }
+
+  /// The number of documents, total size and latest modification of the category `id`.
+  public func summary(of id: ObjectID) -> CategorySummary {
+    var summary = CategorySummary(documentCount: 0, totalSize: 0, latestModification: nil)
+    for documentID in membersByCategory[id]?.values ?? [:].values {
+      guard let document = documentRecords[documentID]?.document else { continue }
+      summary.documentCount += 1
+      summary.totalSize += document.size
+      if summary.latestModification.map({ $0 < document.modified }) ?? true {
+        summary.latestModification = document.modified
+      }
+    }
+    return summary
+  }
+
+  /// The documents of the category `id`, sorted by `key` in `order`; ties by name.
+  public func documents(
+    in id: ObjectID, sortedBy key: DocumentSortKey = .name, order: SortOrder = .ascending
+  ) -> [Document] {
+    let documents = (membersByCategory[id]?.values ?? [:].values).compactMap {
+      documentRecords[$0]?.document
+    }
+    let byName: (Document, Document) -> Bool = { Context.nameOrder($0.name, $1.name) }
+    let ascending: (Document, Document) -> Bool
+    switch key {
+    case .name: ascending = byName
+    case .size: ascending = { $0.size != $1.size ? $0.size < $1.size : byName($0, $1) }
+    case .modified:
+      ascending = { $0.modified != $1.modified ? $0.modified < $1.modified : byName($0, $1) }
+    }
+    return order == .ascending
+      ? documents.sorted(by: ascending) : documents.sorted { ascending($1, $0) }
+  }
+
+  /// The document named `name` in the category `id`, if there is one.
+  public func document(named name: String, in id: ObjectID) -> Document? {
+    guard let valid = try? Name(name), let documentID = membersByCategory[id]?[valid.key] else {
+      return nil
+    }
+    return documentRecords[documentID]?.document
+  }
+
+  /// The document `id`, if it exists.
+  public func document(withID id: ObjectID) -> Document? {
+    documentRecords[id]?.document
+  }
+
+  /// Every document whose name contains `text`, ignoring case, sorted by category and name.
+  public func documents(nameContaining text: String) -> [Document] {
+    let needle = NameKey(text).folded
+    return documentRecords.values.lazy.map(\.document)
+      .filter { needle.isEmpty || $0.name.key.folded.contains(needle) }
+      .sorted(by: categoryThenName)
+  }
+
+  /// The number of documents in the whole graph.
+  public var documentCount: Int { documentRecords.count }
+
+  /// The content of the document `id`, read from the store the first time it is needed.
+  /// - Throws: ``ContextError`` when the document is gone or the store cannot read it.
+  public func content(of id: ObjectID) throws(ContextError) -> String {
+    guard let record = documentRecords[id] else { throw .noSuchDocument(id) }
+    return try text(of: record.content)
+  }
+
+  func text(of content: ContentStorage) throws(ContextError) -> String {
+    switch content {
+    case .text(let text):
+      return text
+    case .fault(let location):
+      do {
+        return try store.readContent(at: location)
+      } catch {
+        throw .store(error)
+      }
+    }
+  }
+
+  /// Orders documents by their category's name, then by their own.
+  func categoryThenName(_ lhs: Document, _ rhs: Document) -> Bool {
+    if lhs.categoryID != rhs.categoryID,
+      let left = categoryRecords[lhs.categoryID]?.category.name,
+      let right = categoryRecords[rhs.categoryID]?.category.name
+    {
+      return Context.nameOrder(left, right)
+    }
+    return Context.nameOrder(lhs.name, rhs.name)
+  }
+
+  /// The order names are listed in: ignoring case first, then as typed.
+  static func nameOrder(_ lhs: Name, _ rhs: Name) -> Bool {
+    let left = lhs.key.folded
+    let right = rhs.key.folded
+    return left != right ? left < right : lhs.text < rhs.text
+  }
+}
+
+/// What `ls` shows of a category at the top: its documents counted, sized and dated.
+public struct CategorySummary: Hashable, Sendable {
+  /// How many documents it holds.
+  public var documentCount: Int
+  /// The sum of their sizes in bytes.
+  public var totalSize: Int
+  /// The latest modification of any of them; `nil` when it is empty.
+  public var latestModification: Timestamp?
+}

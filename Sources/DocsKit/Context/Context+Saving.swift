@@ -1,0 +1,97 @@
+// Committing the graph to the store.
+extension Context {
+  /// Commits every change since the last save to the store. With no changes it writes
+  /// nothing. When the save fails the file is as it was and the changes are still pending.
+  /// - Throws: ``ContextError/store(_:)`` saying why the store could not be written.
+  public func save() throws(ContextError) {
+    guard hasChanges else { return }
+    // Faults point into the file this context loaded, which the save replaces: states kept
+    // for undo must not point there afterwards.
+    let currentFaults = documentRecords.compactMapValues { record -> StoredLocation? in
+      if case .fault(let location) = record.content { return location }
+      return nil
+    }
+    try loadContentsOfUndoHistory(except: currentFaults)
+    let receipt: SaveReceipt
+    do {
+      receipt = try store.save(graphToSave())
+    } catch {
+      throw .store(error)
+    }
+    for (id, placed) in receipt.locations {
+      guard var record = documentRecords[id] else { continue }
+      record.location = placed.document
+      if case .fault = record.content { record.content = .fault(placed.content) }
+      documentRecords[id] = record
+    }
+    for id in categoryRecords.keys { categoryRecords[id]?.location = nil }
+    rewriteUndoHistory { id, record in
+      var record = record
+      record.location = nil
+      if case .fault = record.content, let placed = receipt.locations[id] {
+        record.content = .fault(placed.content)
+      }
+      return record
+    }
+    baseline = [:]
+    generation = receipt.generation
+  }
+
+  /// The graph in the order a save writes it: categories and documents in file order, new
+  /// ones after.
+  func graphToSave() -> [CategoryToSave] {
+    categoryRecords.values.sorted { $0.sequence < $1.sequence }.map { categoryRecord in
+      let members = membersByCategory[categoryRecord.category.id]?.values ?? [:].values
+      let documents = members.compactMap { documentRecords[$0] }
+        .sorted { $0.sequence < $1.sequence }
+        .map { record -> DocumentToSave in
+          switch record.content {
+          case .fault(let location):
+            return DocumentToSave(
+              document: record.document, content: nil, unchangedLocation: record.location,
+              contentLocation: location, sequence: record.sequence)
+          case .text(let text):
+            return DocumentToSave(
+              document: record.document, content: text, unchangedLocation: nil,
+              contentLocation: nil, sequence: record.sequence)
+          }
+        }
+      return CategoryToSave(category: categoryRecord.category, documents: documents)
+    }
+  }
+
+  /// Replaces every fault kept for undo, other than the current ones, by its text.
+  private func loadContentsOfUndoHistory(
+    except currentFaults: [ObjectID: StoredLocation]
+  ) throws(ContextError) {
+    var failure: ContextError?
+    rewriteUndoHistory { id, record in
+      guard failure == nil, case .fault(let location) = record.content,
+        currentFaults[id] != location
+      else { return record }
+      var loaded = record
+      switch Result(catching: { () throws(ContextError) in try text(of: record.content) }) {
+      case .success(let text): loaded.content = .text(text)
+      case .failure(let error): failure = error
+      }
+      return loaded
+    }
+    if let failure { throw failure }
+  }
+
+  private func rewriteUndoHistory(_ transform: (ObjectID, DocumentRecord) -> DocumentRecord) {
+    func rewrite(_ state: ObjectState?, _ id: ObjectID) -> ObjectState? {
+      guard case .document(let record) = state else { return state }
+      return .document(transform(id, record))
+    }
+    func rewrite(_ group: UndoGroup) -> UndoGroup {
+      var group = group
+      group.changes = group.changes.map {
+        UndoGroup.Change(id: $0.id, before: rewrite($0.before, $0.id), after: rewrite($0.after, $0.id))
+      }
+      return group
+    }
+    undoStack = undoStack.map(rewrite)
+    redoStack = redoStack.map(rewrite)
+  }
+}

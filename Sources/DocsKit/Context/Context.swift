@@ -1,0 +1,157 @@
+/// The object graph of categories and documents: the `NSManagedObjectContext` of docsh.
+///
+/// A context loads a graph from a ``DocumentStore``, lets you query and change it in memory
+/// with validation, change tracking and grouped undo, and commits it back with ``save()``.
+/// Contents stay in the store until read (faults), so listing never touches them.
+///
+/// A context has one owner and is not `Sendable`; give each session its own.
+public final class Context {
+  /// The store this context loads from and saves to.
+  public let store: any DocumentStore
+  let clock: () -> Timestamp
+  let makeID: () -> ObjectID
+
+  // MARK: - The graph
+
+  var categoryRecords: [ObjectID: CategoryRecord] = [:]
+  var categoryIDsByKey: [NameKey: ObjectID] = [:]
+  var documentRecords: [ObjectID: DocumentRecord] = [:]
+  /// The documents of each category, by name key: both sides of the relationship are kept
+  /// in sync by ``setDocument(_:to:)``, the only place that changes them.
+  var membersByCategory: [ObjectID: [NameKey: ObjectID]] = [:]
+  /// Orders new objects after the ones loaded, so a save keeps the file's order.
+  var nextSequence = 0
+
+  // MARK: - Change tracking and undo
+
+  /// The state at the last save of every object touched since.
+  var baseline: [ObjectID: Baseline] = [:]
+  var undoStack: [UndoGroup] = []
+  var redoStack: [UndoGroup] = []
+  var openGroup: UndoGroup?
+  /// The generation of the store as last loaded or saved.
+  public internal(set) var generation = 0
+
+  /// Opens a context on `store` and loads its graph.
+  /// - Parameters:
+  ///   - store: where the graph is loaded from and saved to.
+  ///   - clock: the time stamped on documents as they change (injected for tests).
+  ///   - makeID: makes the identity of each new object (injected for tests).
+  /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
+  public init(
+    store: any DocumentStore,
+    clock: @escaping () -> Timestamp = { Timestamp.now() },
+    makeID: @escaping () -> ObjectID = {
+      var generator = SystemRandomNumberGenerator()
+      return ObjectID.random(using: &generator)
+    }
+  ) throws(StoreError) {
+    self.store = store
+    self.clock = clock
+    self.makeID = makeID
+    try install(store.load())
+  }
+
+  /// Replaces the whole graph with `graph`, checking the invariants a store file may break.
+  func install(_ graph: LoadedGraph) throws(StoreError) {
+    var categories: [ObjectID: CategoryRecord] = [:]
+    var categoryIDs: [NameKey: ObjectID] = [:]
+    var members: [ObjectID: [NameKey: ObjectID]] = [:]
+    var documents: [ObjectID: DocumentRecord] = [:]
+    categories.reserveCapacity(graph.categories.count)
+    documents.reserveCapacity(graph.documents.count)
+    var sequence = 0
+    for stored in graph.categories {
+      let key = stored.name.key
+      if let other = categoryIDs[key], let existing = categories[other] {
+        throw .invalidStore(
+          store.displayName,
+          reason: "two categories are named \"\(existing.category.name)\" and \"\(stored.name)\"")
+      }
+      guard categories[stored.id] == nil else {
+        throw .invalidStore(store.displayName, reason: "the id \(stored.id) is used twice")
+      }
+      categories[stored.id] = CategoryRecord(
+        category: Category(id: stored.id, name: stored.name), location: stored.location,
+        sequence: sequence)
+      categoryIDs[key] = stored.id
+      members[stored.id] = [:]
+      sequence += 1
+    }
+    for stored in graph.documents {
+      guard categories[stored.categoryID] != nil else {
+        throw .invalidStore(store.displayName, reason: "a document has no category")
+      }
+      guard documents[stored.id] == nil, categories[stored.id] == nil else {
+        throw .invalidStore(store.displayName, reason: "the id \(stored.id) is used twice")
+      }
+      let key = stored.name.key
+      if let other = members[stored.categoryID]?[key], let existing = documents[other],
+        let category = categories[stored.categoryID]
+      {
+        throw .invalidStore(
+          store.displayName,
+          reason: "two documents of \"\(category.category.name)\" are named \"\(existing.document.name)\" and \"\(stored.name)\"")
+      }
+      documents[stored.id] = DocumentRecord(
+        document: Document(
+          id: stored.id, name: stored.name, categoryID: stored.categoryID, size: stored.size,
+          modified: stored.modified),
+        content: .fault(stored.contentLocation), location: stored.location, sequence: sequence)
+      members[stored.categoryID, default: [:]][key] = stored.id
+      sequence += 1
+    }
+    categoryRecords = categories
+    categoryIDsByKey = categoryIDs
+    documentRecords = documents
+    membersByCategory = members
+    nextSequence = sequence
+    generation = graph.generation
+    baseline = [:]
+    undoStack = []
+    redoStack = []
+    openGroup = nil
+  }
+
+  func nextSequenceNumber() -> Int {
+    defer { nextSequence += 1 }
+    return nextSequence
+  }
+}
+
+// MARK: - Records
+
+/// A category as the context keeps it.
+struct CategoryRecord: Hashable, Sendable {
+  var category: Category
+  /// Where the category object lies in the loaded file while it is unchanged.
+  var location: StoredLocation?
+  /// The category's place in the file's order.
+  var sequence: Int
+}
+
+/// A document as the context keeps it: the public value plus its content and file place.
+struct DocumentRecord: Hashable, Sendable {
+  var document: Document
+  var content: ContentStorage
+  /// Where the document object lies in the loaded file while it is unchanged.
+  var location: StoredLocation?
+  /// The document's place in the file's order.
+  var sequence: Int
+}
+
+/// The state of one object: what undo restores and change tracking compares.
+enum ObjectState: Hashable, Sendable {
+  case category(CategoryRecord)
+  case document(DocumentRecord)
+}
+
+/// What an object was at the last save.
+enum Baseline: Hashable, Sendable {
+  /// It did not exist.
+  case absent
+  /// It was a category.
+  case category(CategoryRecord)
+  /// It was a document.
+  case document(DocumentRecord)
+}

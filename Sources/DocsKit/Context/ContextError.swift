@@ -1,0 +1,51 @@
+/// Why the context refused a change or a query. Every case says what the user got wrong or
+/// what failed, in words the shell can show as they are.
+public enum ContextError: Error, Sendable {
+  /// The name given is not a valid name.
+  case invalidName(NameError)
+  /// Another category already has this name (compared ignoring case and normalization).
+  case duplicateCategoryName(String, existing: String)
+  /// Another document of the category already has this name.
+  case duplicateDocumentName(String, existing: String, in: String)
+  /// The category does not exist (any more).
+  case noSuchCategory(ObjectID)
+  /// The document does not exist (any more).
+  case noSuchDocument(ObjectID)
+  /// There is no change to undo.
+  case nothingToUndo
+  /// There is no undone change to redo.
+  case nothingToRedo
+  /// The regular expression does not compile.
+  case invalidPattern(String, reason: String)
+  /// The store failed.
+  case store(StoreError)
+}
+
+extension ContextError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .invalidName(let error):
+      return error.description
+    case .duplicateCategoryName(let name, let existing):
+      return name == existing
+        ? "a category named \"\(name)\" already exists"
+        : "a category named \"\(existing)\" already exists (names ignore case): cannot also have \"\(name)\""
+    case .duplicateDocumentName(let name, let existing, let category):
+      return name == existing
+        ? "a document named \"\(name)\" already exists in \"\(category)\""
+        : "a document named \"\(existing)\" already exists in \"\(category)\" (names ignore case): cannot also have \"\(name)\""
+    case .noSuchCategory(let id):
+      return "no category with id \(id)"
+    case .noSuchDocument(let id):
+      return "no document with id \(id)"
+    case .nothingToUndo:
+      return "nothing to undo"
+    case .nothingToRedo:
+      return "nothing to redo"
+    case .invalidPattern(let pattern, let reason):
+      return "invalid regular expression \"\(pattern)\": \(reason)"
+    case .store(let error):
+      return error.description
+    }
+  }
+}

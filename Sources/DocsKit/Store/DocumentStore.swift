@@ -1,0 +1,120 @@
+/// Where a piece of a loaded store lives in its file: a byte range the store can read again.
+public struct StoredLocation: Hashable, Sendable {
+  /// The offset of the first byte.
+  public let offset: Int
+  /// The number of bytes.
+  public let length: Int
+
+  /// Makes a location from an offset and a length.
+  public init(offset: Int, length: Int) {
+    self.offset = offset
+    self.length = length
+  }
+
+  /// The offset just past the last byte.
+  public var end: Int { offset + length }
+}
+
+/// A document's content: either text in memory, or a fault the store resolves on demand.
+enum ContentStorage: Hashable, Sendable {
+  /// Not loaded yet: the encoded content lives at this location of the loaded file.
+  case fault(StoredLocation)
+  /// In memory, as set by the user or loaded from a fault.
+  case text(String)
+}
+
+/// A category as a store hands it over or takes it back.
+public struct StoredCategory: Sendable {
+  /// The category's identity.
+  public var id: ObjectID
+  /// The category's name.
+  public var name: Name
+  /// Where the whole category object lies in the loaded file, when known.
+  public var location: StoredLocation?
+}
+
+/// A document as a store hands it over or takes it back: metadata plus where its content is.
+public struct StoredDocument: Sendable {
+  /// The document's identity.
+  public var id: ObjectID
+  /// The document's name.
+  public var name: Name
+  /// The identity of its category.
+  public var categoryID: ObjectID
+  /// The stored size in bytes.
+  public var size: Int
+  /// The stored modification time.
+  public var modified: Timestamp
+  /// Where the encoded content lies in the loaded file.
+  public var contentLocation: StoredLocation
+  /// Where the whole document object lies in the loaded file; while the document is
+  /// unchanged the store may copy these bytes instead of encoding it again.
+  public var location: StoredLocation
+}
+
+/// Everything a store read: categories and documents in file order, plus its generation.
+public struct LoadedGraph: Sendable {
+  /// The generation of the file read (0 when there was no file).
+  public var generation: Int
+  /// The categories, in file order.
+  public var categories: [StoredCategory]
+  /// The documents of every category, in file order, grouped by category.
+  public var documents: [StoredDocument]
+
+  /// An empty graph, as a missing store file loads.
+  public static let empty = LoadedGraph(generation: 0, categories: [], documents: [])
+}
+
+/// A document as the context hands it to a store for saving.
+public struct DocumentToSave: Sendable {
+  /// The document's metadata.
+  public var document: Document
+  /// The content, when it is in memory; `nil` when the store still has it at
+  /// `unchangedLocation`.
+  public var content: String?
+  /// Where the unchanged document object lies in the loaded file; `nil` when it changed.
+  public var unchangedLocation: StoredLocation?
+  /// Where the document's encoded content lies in the loaded file, when it was not loaded.
+  public var contentLocation: StoredLocation?
+  /// The document's place in the loaded file's order; consecutive unchanged documents can
+  /// be copied as one run.
+  public var sequence: Int
+}
+
+/// A category and its documents as the context hands them to a store for saving.
+public struct CategoryToSave: Sendable {
+  /// The category.
+  public var category: Category
+  /// Its documents, in the order to write them.
+  public var documents: [DocumentToSave]
+}
+
+/// What a successful save reports back: the new generation and where everything now lies.
+public struct SaveReceipt: Sendable {
+  /// The generation now on disk.
+  public var generation: Int
+  /// For each saved document, where its object and content now lie in the new file.
+  public var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)]
+}
+
+/// The persistent side of a ``Context``: loads a graph, reads contents on demand, saves.
+///
+/// The shell never talks to a store directly; a faster engine can replace the JSON store
+/// without the shell noticing.
+public protocol DocumentStore: AnyObject {
+  /// A human name for the store, used in messages: its path.
+  var displayName: String { get }
+
+  /// Reads the whole graph as last saved, without contents.
+  /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
+  func load() throws(StoreError) -> LoadedGraph
+
+  /// Reads and decodes the content at `location` of the loaded file.
+  /// - Throws: ``StoreError`` when it cannot be read or decoded.
+  func readContent(at location: StoredLocation) throws(StoreError) -> String
+
+  /// Writes the graph given atomically and durably, unless another session saved since
+  /// this store loaded.
+  /// - Throws: ``StoreError``; the file on disk is then as it was.
+  func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt
+}

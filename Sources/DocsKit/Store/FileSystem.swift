@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A failed system call: which one, and the `errno` it left.
+public struct SystemCallError: Error, Sendable, Equatable {
+  /// The call, as the user would recognise it ("write", "fsync").
+  public var operation: String
+  /// The `errno` value.
+  public var code: Int32
+
+  /// Makes an error for `operation` failing with `code`.
+  public init(_ operation: String, code: Int32) {
+    self.operation = operation
+    self.code = code
+  }
+}
+
+/// What the store needs to know of a file: its identity, size, change time and mode.
+public struct FileStatus: Hashable, Sendable {
+  /// The device and inode: which file this is.
+  public var device: UInt64
+  /// The inode number.
+  public var inode: UInt64
+  /// The size in bytes.
+  public var size: Int
+  /// The last modification time in nanoseconds since the epoch.
+  public var modificationNanoseconds: Int64
+  /// The permission bits and file type.
+  public var mode: UInt32
+
+  /// Whether the file is a directory.
+  public var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
+
+  init(_ raw: stat) {
+    device = UInt64(raw.st_dev)
+    inode = UInt64(raw.st_ino)
+    size = Int(raw.st_size)
+    modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
+    mode = UInt32(raw.st_mode)
+  }
+}
+
+/// Every file-system call the store makes, so tests can swap in one that fails on demand.
+///
+/// File descriptors are plain `Int32`s. Each method makes exactly one system call (retrying
+/// only on `EINTR`) and throws the `errno` it left.
+public protocol FileSystem: Sendable {
+  /// `open(2)`.
+  func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32
+  /// `openat(2)` relative to the folder `directory`.
+  func open(
+    at directory: Int32, _ name: String, flags: Int32, mode: UInt32
+  ) throws(SystemCallError) -> Int32
+  /// `read(2)`: how many bytes were read, 0 at the end.
+  func read(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int
+  /// `pread(2)` at `offset`.
+  func read(
+    _ file: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int
+  ) throws(SystemCallError) -> Int
+  /// `write(2)`: how many bytes were written.
+  func write(_ file: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int
+  /// Copies up to `count` bytes at `offset` of `source` to the end of `destination` inside
+  /// the kernel (`sendfile(2)`); how many were copied.
+  func copy(
+    from source: Int32, at offset: Int, to destination: Int32, count: Int
+  ) throws(SystemCallError) -> Int
+  /// `fsync(2)`.
+  func synchronize(_ file: Int32) throws(SystemCallError)
+  /// `fchmod(2)`.
+  func setPermissions(_ file: Int32, _ mode: UInt32) throws(SystemCallError)
+  /// `fstat(2)`.
+  func status(of file: Int32) throws(SystemCallError) -> FileStatus
+  /// `fstatat(2)` following links; `nil` when there is no such file.
+  func status(at directory: Int32, _ name: String) throws(SystemCallError) -> FileStatus?
+  /// `renameat(2)` within one folder.
+  func rename(at directory: Int32, _ source: String, to destination: String) throws(SystemCallError)
+  /// `linkat(2)` within one folder.
+  func link(at directory: Int32, _ source: String, to destination: String) throws(SystemCallError)
+  /// `unlinkat(2)`.
+  func unlink(at directory: Int32, _ name: String) throws(SystemCallError)
+  /// `mkdir(2)`; an existing folder is not an error.
+  func makeDirectory(_ path: String, mode: UInt32) throws(SystemCallError)
+  /// `flock(2)` exclusive and non-blocking: `false` when another process holds the lock.
+  func lockExclusively(_ file: Int32) throws(SystemCallError) -> Bool
+  /// `close(2)`.
+  func close(_ file: Int32) throws(SystemCallError)
+}
+
+/// The real file system, through Glibc.
+public struct SystemFileSystem: FileSystem {
+  /// Makes the real file system.
+  public init() {}
+
+  public func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+    try retrying("open") { Glibc.open(path, flags, mode_t(mode)) }
+  }
+
+  public func open(
+    at directory: Int32, _ name: String, flags: Int32, mode: UInt32
+  ) throws(SystemCallError) -> Int32 {
+    try retrying("open") { Glibc.openat(directory, name, flags, mode_t(mode)) }
+  }
+
+  public func read(
+    _ file: Int32, into buffer: UnsafeMutableRawBufferPointer
+  ) throws(SystemCallError) -> Int {
+    try retrying("read") { Glibc.read(file, buffer.baseAddress, buffer.count) }
+  }
+
+  public func read(
+    _ file: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int
+  ) throws(SystemCallError) -> Int {
+    try retrying("read") { Glibc.pread(file, buffer.baseAddress, buffer.count, off_t(offset)) }
+  }
+
+  public func write(
+    _ file: Int32, from buffer: UnsafeRawBufferPointer
+  ) throws(SystemCallError) -> Int {
+    try retrying("write") { Glibc.write(file, buffer.baseAddress, buffer.count) }
+  }
+
+  public func copy(
+    from source: Int32, at offset: Int, to destination: Int32, count: Int
+  ) throws(SystemCallError) -> Int {
+    var position = off_t(offset)
+    return try retrying("write") { Glibc.sendfile(destination, source, &position, count) }
+  }
+
+  public func synchronize(_ file: Int32) throws(SystemCallError) {
+    // Never retried: after a failed fsync the kernel may have dropped the dirty pages.
+    if Glibc.fsync(file) != 0 { throw SystemCallError("fsync", code: errno) }
+  }
+
+  public func setPermissions(_ file: Int32, _ mode: UInt32) throws(SystemCallError) {
+    _ = try retrying("chmod") { Glibc.fchmod(file, mode_t(mode)) }
+  }
+
+  public func status(of file: Int32) throws(SystemCallError) -> FileStatus {
+    var raw = stat()
+    _ = try retrying("stat") { Glibc.fstat(file, &raw) }
+    return FileStatus(raw)
+  }
+
+  public func status(at directory: Int32, _ name: String) throws(SystemCallError) -> FileStatus? {
+    var raw = stat()
+    if Glibc.fstatat(directory, name, &raw, 0) != 0 {
+      if errno == ENOENT { return nil }
+      throw SystemCallError("stat", code: errno)
+    }
+    return FileStatus(raw)
+  }
+
+  public func rename(
+    at directory: Int32, _ source: String, to destination: String
+  ) throws(SystemCallError) {
+    _ = try retrying("rename") { Glibc.renameat(directory, source, directory, destination) }
+  }
+
+  public func link(
+    at directory: Int32, _ source: String, to destination: String
+  ) throws(SystemCallError) {
+    _ = try retrying("link") { Glibc.linkat(directory, source, directory, destination, 0) }
+  }
+
+  public func unlink(at directory: Int32, _ name: String) throws(SystemCallError) {
+    _ = try retrying("unlink") { Glibc.unlinkat(directory, name, 0) }
+  }
+
+  public func makeDirectory(_ path: String, mode: UInt32) throws(SystemCallError) {
+    if Glibc.mkdir(path, mode_t(mode)) != 0 && errno != EEXIST {
+      throw SystemCallError("mkdir", code: errno)
+    }
+  }
+
+  public func lockExclusively(_ file: Int32) throws(SystemCallError) -> Bool {
+    while flock(file, LOCK_EX | LOCK_NB) != 0 {
+      if errno == EINTR { continue }
+      if errno == EWOULDBLOCK { return false }
+      throw SystemCallError("lock", code: errno)
+    }
+    return true
+  }
+
+  public func close(_ file: Int32) throws(SystemCallError) {
+    // Not retried on EINTR: on Linux the descriptor is gone either way.
+    if Glibc.close(file) != 0 { throw SystemCallError("close", code: errno) }
+  }
+
+  private func retrying<Value: BinaryInteger>(
+    _ operation: String, _ call: () -> Value
+  ) throws(SystemCallError) -> Value {
+    while true {
+      let result = call()
+      if result >= 0 { return result }
+      if errno != EINTR { throw SystemCallError(operation, code: errno) }
+    }
+  }
+}

@@ -1,0 +1,331 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The store as one JSON file (format v1, see `docs/store-format.md`).
+///
+/// Loading streams the file and leaves contents on disk as faults; the file stays open for
+/// the session, so a store another session renames over this one does not change what this
+/// session reads. Saving writes a temporary file beside the store, syncs it, keeps the old
+/// file as `NAME.bak`, renames the new one over the store and syncs the folder, all under
+/// an exclusive lock on `NAME.lock`, and only when nobody else saved since this one loaded.
+public final class JSONStore: DocumentStore {
+  /// The store file's path as given.
+  public let path: String
+  private let folder: String
+  private let fileName: String
+  private let fileSystem: any FileSystem
+
+  /// The loaded file, open for reading contents; `nil` when there was none.
+  private var loadedFile: Int32?
+  /// What the loaded file was when loaded: a save refuses when the store is another file now.
+  private var loadedStatus: FileStatus?
+  private var loadedGeneration = 0
+  private var hasLoaded = false
+  private var loadFailed = false
+
+  public var displayName: String { path }
+
+  /// A store at `path`, reached through `fileSystem`.
+  public init(path: String, fileSystem: any FileSystem = SystemFileSystem()) {
+    self.path = path
+    self.fileSystem = fileSystem
+    if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
+      let folderPart = String(path[..<slash])
+      folder = folderPart.isEmpty ? "/" : folderPart
+      fileName = String(path[path.index(after: slash)...])
+    } else {
+      folder = "."
+      fileName = path
+    }
+  }
+
+  deinit {
+    if let loadedFile { try? fileSystem.close(loadedFile) }
+  }
+
+  // MARK: - Loading
+
+  public func load() throws(StoreError) -> LoadedGraph {
+    if let loadedFile {
+      try? fileSystem.close(loadedFile)
+      self.loadedFile = nil
+    }
+    hasLoaded = true
+    loadFailed = true
+    guard !fileName.isEmpty else {
+      throw .system(path, operation: "open", errno: EISDIR)
+    }
+    let file: Int32
+    do {
+      file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+    } catch {
+      if error.code == ENOENT {
+        loadedStatus = nil
+        loadedGeneration = 0
+        loadFailed = false
+        return .empty
+      }
+      throw .system(path, operation: "open", errno: error.code)
+    }
+    do {
+      let status = try fileSystem.status(of: file)
+      if status.isDirectory { throw StoreError.system(path, operation: "read", errno: EISDIR) }
+      var reader = StoreReader(file: file, fileSystem: fileSystem)
+      let graph: LoadedGraph
+      do {
+        graph = try reader.readGraph()
+      } catch {
+        throw storeError(for: error, in: file)
+      }
+      loadedFile = file
+      loadedStatus = status
+      loadedGeneration = graph.generation
+      loadFailed = false
+      return graph
+    } catch let error as StoreError {
+      try? fileSystem.close(file)
+      throw error
+    } catch let error as SystemCallError {
+      try? fileSystem.close(file)
+      throw .system(path, operation: error.operation, errno: error.code)
+    } catch {
+      try? fileSystem.close(file)
+      throw .invalidStore(path, reason: "\(error)")
+    }
+  }
+
+  /// Marks the store as damaged: used when the graph it loaded broke a rule of the format,
+  /// so it will never be overwritten.
+  public func markDamaged() {
+    loadFailed = true
+  }
+
+  public func readContent(at location: StoredLocation) throws(StoreError) -> String {
+    guard let loadedFile else {
+      throw .invalidStore(path, reason: "no content at offset \(location.offset)")
+    }
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
+    defer { bytes.deallocate() }
+    var done = 0
+    while done < location.length {
+      let count: Int
+      do {
+        count = try fileSystem.read(
+          loadedFile, into: UnsafeMutableRawBufferPointer(rebasing: bytes[done...]),
+          at: location.offset + done)
+      } catch {
+        throw .system(path, operation: "read", errno: error.code)
+      }
+      guard count > 0 else {
+        throw .invalidStore(path, reason: "the file was cut short (a content ends past its end)")
+      }
+      done += count
+    }
+    do {
+      return try JSONText.decodeLiteral(UnsafeRawBufferPointer(bytes))
+    } catch {
+      let (line, column) = position(of: location.offset + error.offset, in: loadedFile)
+      throw .malformed(path, line: line, column: column, reason: error.reason)
+    }
+  }
+
+  // MARK: - Saving
+
+  public func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+    guard hasLoaded, !loadFailed else { throw .refusedToOverwriteDamagedStore(path) }
+    do {
+      return try saveLocked(categories)
+    } catch let error as StoreError {
+      throw error
+    } catch let error as SystemCallError {
+      throw .system(path, operation: error.operation, errno: error.code)
+    } catch {
+      throw .invalidStore(path, reason: "\(error)")
+    }
+  }
+
+  private func saveLocked(_ categories: [CategoryToSave]) throws -> SaveReceipt {
+    try makeFolders()
+    let directory = try fileSystem.open(
+      folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    defer { try? fileSystem.close(directory) }
+    let lock = try fileSystem.open(
+      at: directory, fileName + ".lock", flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+      mode: 0o600)
+    defer { try? fileSystem.close(lock) }  // closing releases the lock
+    try acquire(lock)
+
+    let current = try fileSystem.status(at: directory, fileName)
+    if !isSameFile(current, as: loadedStatus) {
+      throw StoreError.modifiedElsewhere(
+        path, loadedGeneration: loadedGeneration, currentGeneration: generationOnDisk())
+    }
+
+    let generation = loadedGeneration + 1
+    let (temporaryName, temporary) = try createTemporaryFile(in: directory)
+    var renamed = false
+    defer {
+      if !renamed { try? fileSystem.unlink(at: directory, temporaryName) }
+    }
+    var reader: Int32?
+    defer { if !renamed, let reader { try? fileSystem.close(reader) } }
+    do {
+      var writer = StoreWriter(file: temporary, source: loadedFile, fileSystem: fileSystem)
+      try writer.write(categories, generation: generation)
+      let mode = current.map { $0.mode & 0o7777 } ?? 0o600
+      try fileSystem.setPermissions(temporary, mode)
+      try fileSystem.synchronize(temporary)
+      try fileSystem.close(temporary)
+      // Open the new file for reading before it replaces the store, so that every step
+      // that can fail comes before the rename.
+      reader = try fileSystem.open(at: directory, temporaryName, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+      let newStatus = try reader.map { file throws(SystemCallError) in try fileSystem.status(of: file) }
+      if current != nil { try keepBackup(in: directory) }
+      try fileSystem.rename(at: directory, temporaryName, to: fileName)
+      renamed = true
+      do {
+        try fileSystem.synchronize(directory)
+      } catch {
+        // The rename may not survive a power cut: put the old file back, report failure.
+        try? undoRename(in: directory, hadOldFile: current != nil)
+        if let reader { try? fileSystem.close(reader) }
+        throw error
+      }
+      if let loadedFile { try? fileSystem.close(loadedFile) }
+      loadedFile = reader
+      loadedStatus = newStatus
+      loadedGeneration = generation
+      return SaveReceipt(generation: generation, locations: writer.locations)
+    } catch {
+      if !renamed { try? fileSystem.close(temporary) }
+      throw error
+    }
+  }
+
+  /// Links the current store as `NAME.bak`, atomically, before it is replaced.
+  private func keepBackup(in directory: Int32) throws {
+    let name = "." + fileName + ".bak." + randomSuffix()
+    try fileSystem.link(at: directory, fileName, to: name)
+    do {
+      try fileSystem.rename(at: directory, name, to: fileName + ".bak")
+    } catch {
+      try? fileSystem.unlink(at: directory, name)
+      throw error
+    }
+  }
+
+  private func undoRename(in directory: Int32, hadOldFile: Bool) throws {
+    if hadOldFile {
+      // The backup is the old store's own inode.
+      try fileSystem.rename(at: directory, fileName + ".bak", to: fileName)
+    } else {
+      try fileSystem.unlink(at: directory, fileName)
+    }
+    try? fileSystem.synchronize(directory)
+  }
+
+  private func createTemporaryFile(in directory: Int32) throws -> (String, Int32) {
+    var attempt = 0
+    while true {
+      let name = "." + fileName + "." + randomSuffix()
+      let opened = Result { () throws(SystemCallError) in
+        try fileSystem.open(
+          at: directory, name, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+          mode: 0o600)
+      }
+      switch opened {
+      case .success(let file):
+        return (name, file)
+      case .failure(let error):
+        // A random name that exists already: draw another, a few times.
+        attempt += 1
+        if error.code != EEXIST || attempt >= 10 { throw error }
+      }
+    }
+  }
+
+  private func acquire(_ lock: Int32) throws {
+    // Saves are short: wait up to about two seconds for another one to finish.
+    for attempt in 0..<200 {
+      if try fileSystem.lockExclusively(lock) { return }
+      if attempt < 199 { usleep(10_000) }
+    }
+    throw StoreError.locked(path)
+  }
+
+  private func makeFolders() throws {
+    guard folder != "." && folder != "/" else { return }
+    var prefix = folder.hasPrefix("/") ? "" : "."
+    for component in folder.split(separator: "/") {
+      prefix += "/" + component
+      try fileSystem.makeDirectory(prefix, mode: 0o700)
+    }
+  }
+
+  private func isSameFile(_ current: FileStatus?, as loaded: FileStatus?) -> Bool {
+    switch (current, loaded) {
+    case (nil, nil): return true
+    case (let current?, let loaded?):
+      return current.device == loaded.device && current.inode == loaded.inode
+        && current.size == loaded.size
+        && current.modificationNanoseconds == loaded.modificationNanoseconds
+    default: return false
+    }
+  }
+
+  /// The generation of the file now at `path`, read from its first bytes; `nil` if unknown.
+  private func generationOnDisk() -> Int? {
+    guard let file = try? fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0) else {
+      return nil
+    }
+    defer { try? fileSystem.close(file) }
+    var reader = StoreReader(file: file, fileSystem: fileSystem)
+    return try? reader.readGraph().generation
+  }
+
+  // MARK: - Messages
+
+  private func storeError(for failure: StoreReadFailure, in file: Int32) -> StoreError {
+    switch failure.kind {
+    case .system(let error):
+      return .system(path, operation: error.operation, errno: error.code)
+    case .notAStore(let format):
+      return .notAStore(path, format: format)
+    case .newerVersion(let version):
+      return .newerVersion(path, version: version, supported: StoreReader.supportedVersion)
+    case .malformed:
+      let (line, column) = position(of: failure.offset, in: file)
+      return .malformed(path, line: line, column: column, reason: failure.reason)
+    }
+  }
+
+  /// The line and column (from 1, columns in bytes) of `offset` in `file`.
+  private func position(of offset: Int, in file: Int32) -> (line: Int, column: Int) {
+    var line = 1
+    var lineStart = 0
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+    defer { chunk.deallocate() }
+    var done = 0
+    while done < offset {
+      let wanted = min(chunk.count, offset - done)
+      guard
+        let count = try? fileSystem.read(
+          file, into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted]), at: done),
+        count > 0
+      else { break }
+      for index in 0..<count where chunk[index] == 0x0A {
+        line += 1
+        lineStart = done + index + 1
+      }
+      done += count
+    }
+    return (line, offset - lineStart + 1)
+  }
+
+  private func randomSuffix() -> String {
+    var generator = SystemRandomNumberGenerator()
+    let value = generator.next() as UInt64
+    return String(value, radix: 36)
+  }
+}

@@ -1,0 +1,167 @@
+// JSON string literals, encoded and decoded byte by byte, without Foundation.
+
+/// Why a JSON string literal could not be decoded, and where (an offset into its bytes).
+struct JSONTextError: Error, Equatable {
+  var offset: Int
+  var reason: String
+}
+
+enum JSONText {
+  /// Appends `text` as a JSON string literal: quotes, backslashes and control characters
+  /// escaped, everything else as raw UTF-8.
+  static func appendLiteral(_ text: String, to output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\""))
+    var text = text
+    text.withUTF8 { bytes in
+      var runStart = 0
+      for index in 0..<bytes.count {
+        let byte = bytes[index]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+          continue
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+        runStart = index + 1
+        output.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
+        default:
+          let hex: StaticString = "0123456789abcdef"
+          hex.withUTF8Buffer { digits in
+            output.append(contentsOf: [
+              UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+              digits[Int(byte >> 4)], digits[Int(byte & 0xF)],
+            ])
+          }
+        }
+      }
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+    }
+    output.append(UInt8(ascii: "\""))
+  }
+
+  /// Decodes a whole JSON string literal, quotes included, into its text.
+  /// - Throws: ``JSONTextError`` for a bad escape, a raw control character, a missing
+  ///   quote or bytes that are not UTF-8.
+  static func decodeLiteral(_ literal: UnsafeRawBufferPointer) throws(JSONTextError) -> String {
+    let count = literal.count
+    guard count >= 2, literal[0] == UInt8(ascii: "\""), literal[count - 1] == UInt8(ascii: "\"")
+    else { throw JSONTextError(offset: 0, reason: "expected a string") }
+    let body = UnsafeRawBufferPointer(rebasing: literal[1..<(count - 1)])
+    // Fast path: no escapes and no control characters, just validate the UTF-8.
+    var needsUnescaping = false
+    for byte in body where byte == UInt8(ascii: "\\") || byte < 0x20 || byte == UInt8(ascii: "\"") {
+      needsUnescaping = true
+      break
+    }
+    if !needsUnescaping {
+      guard let text = String(validating: body, as: UTF8.self) else {
+        throw JSONTextError(offset: 1 + firstInvalidUTF8Offset(body), reason: "the text is not valid UTF-8")
+      }
+      return text
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(body.count)
+    try unescape(body, into: &bytes, offsetBase: 1)
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw JSONTextError(offset: 1, reason: "the text is not valid UTF-8")
+    }
+    return text
+  }
+
+  /// Appends the unescaped bytes of a string literal's body (between the quotes).
+  static func unescape(
+    _ body: UnsafeRawBufferPointer, into bytes: inout [UInt8], offsetBase: Int
+  ) throws(JSONTextError) {
+    var index = 0
+    func hex4(at start: Int) throws(JSONTextError) -> UInt32 {
+      guard start + 4 <= body.count else {
+        throw JSONTextError(offset: offsetBase + start, reason: "incomplete \\u escape")
+      }
+      var value: UInt32 = 0
+      for position in start..<(start + 4) {
+        let byte = body[position]
+        let digit: UInt32
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+        default:
+          throw JSONTextError(offset: offsetBase + position, reason: "bad hex digit in \\u escape")
+        }
+        value = value << 4 | digit
+      }
+      return value
+    }
+    while index < body.count {
+      let byte = body[index]
+      if byte < 0x20 {
+        throw JSONTextError(offset: offsetBase + index, reason: "unescaped control character in a string")
+      }
+      if byte == UInt8(ascii: "\"") {
+        throw JSONTextError(offset: offsetBase + index, reason: "unescaped quote in a string")
+      }
+      guard byte == UInt8(ascii: "\\") else {
+        bytes.append(byte)
+        index += 1
+        continue
+      }
+      guard index + 1 < body.count else {
+        throw JSONTextError(offset: offsetBase + index, reason: "incomplete escape")
+      }
+      let escaped = body[index + 1]
+      index += 2
+      switch escaped {
+      case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+      case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+      case UInt8(ascii: "/"): bytes.append(UInt8(ascii: "/"))
+      case UInt8(ascii: "b"): bytes.append(0x08)
+      case UInt8(ascii: "f"): bytes.append(0x0C)
+      case UInt8(ascii: "n"): bytes.append(0x0A)
+      case UInt8(ascii: "r"): bytes.append(0x0D)
+      case UInt8(ascii: "t"): bytes.append(0x09)
+      case UInt8(ascii: "u"):
+        var scalar = try hex4(at: index)
+        index += 4
+        if (0xD800...0xDBFF).contains(scalar) {
+          guard index + 6 <= body.count, body[index] == UInt8(ascii: "\\"),
+            body[index + 1] == UInt8(ascii: "u")
+          else {
+            throw JSONTextError(offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
+          }
+          let low = try hex4(at: index + 2)
+          guard (0xDC00...0xDFFF).contains(low) else {
+            throw JSONTextError(offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
+          }
+          scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+          index += 6
+        } else if (0xDC00...0xDFFF).contains(scalar) {
+          throw JSONTextError(offset: offsetBase + index - 6, reason: "unpaired surrogate in \\u escape")
+        }
+        guard let unicode = Unicode.Scalar(scalar) else {
+          throw JSONTextError(offset: offsetBase + index, reason: "invalid \\u escape")
+        }
+        bytes.append(contentsOf: UTF8.encode(unicode) ?? UTF8.EncodedScalar())
+      default:
+        throw JSONTextError(offset: offsetBase + index - 1, reason: "invalid escape \\\(Unicode.Scalar(escaped))")
+      }
+    }
+  }
+
+  private static func firstInvalidUTF8Offset(_ bytes: UnsafeRawBufferPointer) -> Int {
+    var iterator = bytes.makeIterator()
+    var decoder = UTF8()
+    var offset = 0
+    while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar): offset += UTF8.width(scalar)
+      case .emptyInput, .error: return offset
+      }
+    }
+  }
+}

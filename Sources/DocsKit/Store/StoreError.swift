@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why a store could not be read or written. Each case names the file.
+public enum StoreError: Error, Sendable, Equatable {
+  /// The file is not well-formed JSON (or not the shape of format v1) at this line and column.
+  case malformed(String, line: Int, column: Int, reason: String)
+  /// The file is JSON, but its `format` is not `docsh-store`.
+  case notAStore(String, format: String?)
+  /// The file was written by a newer docsh.
+  case newerVersion(String, version: Int, supported: Int)
+  /// The file is well-formed but breaks a rule of the format (duplicate ids or names …).
+  case invalidStore(String, reason: String)
+  /// A system call failed.
+  case system(String, operation: String, errno: Int32)
+  /// Another session saved the store since this one loaded it.
+  case modifiedElsewhere(String, loadedGeneration: Int, currentGeneration: Int?)
+  /// Another process holds the store's lock.
+  case locked(String)
+  /// An earlier read of this store failed, so it will not be overwritten.
+  case refusedToOverwriteDamagedStore(String)
+}
+
+extension StoreError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .malformed(let path, let line, let column, let reason):
+      return "\(path):\(line):\(column): not a valid docsh store: \(reason)"
+    case .notAStore(let path, let format):
+      if let format {
+        return "\(path): not a docsh store (its format is \"\(format)\", expected \"docsh-store\")"
+      }
+      return "\(path): not a docsh store (no \"format\": \"docsh-store\")"
+    case .newerVersion(let path, let version, let supported):
+      return "\(path): written by a newer docsh (format version \(version); this docsh reads up to \(supported))"
+    case .invalidStore(let path, let reason):
+      return "\(path): not a valid docsh store: \(reason)"
+    case .system(let path, let operation, let code):
+      return "\(path): \(operation) failed: \(StoreError.message(for: code))"
+    case .modifiedElsewhere(let path, let loaded, let current):
+      let now = current.map { "generation \($0)" } ?? "a different file"
+      return "\(path): another session saved the store since it was loaded (loaded generation \(loaded), now \(now)); nothing was written — use 'revert' to load theirs"
+    case .locked(let path):
+      return "\(path): another process is saving the store right now; try again"
+    case .refusedToOverwriteDamagedStore(let path):
+      return "\(path): the store could not be read, so it will not be overwritten"
+    }
+  }
+
+  /// The system's text for an `errno` value.
+  static func message(for code: Int32) -> String {
+    guard let text = strerror(code) else { return "error \(code)" }
+    return String(cString: text)
+  }
+}

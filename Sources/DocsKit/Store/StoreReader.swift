@@ -1,0 +1,495 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why a store file could not be parsed, and at which byte.
+struct StoreReadFailure: Error {
+  enum Kind {
+    /// Not JSON, or not the shape of format v1.
+    case malformed
+    /// JSON whose `format` is not `docsh-store`.
+    case notAStore(String?)
+    /// A newer version of the format.
+    case newerVersion(Int)
+    /// The read itself failed.
+    case system(SystemCallError)
+  }
+
+  var kind: Kind
+  var offset: Int
+  var reason: String
+}
+
+/// Reads a format v1 store through one small reusable buffer, with a scanner specialised for
+/// the format: structure and metadata are parsed, contents are skipped and remembered as the
+/// byte range of their JSON string (faults), so opening a store never decodes a content.
+struct StoreReader: ~Copyable {
+  /// The newest format version this reader understands.
+  static let supportedVersion = 1
+  private static let bufferSize = 1 << 20
+  private static let maximumDepth = 200
+
+  private let fileSystem: any FileSystem
+  private let file: Int32
+  private let buffer: UnsafeMutableRawBufferPointer
+  /// The file offset of `buffer[0]`.
+  private var bufferStart = 0
+  /// The next byte to read in `buffer`.
+  private var position = 0
+  /// How many bytes of `buffer` hold data.
+  private var filled = 0
+  private var scratch: [UInt8] = []
+
+  init(file: Int32, fileSystem: any FileSystem) {
+    self.file = file
+    self.fileSystem = fileSystem
+    buffer = .allocate(byteCount: StoreReader.bufferSize, alignment: 16)
+  }
+
+  deinit {
+    buffer.deallocate()
+  }
+
+  private var offset: Int { bufferStart + position }
+
+  // MARK: - The format
+
+  /// Reads the whole file.
+  mutating func readGraph() throws(StoreReadFailure) -> LoadedGraph {
+    var graph = LoadedGraph.empty
+    var format: String?
+    var version: Int?
+    var generation: Int?
+    var sawCategories = false
+    try skipWhitespace()
+    let start = offset
+    guard try peek() != nil else { throw failure(.malformed, "the file is empty") }
+    try expect(UInt8(ascii: "{"), "expected '{' at the start of the store")
+    var first = true
+    while let key = try nextKey(&first) {
+      switch key {
+      case "format":
+        format = try readString()
+        if format != "docsh-store" { throw failure(.notAStore(format), at: start, "") }
+      case "version":
+        let value = try readInteger("version")
+        if value > StoreReader.supportedVersion { throw failure(.newerVersion(value), at: start, "") }
+        version = value
+      case "generation":
+        generation = try readInteger("generation")
+      case "categories":
+        sawCategories = true
+        try expect(UInt8(ascii: "["), "\"categories\" is not an array")
+        var firstCategory = true
+        while try nextElement(&firstCategory) { try readCategory(into: &graph) }
+      default:
+        try skipValue(depth: 1)
+      }
+    }
+    try skipWhitespace()
+    if try peek() != nil { throw failure(.malformed, "unexpected data after the end of the store") }
+    guard format != nil else { throw failure(.notAStore(nil), at: start, "") }
+    guard let version else { throw failure(.malformed, at: start, "missing \"version\"") }
+    guard version >= 1 else { throw failure(.malformed, at: start, "unknown version \(version)") }
+    guard let generation else { throw failure(.malformed, at: start, "missing \"generation\"") }
+    guard sawCategories else { throw failure(.malformed, at: start, "missing \"categories\"") }
+    graph.generation = generation
+    return graph
+  }
+
+  private mutating func readCategory(into graph: inout LoadedGraph) throws(StoreReadFailure) {
+    let start = offset
+    try expect(UInt8(ascii: "{"), "expected a category object")
+    var id: ObjectID?
+    var name: Name?
+    var sawDocuments = false
+    let firstDocument = graph.documents.count
+    var first = true
+    while let key = try nextKey(&first) {
+      switch key {
+      case "id": id = try readID()
+      case "name": name = try readName()
+      case "documents":
+        sawDocuments = true
+        try expect(UInt8(ascii: "["), "\"documents\" is not an array")
+        var firstDocument = true
+        while try nextElement(&firstDocument) { try readDocument(into: &graph) }
+      default: try skipValue(depth: 2)
+      }
+    }
+    guard let id else { throw failure(.malformed, at: start, "a category has no \"id\"") }
+    guard let name else { throw failure(.malformed, at: start, "a category has no \"name\"") }
+    guard sawDocuments else {
+      throw failure(.malformed, at: start, "category \"\(name)\" has no \"documents\"")
+    }
+    for index in firstDocument..<graph.documents.count {
+      graph.documents[index].categoryID = id
+    }
+    graph.categories.append(
+      StoredCategory(id: id, name: name, location: StoredLocation(offset: start, length: offset - start)))
+  }
+
+  private mutating func readDocument(into graph: inout LoadedGraph) throws(StoreReadFailure) {
+    let start = offset
+    try expect(UInt8(ascii: "{"), "expected a document object")
+    var id: ObjectID?
+    var name: Name?
+    var content: StoredLocation?
+    var size: Int?
+    var modified: Timestamp?
+    var first = true
+    while let key = try nextKey(&first) {
+      switch key {
+      case "id": id = try readID()
+      case "name": name = try readName()
+      case "content": content = try skipString()
+      case "size": size = try readInteger("size")
+      case "modified":
+        let at = offset
+        let text = try readString()
+        guard let time = Timestamp(iso8601: text) else {
+          throw failure(.malformed, at: at, "\"modified\" is not an ISO 8601 date: \"\(text)\"")
+        }
+        modified = time
+      default: try skipValue(depth: 3)
+      }
+    }
+    func missing(_ key: String) -> StoreReadFailure {
+      failure(.malformed, at: start, "a document has no \"\(key)\"")
+    }
+    guard let id else { throw missing("id") }
+    guard let name else { throw missing("name") }
+    guard let content else { throw missing("content") }
+    guard let size else { throw missing("size") }
+    guard let modified else { throw missing("modified") }
+    graph.documents.append(
+      StoredDocument(
+        id: id, name: name, categoryID: id, size: size, modified: modified,
+        contentLocation: content, location: StoredLocation(offset: start, length: offset - start)))
+  }
+
+  private mutating func readID() throws(StoreReadFailure) -> ObjectID {
+    let at = offset
+    try readStringBytes()
+    guard let id = scratch.withUnsafeBufferPointer({ ObjectID(uuidBytes: $0) }) else {
+      throw failure(.malformed, at: at, "an \"id\" is not a UUID")
+    }
+    return id
+  }
+
+  private mutating func readName() throws(StoreReadFailure) -> Name {
+    let at = offset
+    let text = try readString()
+    let name: Name
+    do {
+      name = try Name(text)
+    } catch {
+      throw failure(.malformed, at: at, "invalid name: \(error)")
+    }
+    guard name.text == text else {
+      throw failure(.malformed, at: at, "the name \"\(text)\" has white space around it")
+    }
+    return name
+  }
+
+  // MARK: - JSON
+
+  /// Steps to the next member of an object whose `{` was read: its key, with the `:` after
+  /// it read too, or `nil` at the closing `}`. `first` tracks whether a `,` is due.
+  private mutating func nextKey(_ first: inout Bool) throws(StoreReadFailure) -> String? {
+    try skipWhitespace()
+    if first {
+      first = false
+      if try peek() == UInt8(ascii: "}") {
+        position += 1
+        return nil
+      }
+    } else {
+      switch try next() {
+      case UInt8(ascii: ","): try skipWhitespace()
+      case UInt8(ascii: "}"): return nil
+      case nil: throw failure(.malformed, "the file ends in the middle of the store")
+      default: throw failure(.malformed, at: offset - 1, "expected ',' or '}' in an object")
+      }
+    }
+    guard try peek() == UInt8(ascii: "\"") else {
+      throw failure(.malformed, "expected a key in quotes")
+    }
+    let key = try readString()
+    try skipWhitespace()
+    try expect(UInt8(ascii: ":"), "expected ':' after a key")
+    try skipWhitespace()
+    return key
+  }
+
+  /// Steps to the next element of an array whose `[` was read: `true` when there is one,
+  /// `false` at the closing `]`.
+  private mutating func nextElement(_ first: inout Bool) throws(StoreReadFailure) -> Bool {
+    try skipWhitespace()
+    if first {
+      first = false
+      if try peek() == UInt8(ascii: "]") {
+        position += 1
+        return false
+      }
+    } else {
+      switch try next() {
+      case UInt8(ascii: ","): break
+      case UInt8(ascii: "]"): return false
+      case nil: throw failure(.malformed, "the file ends in the middle of the store")
+      default: throw failure(.malformed, at: offset - 1, "expected ',' or ']' in an array")
+      }
+    }
+    try skipWhitespace()
+    return true
+  }
+
+  /// Skips any JSON value, checking its syntax.
+  private mutating func skipValue(depth: Int) throws(StoreReadFailure) {
+    guard depth < StoreReader.maximumDepth else {
+      throw failure(.malformed, "values are nested too deeply")
+    }
+    switch try peek() {
+    case UInt8(ascii: "\"")?:
+      _ = try readString()
+    case UInt8(ascii: "{")?:
+      position += 1
+      var first = true
+      while try nextKey(&first) != nil { try skipValue(depth: depth + 1) }
+    case UInt8(ascii: "[")?:
+      position += 1
+      var first = true
+      while try nextElement(&first) { try skipValue(depth: depth + 1) }
+    case UInt8(ascii: "t")?: try expectWord("true")
+    case UInt8(ascii: "f")?: try expectWord("false")
+    case UInt8(ascii: "n")?: try expectWord("null")
+    case let byte? where byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39):
+      try skipNumber()
+    case nil:
+      throw failure(.malformed, "the file ends in the middle of the store")
+    default:
+      throw failure(.malformed, "expected a value")
+    }
+  }
+
+  private mutating func skipNumber() throws(StoreReadFailure) {
+    // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+    if try peek() == UInt8(ascii: "-") { position += 1 }
+    guard try digits() > 0 else { throw failure(.malformed, "invalid number") }
+    if try peek() == UInt8(ascii: ".") {
+      position += 1
+      guard try digits() > 0 else { throw failure(.malformed, "invalid number") }
+    }
+    if let byte = try peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+      position += 1
+      if let sign = try peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+        position += 1
+      }
+      guard try digits() > 0 else { throw failure(.malformed, "invalid number") }
+    }
+  }
+
+  private mutating func digits() throws(StoreReadFailure) -> Int {
+    var count = 0
+    while let byte = try peek(), byte >= 0x30 && byte <= 0x39 {
+      position += 1
+      count += 1
+    }
+    return count
+  }
+
+  /// Reads a non-negative integer; fractions, exponents and signs are refused.
+  private mutating func readInteger(_ key: String) throws(StoreReadFailure) -> Int {
+    let at = offset
+    var value = 0
+    var count = 0
+    while let byte = try peek(), byte >= 0x30 && byte <= 0x39 {
+      let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times.addingReportingOverflow(Int(byte - 0x30))
+      guard !overflow1, !overflow2 else { throw failure(.malformed, at: at, "\"\(key)\" is too large") }
+      value = sum
+      position += 1
+      count += 1
+    }
+    let following = try peek()
+    let isNumberSyntax = following.map {
+      $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+        || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+")
+    } ?? false
+    guard count > 0, !isNumberSyntax else {
+      throw failure(.malformed, at: at, "\"\(key)\" is not a whole number of 0 or more")
+    }
+    return value
+  }
+
+  private mutating func expectWord(_ word: StaticString) throws(StoreReadFailure) {
+    for index in 0..<word.utf8CodeUnitCount {
+      guard try next() == word.utf8Start[index] else {
+        throw failure(.malformed, at: offset - 1, "expected a value")
+      }
+    }
+  }
+
+  /// Reads a (short) string and decodes it.
+  private mutating func readString() throws(StoreReadFailure) -> String {
+    let at = offset
+    try readStringBytes()
+    guard let text = String(validating: scratch, as: UTF8.self) else {
+      throw failure(.malformed, at: at, "a string is not valid UTF-8")
+    }
+    return text
+  }
+
+  /// Reads a string's decoded bytes into `scratch`.
+  private mutating func readStringBytes() throws(StoreReadFailure) {
+    let location = try skipString()
+    scratch.removeAll(keepingCapacity: true)
+    let bodyLength = location.length - 2
+    guard bodyLength > 0 else { return }
+    // The literal usually still sits in the buffer; otherwise read it again.
+    let literalStart = location.offset - bufferStart
+    if literalStart >= 0 {
+      let body = UnsafeRawBufferPointer(rebasing: buffer[(literalStart + 1)..<(literalStart + 1 + bodyLength)])
+      try unescape(body, at: location.offset + 1)
+    } else {
+      let body = UnsafeMutableRawBufferPointer.allocate(byteCount: bodyLength, alignment: 1)
+      defer { body.deallocate() }
+      try readFully(into: body, at: location.offset + 1)
+      try unescape(UnsafeRawBufferPointer(body), at: location.offset + 1)
+    }
+  }
+
+  private mutating func unescape(
+    _ body: UnsafeRawBufferPointer, at fileOffset: Int
+  ) throws(StoreReadFailure) {
+    do {
+      try JSONText.unescape(body, into: &scratch, offsetBase: 0)
+    } catch {
+      throw failure(.malformed, at: fileOffset + error.offset, error.reason)
+    }
+  }
+
+  /// Skips a string literal, returning where it lies (quotes included). Finding its end costs
+  /// a `memchr` for the next quote plus a count of the backslashes before it.
+  private mutating func skipString() throws(StoreReadFailure) -> StoredLocation {
+    let start = offset
+    guard try next() == UInt8(ascii: "\"") else {
+      throw failure(.malformed, at: start, "expected a string")
+    }
+    // Backslashes that ended the previous buffer, when the run reaches its start.
+    var carriedBackslashes = 0
+    while true {
+      if position == filled {
+        guard try refill() else {
+          throw failure(.malformed, "the file ends inside a string")
+        }
+      }
+      let base = buffer.baseAddress.unsafelyUnwrapped
+      let searchStart = position
+      guard let found = memchr(base + position, Int32(UInt8(ascii: "\"")), filled - position) else {
+        var run = 0
+        var index = filled - 1
+        while index >= searchStart, buffer[index] == UInt8(ascii: "\\") {
+          run += 1
+          index -= 1
+        }
+        carriedBackslashes = index < searchStart ? carriedBackslashes + run : run
+        position = filled
+        continue
+      }
+      let quote = base.distance(to: found)
+      var run = 0
+      var index = quote - 1
+      while index >= searchStart, buffer[index] == UInt8(ascii: "\\") {
+        run += 1
+        index -= 1
+      }
+      if index < searchStart { run += carriedBackslashes }
+      position = quote + 1
+      carriedBackslashes = 0
+      if run % 2 == 0 {
+        return StoredLocation(offset: start, length: offset - start)
+      }
+    }
+  }
+
+  // MARK: - Bytes
+
+  private mutating func skipWhitespace() throws(StoreReadFailure) {
+    while true {
+      if position == filled {
+        guard try refill() else { return }
+      }
+      switch buffer[position] {
+      case 0x20, 0x0A, 0x0D, 0x09: position += 1
+      default: return
+      }
+    }
+  }
+
+  private mutating func peek() throws(StoreReadFailure) -> UInt8? {
+    if position == filled {
+      guard try refill() else { return nil }
+    }
+    return buffer[position]
+  }
+
+  private mutating func next() throws(StoreReadFailure) -> UInt8? {
+    guard let byte = try peek() else { return nil }
+    position += 1
+    return byte
+  }
+
+  private mutating func expect(_ byte: UInt8, _ reason: String) throws(StoreReadFailure) {
+    let at = offset
+    guard let found = try next() else {
+      throw failure(.malformed, at: at, "the file ends in the middle of the store")
+    }
+    guard found == byte else { throw failure(.malformed, at: at, reason) }
+  }
+
+  /// Reads the next part of the file; `false` at its end.
+  private mutating func refill() throws(StoreReadFailure) -> Bool {
+    bufferStart += filled
+    position = 0
+    filled = 0
+    let count: Int
+    do {
+      count = try fileSystem.read(file, into: buffer)
+    } catch {
+      throw StoreReadFailure(kind: .system(error), offset: bufferStart, reason: "")
+    }
+    filled = count
+    return count > 0
+  }
+
+  private func readFully(
+    into target: UnsafeMutableRawBufferPointer, at fileOffset: Int
+  ) throws(StoreReadFailure) {
+    var done = 0
+    while done < target.count {
+      let count: Int
+      do {
+        count = try fileSystem.read(
+          file, into: UnsafeMutableRawBufferPointer(rebasing: target[done...]), at: fileOffset + done)
+      } catch {
+        throw StoreReadFailure(kind: .system(error), offset: fileOffset, reason: "")
+      }
+      guard count > 0 else {
+        throw StoreReadFailure(kind: .malformed, offset: fileOffset, reason: "the file ends inside a string")
+      }
+      done += count
+    }
+  }
+
+  private func failure(_ kind: StoreReadFailure.Kind, _ reason: String) -> StoreReadFailure {
+    StoreReadFailure(kind: kind, offset: offset, reason: reason)
+  }
+
+  private func failure(
+    _ kind: StoreReadFailure.Kind, at offset: Int, _ reason: String
+  ) -> StoreReadFailure {
+    StoreReadFailure(kind: kind, offset: offset, reason: reason)
+  }
+}
+

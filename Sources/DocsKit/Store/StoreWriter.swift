@@ -1,0 +1,135 @@
+/// Writes a format v1 store to a file through a buffer: changed documents are encoded,
+/// runs of unchanged ones are copied from the loaded file inside the kernel.
+struct StoreWriter {
+  private static let flushThreshold = 1 << 20
+
+  private let fileSystem: any FileSystem
+  private let file: Int32
+  /// The loaded file unchanged documents are copied from.
+  private let source: Int32?
+  private var buffer: [UInt8] = []
+  /// How many bytes reached the file so far.
+  private var flushed = 0
+  /// Unchanged documents waiting to be copied as one run of the loaded file.
+  private var pendingRun: (start: Int, end: Int, lastSequence: Int, outputStart: Int)?
+  /// Where each document was placed, to report in the receipt.
+  private(set) var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)] = [:]
+
+  init(file: Int32, source: Int32?, fileSystem: any FileSystem) {
+    self.file = file
+    self.source = source
+    self.fileSystem = fileSystem
+    buffer.reserveCapacity(StoreWriter.flushThreshold + 65_536)
+  }
+
+  /// The offset in the new file of the next byte written.
+  private var offset: Int { flushed + buffer.count }
+
+  /// Writes the whole store.
+  mutating func write(_ categories: [CategoryToSave], generation: Int) throws(SystemCallError) {
+    append("{\"format\":\"docsh-store\",\"version\":1,\"generation\":")
+    append(String(generation))
+    append(",\"categories\":[")
+    for (index, category) in categories.enumerated() {
+      append(index == 0 ? "\n{\"id\":\"" : ",\n{\"id\":\"")
+      append(category.category.id.description)
+      append("\",\"name\":")
+      JSONText.appendLiteral(category.category.name.text, to: &buffer)
+      append(",\"documents\":[")
+      for (position, document) in category.documents.enumerated() {
+        try write(document, first: position == 0)
+      }
+      try flushPendingRun()
+      append(category.documents.isEmpty ? "]}" : "\n]}")
+    }
+    append(categories.isEmpty ? "]}\n" : "\n]}\n")
+    try flush()
+  }
+
+  private mutating func write(_ document: DocumentToSave, first: Bool) throws(SystemCallError) {
+    if let location = document.unchangedLocation, source != nil,
+      let contentLocation = document.contentLocation
+    {
+      if var run = pendingRun, run.lastSequence + 1 == document.sequence, run.end <= location.offset {
+        // The two objects are neighbours in the loaded file: copy the comma between them too.
+        run.end = location.end
+        run.lastSequence = document.sequence
+        pendingRun = run
+      } else {
+        try flushPendingRun()
+        append(first ? "\n" : ",\n")
+        // Nothing is appended while a run is pending, so it will land right here.
+        pendingRun = (location.offset, location.end, document.sequence, offset)
+      }
+      // A run's bytes keep their distances in the new file.
+      let shift = pendingRun.map { $0.outputStart - $0.start } ?? 0
+      locations[document.document.id] = (
+        StoredLocation(offset: location.offset + shift, length: location.length),
+        StoredLocation(offset: contentLocation.offset + shift, length: contentLocation.length)
+      )
+      return
+    }
+    try flushPendingRun()
+    append(first ? "\n" : ",\n")
+    let start = offset
+    append("{\"id\":\"")
+    append(document.document.id.description)
+    append("\",\"name\":")
+    JSONText.appendLiteral(document.document.name.text, to: &buffer)
+    append(",\"content\":")
+    let contentStart = offset
+    if let text = document.content {
+      JSONText.appendLiteral(text, to: &buffer)
+    } else if let location = document.contentLocation {
+      try copy(location)
+    }
+    let contentEnd = offset
+    append(",\"size\":")
+    append(String(document.document.size))
+    append(",\"modified\":\"")
+    append(document.document.modified.iso8601)
+    append("\"}")
+    locations[document.document.id] = (
+      StoredLocation(offset: start, length: offset - start),
+      StoredLocation(offset: contentStart, length: contentEnd - contentStart)
+    )
+    if buffer.count >= StoreWriter.flushThreshold { try flush() }
+  }
+
+  private mutating func flushPendingRun() throws(SystemCallError) {
+    guard let run = pendingRun else { return }
+    pendingRun = nil
+    try copy(StoredLocation(offset: run.start, length: run.end - run.start))
+  }
+
+  private mutating func copy(_ location: StoredLocation) throws(SystemCallError) {
+    guard let source else { return }
+    try flush()
+    var copied = 0
+    while copied < location.length {
+      let count = try fileSystem.copy(
+        from: source, at: location.offset + copied, to: file, count: location.length - copied)
+      guard count > 0 else { throw SystemCallError("copy", code: 5 /* EIO: the source shrank */) }
+      copied += count
+    }
+    flushed += copied
+  }
+
+  private mutating func append(_ text: String) {
+    buffer.append(contentsOf: text.utf8)
+  }
+
+  private mutating func flush() throws(SystemCallError) {
+    var done = 0
+    while done < buffer.count {
+      let result = buffer.withUnsafeBytes { bytes in
+        Result { () throws(SystemCallError) in
+          try fileSystem.write(file, from: UnsafeRawBufferPointer(rebasing: bytes[done...]))
+        }
+      }
+      done += try result.get()
+    }
+    flushed += buffer.count
+    buffer.removeAll(keepingCapacity: true)
+  }
+}
