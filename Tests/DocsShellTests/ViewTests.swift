@@ -1,0 +1,212 @@
+import Testing
+
+@testable import DocsShell
+
+@Suite struct TerminalEscapingTests {
+  @Test(arguments: [
+    ("plain text", "plain text"),
+    ("", ""),
+    ("Café 日本 🙂", "Café 日本 🙂"),
+    (#"back\slash"#, #"back\slash"#),
+    ("\u{1B}[31mred", #"\e[31mred"#),
+    ("a\tb\nc", #"a\tb\nc"#),
+    ("a\r\nb", #"a\r\nb"#),
+    ("bell\u{07}", #"bell\x07"#),
+    ("nul\u{0}", #"nul\x00"#),
+    ("del\u{7F}", #"del\x7F"#),
+    ("c1\u{85}\u{9B}", #"c1\u{0085}\u{009B}"#),
+    ("line\u{2028}para\u{2029}", #"line\u{2028}para\u{2029}"#),
+    ("evil\u{202E}txt.exe", #"evil\u{202E}txt.exe"#),
+    ("\u{202A}\u{2066}\u{2069}", #"\u{202A}\u{2066}\u{2069}"#),
+    ("\u{2027}\u{2030}\u{2065}\u{206A}", "\u{2027}\u{2030}\u{2065}\u{206A}"),
+    ("\u{A0}\u{7E}", "\u{A0}\u{7E}"),
+  ])
+  func escapesNames(_ text: String, _ escaped: String) {
+    #expect(escapedForTerminal(text, allowingNewlinesAndTabs: false) == escaped)
+  }
+
+  @Test(arguments: [
+    ("a\tb\nc", "a\tb\nc"),
+    ("a\r\nb", "a\\r\nb"),
+    ("\u{1B}]0;title\u{07}\n", #"\e]0;title\x07"# + "\n"),
+  ])
+  func keepsNewlinesAndTabsInContent(_ text: String, _ escaped: String) {
+    #expect(escapedForTerminal(text, allowingNewlinesAndTabs: true) == escaped)
+  }
+}
+
+@Suite struct SizeFormattingTests {
+  @Test(arguments: [
+    (0, "0 B"), (1, "1 B"), (999, "999 B"), (1000, "1.0 kB"), (1049, "1.0 kB"),
+    (1050, "1.1 kB"), (1234, "1.2 kB"), (1250, "1.3 kB"), (9949, "9.9 kB"),
+    (9950, "10 kB"), (9999, "10 kB"), (12_345, "12 kB"), (12_500, "13 kB"),
+    (999_499, "999 kB"), (999_500, "1.0 MB"), (999_999, "1.0 MB"), (1_000_000, "1.0 MB"),
+    (224_999_999, "225 MB"), (999_499_999, "999 MB"), (999_500_000, "1.0 GB"),
+    (1_500_000_000, "1.5 GB"), (1_000_000_000_000, "1.0 TB"),
+    (Int.max, "9.2 EB"), (-1234, "-1.2 kB"), (-5, "-5 B"),
+  ])
+  func formatsHumanSizes(_ byteCount: Int, _ text: String) {
+    #expect(SizeFormatting.humanReadable(byteCount) == text)
+  }
+
+  @Test func neverPrintsAThousandOfAUnit() {
+    var byteCount = 990
+    while byteCount < 3_000_000 {
+      let text = SizeFormatting.humanReadable(byteCount)
+      #expect(!text.hasPrefix("1000 "), "\(byteCount) → \(text)")
+      byteCount += 37
+    }
+  }
+
+  @Test(arguments: [
+    (0, false, "0"), (1234, false, "1234"), (1234, true, "1,234"), (999, true, "999"),
+    (1_000_000, true, "1,000,000"), (123_456_789, true, "123,456,789"), (-1234, true, "-1,234"),
+  ])
+  func formatsExactBytes(_ byteCount: Int, _ grouped: Bool, _ text: String) {
+    #expect(SizeFormatting.exactBytes(byteCount, grouped: grouped) == text)
+  }
+}
+
+@Suite struct DateFormattingTests {
+  /// 2025-11-29T14:53:00.123Z.
+  static let moment: Int64 = 1_764_427_980_123
+  static let day: Int64 = 86_400_000
+
+  @Test(arguments: [
+    (moment, moment, "Nov 29 14:53"),
+    (moment, moment + day, "Nov 29 14:53"),
+    (moment, moment + 180 * day, "Nov 29 14:53"),
+    (moment, moment + 183 * day, "Nov 29  2025"),
+    (moment, moment - 1, "Nov 29  2025"),
+    (moment - 20 * day, moment, "Nov  9 14:53"),
+    (0, moment, "Jan  1  1970"),
+    (-1, moment, "Dec 31  1969"),
+  ])
+  func formatsShortDatesInUTC(_ milliseconds: Int64, _ now: Int64, _ text: String) {
+    #expect(DateFormatting(timeZone: .utc).short(milliseconds, now: now) == text)
+  }
+
+  @Test(arguments: [
+    (0, moment, "2025-11-29 14:53:00.123 +0000"),
+    (3600, moment, "2025-11-29 15:53:00.123 +0100"),
+    (-9000, moment, "2025-11-29 12:23:00.123 -0230"),
+    (36_000, moment, "2025-11-30 00:53:00.123 +1000"),
+    (0, 0, "1970-01-01 00:00:00.000 +0000"),
+    (0, -1, "1969-12-31 23:59:59.999 +0000"),
+    (0, 951_782_400_000, "2000-02-29 00:00:00.000 +0000"),
+  ])
+  func formatsFullDates(_ offset: Int, _ milliseconds: Int64, _ text: String) {
+    #expect(DateFormatting(timeZone: .fixed(seconds: offset)).full(milliseconds) == text)
+  }
+
+  @Test func shortFormUsesLocalTime() {
+    let formatting = DateFormatting(timeZone: .fixed(seconds: 10 * 3600))
+    #expect(formatting.short(Self.moment, now: Self.moment) == "Nov 30 00:53")
+  }
+
+  @Test func aZoneCanDependOnTheMoment() {
+    let summer = TimeZoneOffset { $0 >= 1_000_000_000 ? 7200 : 3600 }
+    let formatting = DateFormatting(timeZone: summer)
+    #expect(formatting.full(0) == "1970-01-01 01:00:00.000 +0100")
+    #expect(formatting.full(Self.moment) == "2025-11-29 16:53:00.123 +0200")
+  }
+
+  @Test func theSystemZoneIsAPlausibleOffset() {
+    let offset = TimeZoneOffset.system.secondsEast(Self.moment / 1000)
+    #expect((-14 * 3600...14 * 3600).contains(offset))
+  }
+}
+
+@Suite struct DisplayWidthTests {
+  @Test(arguments: [
+    ("", 0), ("abc", 3), ("Café", 4), ("Cafe\u{301}", 4), ("日本語", 6), ("한국", 4),
+    ("🙂", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("❤️", 2), ("🇫🇷", 2), ("ｆｕｌｌ", 8),
+    ("a\u{200B}b", 2), ("\u{301}", 0), ("x\u{FE0E}", 1), ("\u{1B}", 0), ("｡", 1),
+  ])
+  func measuresColumns(_ text: String, _ width: Int) {
+    #expect(DisplayWidth.of(text) == width)
+  }
+}
+
+@Suite struct ColorsTests {
+  @Test func disabledColorsLeaveTextUnchanged() {
+    #expect(Colors(enabled: false).styled("Work", .category) == "Work")
+  }
+
+  @Test(arguments: [
+    (TerminalStyle.category, "\u{1B}[1;34mWork\u{1B}[0m"),
+    (.size, "\u{1B}[32mWork\u{1B}[0m"),
+    (.error, "\u{1B}[1;31mWork\u{1B}[0m"),
+    (.dim, "\u{1B}[2mWork\u{1B}[0m"),
+  ])
+  func enabledColorsWrapText(_ style: TerminalStyle, _ text: String) {
+    #expect(Colors(enabled: true).styled("Work", style) == text)
+  }
+
+  @Test func noStyleAndEmptyTextStayPlain() {
+    #expect(Colors(enabled: true).styled("Work", nil) == "Work")
+    #expect(Colors(enabled: true).styled("", .dim) == "")
+  }
+
+  @Test(arguments: [
+    (true, [String: String](), true),
+    (false, [:], false),
+    (true, ["NO_COLOR": "1"], false),
+    (true, ["NO_COLOR": ""], true),
+    (true, ["TERM": "dumb"], false),
+    (true, ["TERM": "xterm-256color"], true),
+  ])
+  func decidesAutomatically(_ isTerminal: Bool, _ environment: [String: String], _ enabled: Bool) {
+    #expect(Colors.automatic(isTerminal: isTerminal) { environment[$0] }.enabled == enabled)
+  }
+}
+
+@Suite struct TableRendererTests {
+  @Test func alignsColumnsWithTwoSpaces() {
+    let renderer = TableRenderer(alignments: [.left, .right, .left])
+    let lines = renderer.render(
+      header: ["NAME", "SIZE", "MODIFIED"],
+      rows: [["Notes", "1.2 kB", "Nov 29 14:53"], ["Meeting Notes", "12 B", "Jan  1  1970"]])
+    #expect(
+      lines == [
+        "NAME             SIZE  MODIFIED",
+        "Notes          1.2 kB  Nov 29 14:53",
+        "Meeting Notes    12 B  Jan  1  1970",
+      ])
+  }
+
+  @Test func doesNotPadTheLastColumnOrEndInSpaces() {
+    let lines = TableRenderer().render(rows: [["a", "long text"], ["bbbb", "x"], ["c", ""], ["d"]])
+    #expect(lines == ["a     long text", "bbbb  x", "c", "d"])
+  }
+
+  @Test func rightAlignsTheLastColumnToo() {
+    let lines = TableRenderer(alignments: [.left, .right]).render(rows: [["a", "1"], ["b", "100"]])
+    #expect(lines == ["a    1", "b  100"])
+  }
+
+  @Test func measuresWideCharacters() {
+    let lines = TableRenderer().render(rows: [["日本", "x"], ["abc", "y"], ["🙂", "z"]])
+    #expect(lines == ["日本  x", "abc   y", "🙂    z"])
+  }
+
+  @Test func escapesControlCharactersBeforeMeasuring() {
+    let lines = TableRenderer().render(rows: [["a\u{1B}b", "x"], ["abcd", "y"]])
+    #expect(lines == [#"a\eb  x"#, "abcd  y"])
+  }
+
+  @Test func stylesPaddedCellsOnlyWhenEnabled() {
+    let rows: [[TableRenderer.Cell]] = [
+      [TableRenderer.Cell("Work", style: .category), "3"], ["x", "10"],
+    ]
+    let plain = TableRenderer(alignments: [.left, .right]).render(rows: rows)
+    #expect(plain == ["Work   3", "x     10"])
+    let colored = TableRenderer(alignments: [.left, .right], colors: Colors(enabled: true))
+      .render(rows: rows)
+    #expect(colored == ["\u{1B}[1;34mWork\u{1B}[0m   3", "x     10"])
+  }
+
+  @Test func rendersNothingForNoRows() {
+    #expect(TableRenderer().render(rows: []) == [])
+  }
+}
