@@ -17,7 +17,8 @@ import Testing
       bytes.withUnsafeBufferPointer { buffer in
         var offset = 0
         while offset < buffer.count {
-          let written = write(writeEnd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+          let written = write(
+            writeEnd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
           if written <= 0 { break }
           offset += written
         }
@@ -44,7 +45,8 @@ import Testing
   @Test(arguments: [1, 2, 3, 65_536])
   func splitsLines(readSize: Int) throws {
     let inputs = try Self.inputs(from: "ls\ncd Work\r\n\n  spaced  \nlast", readSize: readSize)
-    #expect(inputs == [.line("ls"), .line("cd Work"), .line(""), .line("  spaced  "), .line("last")])
+    #expect(
+      inputs == [.line("ls"), .line("cd Work"), .line(""), .line("  spaced  "), .line("last")])
   }
 
   @Test(arguments: ["", "\n", "a\n", "a"])
@@ -68,7 +70,8 @@ import Testing
   }
 
   @Test func reportsInvalidUTF8AndGoesOn() throws {
-    let bytes: [UInt8] = Array("ok\n".utf8) + [0x61, 0xFF, 0x0A] + [0xC3, 0x0A] + Array("after\n".utf8)
+    let bytes: [UInt8] =
+      Array("ok\n".utf8) + [0x61, 0xFF, 0x0A] + [0xC3, 0x0A] + Array("after\n".utf8)
     #expect(
       try Self.inputs(from: bytes) == [
         .line("ok"), .invalid(reason: "line 2 is not valid UTF-8"),
@@ -86,7 +89,9 @@ import Testing
 
   @Test(arguments: [1, 7, 65_536])
   func discardsTheRestOfAnOverlongLine(readSize: Int) throws {
-    let text = "short\n" + String(repeating: "x", count: 50) + "\nafter\n" + String(repeating: "y", count: 11)
+    let text =
+      "short\n" + String(repeating: "x", count: 50) + "\nafter\n"
+      + String(repeating: "y", count: 11)
     let inputs = try Self.inputs(from: Array(text.utf8), maximumLineLength: 10, readSize: readSize)
     #expect(
       inputs == [
@@ -98,7 +103,10 @@ import Testing
   @Test func acceptsALineOfExactlyTheLimit() throws {
     let text = String(repeating: "x", count: 10) + "\r\n" + String(repeating: "y", count: 10)
     let inputs = try Self.inputs(from: Array(text.utf8), maximumLineLength: 10, readSize: 3)
-    #expect(inputs == [.line(String(repeating: "x", count: 10)), .line(String(repeating: "y", count: 10))])
+    #expect(
+      inputs == [
+        .line(String(repeating: "x", count: 10)), .line(String(repeating: "y", count: 10)),
+      ])
   }
 
   @Test func readsAMegabyteLineAndManyLines() throws {

@@ -74,27 +74,36 @@ import Testing
 
   static let hereDocumentCases: [HereDocumentCase] = [
     HereDocumentCase(
-      line: "put a <<END", commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
+      line: "put a <<END",
+      commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
     HereDocumentCase(
-      line: "put a << END", commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
+      line: "put a << END",
+      commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
     HereDocumentCase(
-      line: "put a <<'END'", commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
+      line: "put a <<'END'",
+      commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
     HereDocumentCase(
       line: #"put a <<"E N D""#,
       commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "E N D")]),
     HereDocumentCase(
-      line: "put a <<END # text follows", commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
+      line: "put a <<END # text follows",
+      commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
     HereDocumentCase(
-      line: "put a <<END;", commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
+      line: "put a <<END;",
+      commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "END")]),
     HereDocumentCase(
       line: "ls; put a <<EOF",
-      commands: [ParsedCommand(words: ["ls"]), ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "EOF")]),
+      commands: [
+        ParsedCommand(words: ["ls"]),
+        ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "EOF"),
+      ]),
     HereDocumentCase(
       line: "put a <<''", commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "")]),
     HereDocumentCase(
       line: "<<END", commands: [ParsedCommand(words: [], hereDocumentDelimiter: "END")]),
     HereDocumentCase(
-      line: "put a << <<END", commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "<<END")]),
+      line: "put a << <<END",
+      commands: [ParsedCommand(words: ["put", "a"], hereDocumentDelimiter: "<<END")]),
   ]
 
   @Test(arguments: hereDocumentCases)
@@ -135,11 +144,19 @@ import Testing
   }
 
   @Test(arguments: [
-    (TokenizerError.unterminatedSingleQuote(column: 4), "unterminated single quote (opened at column 4)"),
+    (
+      TokenizerError.unterminatedSingleQuote(column: 4),
+      "unterminated single quote (opened at column 4)"
+    ),
     (.unterminatedDoubleQuote(column: 2), "unterminated double quote (opened at column 2)"),
     (.trailingBackslash, "the line ends with a backslash that escapes nothing"),
-    (.hereDocumentNotLast(delimiter: "END"), "the here-document <<END must be the last word of the line"),
-    (.missingHereDocumentDelimiter(column: 7), "<< at column 7 is not followed by a delimiter word"),
+    (
+      .hereDocumentNotLast(delimiter: "END"),
+      "the here-document <<END must be the last word of the line"
+    ),
+    (
+      .missingHereDocumentDelimiter(column: 7), "<< at column 7 is not followed by a delimiter word"
+    ),
     (.nulByte(column: 3), "the line contains a NUL byte"),
   ])
   func describesErrorsInOneLine(_ error: TokenizerError, _ text: String) {
@@ -162,7 +179,7 @@ import Testing
   }
 
   @Test func handlesManyAdjacentEmptyQuotes() throws {
-    let commands = try Tokenizer.commands(in: String(repeating: "''\"\"", count: 10_000) + " ;" )
+    let commands = try Tokenizer.commands(in: String(repeating: "''\"\"", count: 10_000) + " ;")
     #expect(commands.map(\.words) == [[""]])
   }
 
@@ -265,23 +282,40 @@ import Testing
   }
 
   static let replacementCases: [ReplacementCase] = [
-    ReplacementCase(line: "cd Mee", editorWord: "Mee", candidates: ["Meeting Notes"], replacements: [#"Meeting\ Notes"#]),
-    ReplacementCase(line: "cd ", editorWord: "", candidates: ["A b", "C"], replacements: [#"A\ b"#, "C"]),
-    ReplacementCase(line: #"cd Meeting\ N"#, editorWord: #"Meeting\ N"#, candidates: ["Meeting Notes"], replacements: [#"Meeting\ Notes"#]),
-    ReplacementCase(line: #"cd "alpha d"#, editorWord: "d", candidates: ["alpha dog"], replacements: [#"dog""#]),
-    ReplacementCase(line: #"cd "alpha d"#, editorWord: "d", candidates: ["alpha dog", "alpha dig"], replacements: ["dog", "dig"]),
-    ReplacementCase(line: #"cd "alpha d"#, editorWord: "d", candidates: ["alpha dir/"], replacements: ["dir/"]),
-    ReplacementCase(line: #"cd "al"#, editorWord: "al", candidates: [#"al "$x""#], replacements: [#"al \"\$x\"""#]),
-    ReplacementCase(line: "cd 'it", editorWord: "it", candidates: ["it's"], replacements: [#"it'\''s'"#]),
+    ReplacementCase(
+      line: "cd Mee", editorWord: "Mee", candidates: ["Meeting Notes"],
+      replacements: [#"Meeting\ Notes"#]),
+    ReplacementCase(
+      line: "cd ", editorWord: "", candidates: ["A b", "C"], replacements: [#"A\ b"#, "C"]),
+    ReplacementCase(
+      line: #"cd Meeting\ N"#, editorWord: #"Meeting\ N"#, candidates: ["Meeting Notes"],
+      replacements: [#"Meeting\ Notes"#]),
+    ReplacementCase(
+      line: #"cd "alpha d"#, editorWord: "d", candidates: ["alpha dog"], replacements: [#"dog""#]),
+    ReplacementCase(
+      line: #"cd "alpha d"#, editorWord: "d", candidates: ["alpha dog", "alpha dig"],
+      replacements: ["dog", "dig"]),
+    ReplacementCase(
+      line: #"cd "alpha d"#, editorWord: "d", candidates: ["alpha dir/"], replacements: ["dir/"]),
+    ReplacementCase(
+      line: #"cd "al"#, editorWord: "al", candidates: [#"al "$x""#], replacements: [#"al \"\$x\"""#]
+    ),
+    ReplacementCase(
+      line: "cd 'it", editorWord: "it", candidates: ["it's"], replacements: [#"it'\''s'"#]),
     ReplacementCase(line: "cd \"", editorWord: "", candidates: ["a b"], replacements: [#"a b""#]),
-    ReplacementCase(line: "cd mee", editorWord: "mee", candidates: ["Meeting"], replacements: ["Meeting"]),
-    ReplacementCase(line: "set x=Hel", editorWord: "Hel", candidates: ["x=Hello World"], replacements: [#"Hello\ World"#]),
-    ReplacementCase(line: "cd ab", editorWord: "zzab", candidates: ["abc d"], replacements: [#"abc\ d"#]),
+    ReplacementCase(
+      line: "cd mee", editorWord: "mee", candidates: ["Meeting"], replacements: ["Meeting"]),
+    ReplacementCase(
+      line: "set x=Hel", editorWord: "Hel", candidates: ["x=Hello World"],
+      replacements: [#"Hello\ World"#]),
+    ReplacementCase(
+      line: "cd ab", editorWord: "zzab", candidates: ["abc d"], replacements: [#"abc\ d"#]),
   ]
 
   @Test(arguments: replacementCases)
   func replacesLibeditsWord(_ testCase: ReplacementCase) throws {
-    let context = CompletionContext(lineBeforeCursor: testCase.line, wordBeingCompleted: testCase.editorWord)
+    let context = CompletionContext(
+      lineBeforeCursor: testCase.line, wordBeingCompleted: testCase.editorWord)
     let replacements = context.replacements(for: testCase.candidates)
     #expect(replacements == testCase.replacements)
   }
@@ -292,5 +326,25 @@ import Testing
     let replacement = try #require(context.replacements(for: ["Meeting Notes"]).first)
     let completed = String(line.dropLast(1)) + replacement
     #expect(try Tokenizer.commands(in: completed).map(\.words) == [["cd", "Meeting Notes"]])
+  }
+
+  @Test func neverCrashesOnShortSpecialSequences() {
+    let alphabet: [String] = ["a", " ", "'", "\"", "\\", ";", "#", "\n", "é"]
+    var count = 0
+    for first in alphabet {
+      for second in alphabet {
+        for third in alphabet {
+          for fourth in alphabet {
+            let line = first + second + third + fourth
+            for suffixLength in 0...line.count {
+              let word = String(line.suffix(suffixLength))
+              let context = CompletionContext(lineBeforeCursor: line, wordBeingCompleted: word)
+              count += context.replacements(for: ["a b", "x/", "it's \"q\""]).count
+            }
+          }
+        }
+      }
+    }
+    #expect(count == 3 * 6561 * 5)
   }
 }

@@ -176,12 +176,16 @@ import Testing
   }
 
   @Test func doesNotPadTheLastColumnOrEndInSpaces() {
-    let lines = TableRenderer().render(rows: [["a", "long text"], ["bbbb", "x"], ["c", ""], ["d"]])
+    let lines = TableRenderer().render(rows: [
+      ["a", "long text"], ["bbbb", "x"], ["c", ""], ["d"],
+    ])
     #expect(lines == ["a     long text", "bbbb  x", "c", "d"])
   }
 
   @Test func rightAlignsTheLastColumnToo() {
-    let lines = TableRenderer(alignments: [.left, .right]).render(rows: [["a", "1"], ["b", "100"]])
+    let lines = TableRenderer(alignments: [.left, .right]).render(rows: [
+      ["a", "1"], ["b", "100"],
+    ])
     #expect(lines == ["a    1", "b  100"])
   }
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What one attempt to read a line gave.
 enum LineInput: Equatable, Sendable {
   /// A line, without its terminator.
@@ -25,4 +29,14 @@ extension LineReader {
   func addToHistory(_ entry: String) {}
   /// Readers without history have nothing to save.
   func saveHistory() {}
+}
+
+/// A line editor when standard input is a terminal, otherwise a plain reader of standard input.
+func makeStandardInputReader(
+  historyPath: String?, completionProvider: @escaping EditLineReader.CompletionProvider
+) -> any LineReader {
+  if isatty(0) == 1 {
+    return EditLineReader(historyPath: historyPath, completionProvider: completionProvider)
+  }
+  return PlainLineReader()
 }

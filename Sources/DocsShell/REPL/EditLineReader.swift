@@ -1,0 +1,154 @@
+import CLibEdit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Reads lines from a terminal with libedit: editing, history, Ctrl-R search, Tab completion.
+///
+/// The only file that imports `CLibEdit`. Use it only when standard input is a terminal, and
+/// never together with another reader of standard input.
+struct EditLineReader: LineReader {
+  /// Completes the word under the cursor: given the line before the cursor and the word libedit
+  /// hands over (the text after the last unescaped blank or quote), returns the texts that
+  /// replace that word, already escaped (see ``CompletionContext/replacements(for:)``).
+  typealias CompletionProvider =
+    (_ lineBeforeCursor: String, _ wordBeingCompleted: String) -> [String]
+
+  /// The most entries history keeps.
+  static let historyLimit: Int32 = 1000
+
+  /// The history file, or `nil` when history is not kept on disk.
+  let historyPath: String?
+
+  /// Sets up libedit: the locale, history from `historyPath` (`nil` or `/dev/null` for none;
+  /// a missing parent folder is created with mode 0700), completion through `completionProvider`,
+  /// and a SIGINT handler that makes Ctrl-C drop the half-typed line instead of the process.
+  init(historyPath: String?, completionProvider: @escaping CompletionProvider) {
+    setlocale(LC_CTYPE, "")
+    docsh_set_readline_name()
+    using_history()
+    if let historyPath, !historyPath.isEmpty, historyPath != "/dev/null" {
+      self.historyPath = historyPath
+      Self.makeParentFolder(of: historyPath)
+      // 2 (no file yet) and 22 (not a libedit history file) both leave history empty.
+      _ = read_history(historyPath)
+    } else {
+      self.historyPath = nil
+    }
+    stifle_history(Self.historyLimit)
+    activeCompletion = CompletionState(provider: completionProvider)
+    docsh_set_attempted_completion_function(attemptCompletion)
+    _ = docsh_install_sigint_handler(1)
+  }
+
+  /// Reads a line with `prompt`: `.interrupted` on Ctrl-C (after ending the prompt's line),
+  /// `.endOfInput` on Ctrl-D at an empty line or when the terminal goes away.
+  mutating func readLine(prompt: String) -> LineInput {
+    _ = docsh_take_sigint()
+    _ = docsh_install_sigint_handler(0)
+    docsh_set_reading(1)
+    let raw = readline(prompt)
+    docsh_set_reading(0)
+    let interrupted = docsh_take_sigint() != 0
+    _ = docsh_install_sigint_handler(1)
+    guard let raw else {
+      if interrupted {
+        docsh_print_newline()
+        return .interrupted
+      }
+      return .endOfInput
+    }
+    defer { free(raw) }
+    guard let text = String(validatingCString: raw) else {
+      return .invalid(reason: "the line is not valid UTF-8")
+    }
+    return .line(text)
+  }
+
+  /// Adds a non-empty entry to the history list.
+  func addToHistory(_ entry: String) {
+    guard !entry.isEmpty else { return }
+    _ = add_history(entry)
+  }
+
+  /// Writes the last ``historyLimit`` entries to the history file (mode 0600); on failure,
+  /// says so on standard error.
+  func saveHistory() {
+    guard let historyPath else { return }
+    stifle_history(Self.historyLimit)
+    let code = write_history(historyPath)
+    if code == 0 {
+      _ = chmod(historyPath, 0o600)
+    } else {
+      let message = "docsh: cannot save the history to \(historyPath) (error \(code))\n"
+      _ = message.withCString { write(2, $0, strlen($0)) }
+    }
+  }
+
+  /// Creates the missing folders above `path`, each with mode 0700.
+  private static func makeParentFolder(of path: String) {
+    let bytes = Array(path.utf8)
+    guard let lastSlash = bytes.lastIndex(of: UInt8(ascii: "/")), lastSlash > 0 else { return }
+    var index = 1
+    while index <= lastSlash {
+      if index == lastSlash || bytes[index] == UInt8(ascii: "/") {
+        let folder = String(decoding: bytes[..<index], as: UTF8.self)
+        _ = mkdir(folder, 0o700)
+      }
+      index += 1
+    }
+  }
+}
+
+// MARK: - Completion callbacks
+
+/// The active completion provider and the candidates of the completion in progress.
+private struct CompletionState {
+  var provider: EditLineReader.CompletionProvider?
+  var candidates: [String] = []
+}
+
+/// The one global the shell keeps, the documented exception to "no `nonisolated(unsafe)`".
+///
+/// libedit calls completion through C function pointers, which cannot capture context, so the
+/// callbacks find the provider here. A `Mutex` would not do: storing a non-`Sendable` closure in
+/// one requires `sending` it, and then the closure could not capture the session the caller
+/// goes on using. It is safe because it is written only by `EditLineReader.init` and read only
+/// by the callbacks below, which libedit runs synchronously inside `readline()` on the thread
+/// that called `readLine(prompt:)`; there is one terminal and one reader.
+nonisolated(unsafe) private var activeCompletion = CompletionState()
+
+/// `rl_attempted_completion_function`: asks the provider, then lets libedit collect the
+/// candidates through ``generateCandidate(_:_:)`` and insert their common prefix.
+private func attemptCompletion(
+  _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
+) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
+  docsh_set_attempted_completion_over(1)
+  let word = text.map { String(cString: $0) } ?? ""
+  let line = lineBeforeCursor()
+  let candidates = activeCompletion.provider?(line, word) ?? []
+  activeCompletion.candidates = candidates
+  guard let first = candidates.first else { return nil }
+  let appendsSpace = candidates.count == 1 && !first.hasSuffix("/")
+  docsh_set_completion_append_character(appendsSpace ? Int32(UInt8(ascii: " ")) : 0)
+  return word.withCString { rl_completion_matches($0, generateCandidate) }
+}
+
+/// `rl_compentry_func_t`: the `index`-th candidate, `strdup`ed for libedit to free.
+private func generateCandidate(
+  _ text: UnsafePointer<CChar>?, _ index: Int32
+) -> UnsafeMutablePointer<CChar>? {
+  let candidates = activeCompletion.candidates
+  guard index >= 0, Int(index) < candidates.count else { return nil }
+  return strdup(candidates[Int(index)])
+}
+
+/// The text of the line before the cursor; libedit counts `rl_point` in characters (code
+/// points of its wide buffer), not bytes.
+private func lineBeforeCursor() -> String {
+  guard let buffer = docsh_line_buffer() else { return "" }
+  let line = String(cString: buffer)
+  let point = max(0, Int(docsh_point()))
+  return String(String.UnicodeScalarView(line.unicodeScalars.prefix(point)))
+}
