@@ -19,7 +19,11 @@ let package = Package(
       dependencies: ["DocsKit", "CLibEdit"]
     ),
     .testTarget(name: "DocsKitTests", dependencies: ["DocsKit"]),
-    .testTarget(name: "DocsShellTests", dependencies: ["DocsShell", "DocsKit"]),
+    .testTarget(
+      name: "DocsShellTests",
+      dependencies: ["DocsShell", "DocsKit"],
+      exclude: ["Transcripts"]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -30,6 +30,10 @@ static inline const char *docsh_line_buffer(void) { return rl_line_buffer; }
 
 static inline int docsh_point(void) { return rl_point; }
 
+static inline int docsh_history_length(void) { return history_length; }
+
+static inline int docsh_history_base(void) { return history_base; }
+
 /// Names the program for `~/.editrc` sections (`docsh:bind ...`).
 static inline void docsh_set_readline_name(void) { rl_readline_name = "docsh"; }
 

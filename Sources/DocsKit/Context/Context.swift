@@ -113,6 +113,17 @@ public final class Context {
     openGroup = nil
   }
 
+  /// Discards every unsaved change and the undo history, and loads the store again, so
+  /// that what another session saved shows. When the store cannot be read, nothing changes.
+  /// - Throws: ``ContextError/store(_:)`` when the store cannot be read.
+  public func reload() throws(ContextError) {
+    do {
+      try install(store.load())
+    } catch {
+      throw .store(error)
+    }
+  }
+
   func nextSequenceNumber() -> Int {
     defer { nextSequence += 1 }
     return nextSequence

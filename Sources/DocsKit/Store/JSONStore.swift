@@ -47,9 +47,10 @@ public final class JSONStore: DocumentStore {
   // MARK: - Loading
 
   public func load() throws(StoreError) -> LoadedGraph {
-    if let loadedFile {
-      try? fileSystem.close(loadedFile)
-      self.loadedFile = nil
+    // The file loaded before stays open until a new one has loaded: faults still read it.
+    func replaceLoadedFile(with file: Int32?) {
+      if let loadedFile { try? fileSystem.close(loadedFile) }
+      loadedFile = file
     }
     hasLoaded = true
     loadFailed = true
@@ -61,6 +62,7 @@ public final class JSONStore: DocumentStore {
       file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
     } catch {
       if error.code == ENOENT {
+        replaceLoadedFile(with: nil)
         loadedStatus = nil
         loadedGeneration = 0
         loadFailed = false
@@ -78,7 +80,7 @@ public final class JSONStore: DocumentStore {
       } catch {
         throw storeError(for: error, in: file)
       }
-      loadedFile = file
+      replaceLoadedFile(with: file)
       loadedStatus = status
       loadedGeneration = graph.generation
       loadFailed = false

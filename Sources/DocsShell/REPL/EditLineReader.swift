@@ -72,6 +72,14 @@ struct EditLineReader: LineReader {
     _ = add_history(entry)
   }
 
+  /// The history list, oldest first.
+  func historyEntries() -> [String] {
+    let base = docsh_history_base()
+    return (0..<docsh_history_length()).compactMap { offset in
+      history_get(base + offset).flatMap { $0.pointee.line }.map { String(cString: $0) }
+    }
+  }
+
   /// Writes the last ``historyLimit`` entries to the history file (mode 0600); on failure,
   /// says so on standard error.
   func saveHistory() {

@@ -22,6 +22,8 @@ protocol LineReader {
   func addToHistory(_ entry: String)
   /// Writes the history where it is kept; does nothing for readers without history.
   func saveHistory()
+  /// The remembered entries, oldest first; empty for readers without history.
+  func historyEntries() -> [String]
 }
 
 extension LineReader {
@@ -29,14 +31,6 @@ extension LineReader {
   func addToHistory(_ entry: String) {}
   /// Readers without history have nothing to save.
   func saveHistory() {}
-}
-
-/// A line editor when standard input is a terminal, otherwise a plain reader of standard input.
-func makeStandardInputReader(
-  historyPath: String?, completionProvider: @escaping EditLineReader.CompletionProvider
-) -> any LineReader {
-  if isatty(0) == 1 {
-    return EditLineReader(historyPath: historyPath, completionProvider: completionProvider)
-  }
-  return PlainLineReader()
+  /// Readers without history remember nothing.
+  func historyEntries() -> [String] { [] }
 }

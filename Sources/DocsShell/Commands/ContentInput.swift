@@ -1,0 +1,47 @@
+/// Where the text of `new`, `write` and `append` comes from: words on the line, a
+/// here-document, or — interactively, with neither — the editor or typed lines.
+enum ContentInput {
+  /// The words after the name, joined by single spaces and stored exactly.
+  case words([String])
+  /// A here-document: its lines, each ending in a newline.
+  case hereDocument(String)
+  /// Nothing given on the line.
+  case none
+
+  init(words: [String], hereDocument: String?) {
+    if let hereDocument {
+      self = .hereDocument(hereDocument)
+    } else if words.isEmpty {
+      self = .none
+    } else {
+      self = .words(words)
+    }
+  }
+
+  /// The text given on the line, if any.
+  var givenText: String? {
+    switch self {
+    case .words(let words): return words.joined(separator: " ")
+    case .hereDocument(let text): return text
+    case .none: return nil
+    }
+  }
+
+  /// The text given, or asked for: in the editor seeded with `initial`, or as typed lines
+  /// ended by a line holding a single `.` when no editor is set. `nil` in a non-interactive
+  /// run with nothing given.
+  func text(in session: Session, editing initial: String = "") throws(ShellError) -> String? {
+    if let text = givenText { return text }
+    guard session.settings.isInteractive else { return nil }
+    if let editor = ExternalEditor.fromEnvironment(session.settings.environment) {
+      return try editor.edit(initial)
+    }
+    session.errors.writeLine("Type the text; end with a line holding a single '.'")
+    var text = ""
+    while let line = session.readContentLine() {
+      if line == "." { return text }
+      text += line + "\n"
+    }
+    throw .input("the input ended before the line holding a single '.'; nothing changed")
+  }
+}

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import DocsKit
+
+/// Tab completion: command names for the first word, then what each command takes —
+/// categories, documents and paths, files for `source`, commands for `help`.
+struct Completer {
+  let session: Session
+
+  /// The replacements for the word before the cursor, escaped for the line editor.
+  func complete(lineBeforeCursor: String, word: String) -> [String] {
+    let context = CompletionContext(lineBeforeCursor: lineBeforeCursor, wordBeingCompleted: word)
+    guard !context.isInComment else { return [] }
+    return context.replacements(for: candidates(after: context.precedingWords, partial: context.partialWord))
+  }
+
+  /// The full words that could stand where `partial` is typed, unescaped.
+  func candidates(after words: [String], partial: String) -> [String] {
+    guard let commandName = words.first else {
+      return matching(CommandRegistry.allNames, partial)
+    }
+    guard let command = CommandRegistry.command(named: commandName), !partial.hasPrefix("-") else {
+      return []
+    }
+    let arguments = command.configuration.arguments
+    guard !arguments.isEmpty else { return [] }
+    let position = words.dropFirst().filter { !$0.hasPrefix("-") }.count
+    switch arguments[min(position, arguments.count - 1)] {
+    case .command: return matching(CommandRegistry.allNames, partial)
+    case .category: return categoryPaths(partial)
+    case .document: return documentPaths(partial)
+    case .file: return filePaths(partial)
+    case .text: return []
+    }
+  }
+
+  private func categoryPaths(_ partial: String) -> [String] {
+    let prefix = partial.hasPrefix("/") ? "/" : ""
+    let names = session.context.categories().map { prefix + $0.name.text + "/" }
+    return matching(names + (prefix.isEmpty && partial.hasPrefix(".") ? ["../"] : []), partial)
+  }
+
+  private func documentPaths(_ partial: String) -> [String] {
+    if let slash = partial.lastIndex(of: "/") {
+      let head = String(partial[...slash])
+      guard case .category(let category)? = try? session.resolve(head) else { return [] }
+      let names = session.context.documents(in: category.id).map { head + $0.name.text }
+      return matching(names, partial)
+    }
+    var names: [String] = []
+    if let current = session.currentCategory {
+      names = session.context.documents(in: current.id).map(\.name.text)
+    } else {
+      names = session.context.categories().map { $0.name.text + "/" }
+    }
+    return matching(names, partial)
+  }
+
+  private func filePaths(_ partial: String) -> [String] {
+    let slash = partial.lastIndex(of: "/")
+    let head = slash.map { String(partial[...$0]) } ?? ""
+    let folder = head.isEmpty ? "." : head
+    guard let directory = opendir(folder) else { return [] }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard name != ".", name != ".." else { continue }
+      let isFolder = entry.pointee.d_type == UInt8(DT_DIR)
+      names.append(head + name + (isFolder ? "/" : ""))
+    }
+    return matching(names, partial)
+  }
+
+  /// The names starting with `partial`; ignoring case only when none matches exactly.
+  private func matching(_ names: [String], _ partial: String) -> [String] {
+    let exact = names.filter { $0.hasPrefix(partial) }
+    if !exact.isEmpty || partial.isEmpty { return exact.sorted() }
+    let folded = partial.lowercased()
+    return names.filter { $0.lowercased().hasPrefix(folded) }.sorted()
+  }
+}

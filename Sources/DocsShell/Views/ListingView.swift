@@ -1,0 +1,55 @@
+import DocsKit
+
+/// The tables `ls` prints: categories with counts, sizes and dates; documents with sizes and
+/// dates. Human sizes and short dates, or exact bytes and full timestamps with `-l`.
+struct ListingView {
+  let colors: Colors
+  let dates: DateFormatting
+  let now: Timestamp
+  let long: Bool
+
+  init(session: Session, long: Bool) {
+    colors = session.settings.colors
+    dates = session.settings.dates
+    now = session.now()
+    self.long = long
+  }
+
+  /// One line per category: `Work/  12 documents  24 kB  Nov 29 14:53`.
+  func categoryTable(_ rows: [(Category, CategorySummary)]) -> [String] {
+    let renderer = TableRenderer(alignments: [.left, .right, .right, .left], colors: colors)
+    return renderer.render(
+      rows: rows.map { category, summary in
+        [
+          TableRenderer.Cell(category.name.text + "/", style: .category),
+          // "1 document " keeps the numbers of "12 documents" aligned.
+          TableRenderer.Cell("\(summary.documentCount) " + (summary.documentCount == 1 ? "document " : "documents")),
+          TableRenderer.Cell(size(summary.totalSize), style: .size),
+          TableRenderer.Cell(summary.latestModification.map(date) ?? "-", style: .dim),
+        ]
+      })
+  }
+
+  /// One line per document: `Plan  1.2 kB  Nov 29 14:53`.
+  func documentTable(_ documents: [Document]) -> [String] {
+    let renderer = TableRenderer(alignments: [.left, .right, .left], colors: colors)
+    return renderer.render(
+      rows: documents.map { document in
+        [
+          TableRenderer.Cell(document.name.text),
+          TableRenderer.Cell(size(document.size), style: .size),
+          TableRenderer.Cell(date(document.modified), style: .dim),
+        ]
+      })
+  }
+
+  private func size(_ bytes: Int) -> String {
+    long ? SizeFormatting.exactBytes(bytes) : SizeFormatting.humanReadable(bytes)
+  }
+
+  private func date(_ timestamp: Timestamp) -> String {
+    long
+      ? dates.full(timestamp.millisecondsSince1970)
+      : dates.short(timestamp.millisecondsSince1970, now: now.millisecondsSince1970)
+  }
+}

@@ -1,0 +1,115 @@
+import DocsKit
+import Foundation
+
+@testable import DocsShell
+
+/// A session on a fresh store in a temporary folder, with a fixed clock, sequential ids,
+/// UTC dates and captured output: what the transcript and command tests drive.
+final class ShellHarness {
+  let folder: URL
+  let storePath: String
+  let session: Session
+  let interpreter: Interpreter
+  private(set) var tick: Int64 = 0
+
+  /// 2026-11-29T14:53:00Z, the moment the harness's clock starts at.
+  static let start: Int64 = 1_795_963_980_000
+
+  init(isInteractive: Bool = false, assumeYes: Bool = false, answers: [String] = []) throws {
+    folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("docsh-shell-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    storePath = folder.appendingPathComponent("store.json").path
+    session = try ShellHarness.makeSession(storePath: storePath, isInteractive: isInteractive, assumeYes: assumeYes)
+    interpreter = Interpreter(session: session)
+    var pending = answers
+    session.ask = { [unowned session] question in
+      session.errors.write(question)
+      guard !pending.isEmpty else { return nil }
+      let answer = pending.removeFirst()
+      session.errors.writeLine(answer)
+      return answer
+    }
+  }
+
+  static func makeSession(storePath: String, isInteractive: Bool, assumeYes: Bool) throws -> Session {
+    var tick: Int64 = 0
+    var nextID: UInt64 = 0
+    let context = try Context(
+      store: JSONStore(path: storePath),
+      clock: {
+        tick += 1
+        return Timestamp(millisecondsSince1970: ShellHarness.start + tick * 1000)
+      },
+      makeID: {
+        nextID += 1
+        return ObjectID(high: 0x4000, low: 0x8000_0000_0000_0000 | nextID)
+      })
+    var settings = SessionSettings()
+    settings.isInteractive = isInteractive
+    settings.assumeYes = assumeYes
+    settings.dates = DateFormatting(timeZone: .fixed(seconds: 0))
+    let session = Session(
+      context: context, output: TextOutput(), errors: TextOutput(), settings: settings)
+    session.now = { Timestamp(millisecondsSince1970: ShellHarness.start + 86_400_000) }
+    return session
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  /// Runs `line` (and the lines of its here-document from `more`) as the REPL would:
+  /// returns standard output and, prefixed by `error: `, the error.
+  @discardableResult
+  func run(_ line: String, more: [String] = []) -> (output: String, errors: String) {
+    var pending = more
+    do {
+      try interpreter.execute(line) {
+        pending.isEmpty ? nil : pending.removeFirst()
+      }
+    } catch {
+      session.errors.writeLine("error: \(error)")
+    }
+    session.output.flush()
+    return (session.output.takeCaptured(), session.errors.takeCaptured())
+  }
+
+  /// Marks output that did not end in a newline, so the next typed line stays on its own.
+  static let noNewlineMarker = "[no newline]"
+
+  /// Runs a whole transcript: lines starting with `> ` are typed; everything else is what
+  /// docsh printed (standard output, then standard error).
+  func replay(_ transcript: String) -> String {
+    var lines = transcript.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    var result = ""
+    var index = 0
+    while index < lines.count {
+      let line = lines[index]
+      index += 1
+      guard line.hasPrefix("> ") || line == ">" else { continue }
+      let typed = String(line.dropFirst(2))
+      result += "> \(typed)\n"
+      var consumed: [String] = []
+      do {
+        try interpreter.execute(typed) {
+          guard index < lines.count, lines[index].hasPrefix("> ") || lines[index] == ">" else { return nil }
+          let more = String(lines[index].dropFirst(2))
+          consumed.append(more)
+          index += 1
+          return more
+        }
+      } catch {
+        session.errors.writeLine("error: \(error)")
+      }
+      for more in consumed { result += "> \(more)\n" }
+      session.output.flush()
+      let printed = session.output.takeCaptured()
+      result += printed
+      if !printed.isEmpty && !printed.hasSuffix("\n") { result += ShellHarness.noNewlineMarker + "\n" }
+      result += session.errors.takeCaptured()
+    }
+    return result
+  }
+}
