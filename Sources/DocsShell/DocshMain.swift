@@ -47,6 +47,11 @@ enum DocshMain {
       errors.writeLine("docsh: no store: give --store PATH or set DOCSH_STORE or HOME")
       return .badInvocation
     }
+    if invocation.check {
+      let report = JSONStore(path: storePath).check()
+      for line in CheckReportView(report: report).lines { output.writeLine(line) }
+      return report.isSound ? .success : .commandFailed
+    }
     let context: Context
     do {
       context = try Context(store: JSONStore(path: storePath))

@@ -16,6 +16,7 @@ struct Invocation: Equatable {
   var color = ColorChoice.auto
   var showHelp = false
   var showVersion = false
+  var check = false
 
   static let version = "docsh 0.1.0"
 
@@ -33,6 +34,8 @@ struct Invocation: Equatable {
           --no-save       at the end of a non-interactive run, discard changes instead of saving
           --color WHEN    auto | always | never (auto: only on a terminal, never with
                           NO_COLOR set or TERM=dumb)
+          --check         verify the store (format, ids, names, sizes against contents) and
+                          exit: 0 when sound, 1 when problems were found
       -h, --help          show this help
           --version       show the version
 
@@ -98,6 +101,7 @@ struct Invocation: Equatable {
           color = choice
         case "--help": showHelp = true
         case "--version": showVersion = true
+        case "--check": check = true
         default: throw Failure(description: "unknown option \(name)")
         }
         continue

@@ -54,58 +54,17 @@ public final class Context {
 
   /// Replaces the whole graph with `graph`, checking the invariants a store file may break.
   func install(_ graph: LoadedGraph) throws(StoreError) {
-    var categories: [ObjectID: CategoryRecord] = [:]
-    var categoryIDs: [NameKey: ObjectID] = [:]
-    var members: [ObjectID: [NameKey: ObjectID]] = [:]
-    var documents: [ObjectID: DocumentRecord] = [:]
-    categories.reserveCapacity(graph.categories.count)
-    documents.reserveCapacity(graph.documents.count)
-    var sequence = 0
-    for stored in graph.categories {
-      let key = stored.name.key
-      if let other = categoryIDs[key], let existing = categories[other] {
-        throw .invalidStore(
-          store.displayName,
-          reason: "two categories are named \"\(existing.category.name)\" and \"\(stored.name)\"")
-      }
-      guard categories[stored.id] == nil else {
-        throw .invalidStore(store.displayName, reason: "the id \(stored.id) is used twice")
-      }
-      categories[stored.id] = CategoryRecord(
-        category: Category(id: stored.id, name: stored.name), location: stored.location,
-        sequence: sequence)
-      categoryIDs[key] = stored.id
-      members[stored.id] = [:]
-      sequence += 1
+    let index: GraphIndex
+    if let prebuilt = graph.index {
+      index = prebuilt
+    } else {
+      index = try GraphIndex(checking: graph, in: store.displayName)
     }
-    for stored in graph.documents {
-      guard categories[stored.categoryID] != nil else {
-        throw .invalidStore(store.displayName, reason: "a document has no category")
-      }
-      guard documents[stored.id] == nil, categories[stored.id] == nil else {
-        throw .invalidStore(store.displayName, reason: "the id \(stored.id) is used twice")
-      }
-      let key = stored.name.key
-      if let other = members[stored.categoryID]?[key], let existing = documents[other],
-        let category = categories[stored.categoryID]
-      {
-        throw .invalidStore(
-          store.displayName,
-          reason: "two documents of \"\(category.category.name)\" are named \"\(existing.document.name)\" and \"\(stored.name)\"")
-      }
-      documents[stored.id] = DocumentRecord(
-        document: Document(
-          id: stored.id, name: stored.name, categoryID: stored.categoryID, size: stored.size,
-          modified: stored.modified),
-        content: .fault(stored.contentLocation), location: stored.location, sequence: sequence)
-      members[stored.categoryID, default: [:]][key] = stored.id
-      sequence += 1
-    }
-    categoryRecords = categories
-    categoryIDsByKey = categoryIDs
-    documentRecords = documents
-    membersByCategory = members
-    nextSequence = sequence
+    categoryRecords = index.categories
+    categoryIDsByKey = index.categoryIDsByKey
+    documentRecords = index.documents
+    membersByCategory = index.membersByCategory
+    nextSequence = index.nextSequence
     generation = graph.generation
     baseline = [:]
     undoStack = []

@@ -60,6 +60,15 @@ public struct LoadedGraph: Sendable {
   public var categories: [StoredCategory]
   /// The documents of every category, in file order, grouped by category.
   public var documents: [StoredDocument]
+  /// The graph's indexes, when the store already built them to check the graph.
+  var index: GraphIndex?
+
+  /// A graph of categories and documents as a store read them.
+  public init(generation: Int, categories: [StoredCategory], documents: [StoredDocument]) {
+    self.generation = generation
+    self.categories = categories
+    self.documents = documents
+  }
 
   /// An empty graph, as a missing store file loads.
   public static let empty = LoadedGraph(generation: 0, categories: [], documents: [])
@@ -112,6 +121,9 @@ public protocol DocumentStore: AnyObject {
   /// Reads and decodes the content at `location` of the loaded file.
   /// - Throws: ``StoreError`` when it cannot be read or decoded.
   func readContent(at location: StoredLocation) throws(StoreError) -> String
+
+  /// Verifies the store as it is on disk and reports every problem found; changes nothing.
+  func check() -> StoreCheckReport
 
   /// Writes the graph given atomically and durably, unless another session saved since
   /// this store loaded.

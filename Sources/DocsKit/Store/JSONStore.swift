@@ -74,12 +74,14 @@ public final class JSONStore: DocumentStore {
       let status = try fileSystem.status(of: file)
       if status.isDirectory { throw StoreError.system(path, operation: "read", errno: EISDIR) }
       var reader = StoreReader(file: file, fileSystem: fileSystem)
-      let graph: LoadedGraph
+      var graph: LoadedGraph
       do {
         graph = try reader.readGraph()
       } catch {
         throw storeError(for: error, in: file)
       }
+      // Check the graph before this file replaces the one loaded before.
+      graph.index = try GraphIndex(checking: graph, in: path)
       replaceLoadedFile(with: file)
       loadedStatus = status
       loadedGeneration = graph.generation
@@ -107,6 +109,10 @@ public final class JSONStore: DocumentStore {
     guard let loadedFile else {
       throw .invalidStore(path, reason: "no content at offset \(location.offset)")
     }
+    return try decodeContent(at: location, in: loadedFile)
+  }
+
+  private func decodeContent(at location: StoredLocation, in file: Int32) throws(StoreError) -> String {
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
     defer { bytes.deallocate() }
     var done = 0
@@ -114,7 +120,7 @@ public final class JSONStore: DocumentStore {
       let count: Int
       do {
         count = try fileSystem.read(
-          loadedFile, into: UnsafeMutableRawBufferPointer(rebasing: bytes[done...]),
+          file, into: UnsafeMutableRawBufferPointer(rebasing: bytes[done...]),
           at: location.offset + done)
       } catch {
         throw .system(path, operation: "read", errno: error.code)
@@ -127,9 +133,59 @@ public final class JSONStore: DocumentStore {
     do {
       return try JSONText.decodeLiteral(UnsafeRawBufferPointer(bytes))
     } catch {
-      let (line, column) = position(of: location.offset + error.offset, in: loadedFile)
+      let (line, column) = position(of: location.offset + error.offset, in: file)
       throw .malformed(path, line: line, column: column, reason: error.reason)
     }
+  }
+
+  // MARK: - Checking
+
+  /// Verifies the store file as it is on disk: its format, unique ids and names, every
+  /// content decodable, every stored size equal to its content's. Reports every problem
+  /// found (a file that is not a valid store at all is one problem). Changes nothing.
+  public func check() -> StoreCheckReport {
+    var report = StoreCheckReport(path: path)
+    let file: Int32
+    do {
+      file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+    } catch {
+      if error.code != ENOENT {
+        report.problems.append(StoreError.system(path, operation: "open", errno: error.code).description)
+      }
+      report.exists = false
+      return report
+    }
+    defer { try? fileSystem.close(file) }
+    var reader = StoreReader(file: file, fileSystem: fileSystem)
+    let graph: LoadedGraph
+    do {
+      graph = try reader.readGraph()
+    } catch {
+      report.problems.append(storeError(for: error, in: file).description)
+      return report
+    }
+    report.generation = graph.generation
+    report.categoryCount = graph.categories.count
+    report.documentCount = graph.documents.count
+    _ = GraphIndex(graph) { problem in
+      report.problems.append(problem)
+      return true
+    }
+    let categoryNames = Dictionary(
+      graph.categories.map { ($0.id, $0.name.text) }, uniquingKeysWith: { first, _ in first })
+    for document in graph.documents {
+      let place = "\(categoryNames[document.categoryID] ?? "?")/\(document.name)"
+      do {
+        let content = try decodeContent(at: document.contentLocation, in: file)
+        if content.utf8.count != document.size {
+          report.problems.append(
+            "\(place): the stored size \(document.size) does not match its content (\(content.utf8.count) bytes)")
+        }
+      } catch {
+        report.problems.append("\(place): its content cannot be read: \(error)")
+      }
+    }
+    return report
   }
 
   // MARK: - Saving

@@ -213,3 +213,31 @@ struct ExitCommand: ShellCommand {
     session.wantsToExit = true
   }
 }
+
+/// `check`: verify the store file on disk.
+struct CheckCommand: ShellCommand {
+  static let configuration = CommandConfiguration(
+    name: "check", usage: "check",
+    abstract: "verify the store file: format, unique ids and names, sizes against contents",
+    discussion: """
+      Reads the saved store as it is on disk (unsaved changes are not part of it) and
+      reports every problem found; fails when there is any. docsh --check does the same
+      from the command line.
+      """,
+    example: "check", isUndoable: false)
+
+  init(arguments: [String], hereDocument: String?) throws(ShellError) {
+    try Self.refuseHereDocument(hereDocument)
+    guard arguments.isEmpty else { throw Self.usageError("takes no arguments") }
+  }
+
+  func run(in session: Session) throws(ShellError) {
+    let report = session.context.store.check()
+    for line in CheckReportView(report: report).lines {
+      session.output.writeLine(session.displayed(line))
+    }
+    guard report.isSound else {
+      throw .input("the store has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
+    }
+  }
+}

@@ -67,7 +67,7 @@ enum CommandRegistry {
     NewDocumentCommand.self, WriteDocumentCommand.self, AppendCommand.self,
     EditCommand.self, CatCommand.self, InfoCommand.self, RemoveCommand.self, MoveCommand.self,
     FindCommand.self, GrepCommand.self,
-    StatusCommand.self, SaveCommand.self, RevertCommand.self, UndoCommand.self,
+    StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
     RedoCommand.self, HistoryCommand.self, SourceCommand.self, HelpCommand.self,
       ExitCommand.self,
     ]

@@ -1,0 +1,69 @@
+/// The indexes of a loaded graph — records by id, names by key, the members of each
+/// category — built in one pass that checks the rules a store file may break.
+struct GraphIndex {
+  var categories: [ObjectID: CategoryRecord] = [:]
+  var categoryIDsByKey: [NameKey: ObjectID] = [:]
+  var documents: [ObjectID: DocumentRecord] = [:]
+  var membersByCategory: [ObjectID: [NameKey: ObjectID]] = [:]
+  /// One more than the last sequence number given.
+  var nextSequence = 0
+
+  /// Indexes `graph`, calling `report` with every broken rule (duplicate ids, duplicate
+  /// names); the offending object is left out. Stops early when `report` returns `false`.
+  init(_ graph: LoadedGraph, report: (String) -> Bool) {
+    categories.reserveCapacity(graph.categories.count)
+    documents.reserveCapacity(graph.documents.count)
+    for stored in graph.categories {
+      let key = stored.name.key
+      if let other = categoryIDsByKey[key], let existing = categories[other] {
+        guard report("two categories are named \"\(existing.category.name)\" and \"\(stored.name)\"")
+        else { return }
+        continue
+      }
+      guard categories[stored.id] == nil else {
+        guard report("the id \(stored.id) is used twice") else { return }
+        continue
+      }
+      categories[stored.id] = CategoryRecord(
+        category: Category(id: stored.id, name: stored.name), location: stored.location,
+        sequence: nextSequence)
+      categoryIDsByKey[key] = stored.id
+      membersByCategory[stored.id] = [:]
+      nextSequence += 1
+    }
+    for stored in graph.documents {
+      guard let category = categories[stored.categoryID] else { continue }
+      guard documents[stored.id] == nil, categories[stored.id] == nil else {
+        guard report("the id \(stored.id) is used twice") else { return }
+        continue
+      }
+      let key = stored.name.key
+      if let other = membersByCategory[stored.categoryID]?[key], let existing = documents[other] {
+        guard
+          report(
+            "two documents of \"\(category.category.name)\" are named \"\(existing.document.name)\" and \"\(stored.name)\""
+          )
+        else { return }
+        continue
+      }
+      documents[stored.id] = DocumentRecord(
+        document: Document(
+          id: stored.id, name: stored.name, categoryID: stored.categoryID, size: stored.size,
+          modified: stored.modified),
+        content: .fault(stored.contentLocation), location: stored.location, sequence: nextSequence)
+      membersByCategory[stored.categoryID, default: [:]][key] = stored.id
+      nextSequence += 1
+    }
+  }
+
+  /// Indexes `graph`, refusing it at the first broken rule.
+  /// - Throws: ``StoreError/invalidStore(_:reason:)`` naming `storeName`.
+  init(checking graph: LoadedGraph, in storeName: String) throws(StoreError) {
+    var problem: String?
+    self.init(graph) { found in
+      problem = found
+      return false
+    }
+    if let problem { throw .invalidStore(storeName, reason: problem) }
+  }
+}

@@ -1,0 +1,20 @@
+import DocsKit
+
+/// What `check` and `docsh --check` print.
+struct CheckReportView {
+  let report: StoreCheckReport
+
+  var lines: [String] {
+    if !report.exists && report.isSound {
+      return ["\(report.path): no store yet (nothing saved), nothing to check"]
+    }
+    guard !report.isSound else {
+      let categories = report.categoryCount == 1 ? "1 category" : "\(report.categoryCount) categories"
+      let documents = report.documentCount == 1 ? "1 document" : "\(report.documentCount) documents"
+      return ["\(report.path): sound (generation \(report.generation), \(categories), \(documents))"]
+    }
+    let count = report.problems.count
+    return ["\(report.path): \(count) problem\(count == 1 ? "" : "s")"]
+      + report.problems.map { "  " + $0 }
+  }
+}
