@@ -28,21 +28,25 @@ enum ShellError: Error {
 
 extension ShellError: CustomStringConvertible {
   var description: String {
+    // Whatever the user typed is echoed at most this long, so one error stays one line.
+    func shown(_ text: String) -> String {
+      text.count <= 80 ? text : text.prefix(79) + "…"
+    }
     switch self {
     case .usage(let command, let message, let usage):
       return "\(command): \(message) (usage: \(usage))"
     case .unknownCommand(let name):
-      return "unknown command \"\(name)\" (type 'help' for the list)"
+      return "unknown command \"\(shown(name))\" (type 'help' for the list)"
     case .noSuchCategory(let name):
-      return "no category named \"\(name)\""
+      return "no category named \"\(shown(name))\""
     case .noSuchDocument(let name, let category):
-      return "no document named \"\(name)\" in \"\(category)\""
+      return "no document named \"\(shown(name))\" in \"\(category)\""
     case .notInCategory(let name):
-      return "\"\(name)\": documents live in categories; cd into one or write CATEGORY/\(name)"
+      return "\"\(shown(name))\": documents live in categories; cd into one or write CATEGORY/\(shown(name))"
     case .pathTooDeep(let path):
-      return "\"\(path)\": a path is at most /CATEGORY/NAME"
+      return "\"\(shown(path))\": a path is at most /CATEGORY/NAME"
     case .wrongKind(let path, let expected):
-      return "\"\(path)\" is not \(expected)"
+      return "\"\(shown(path))\" is not \(expected)"
     case .confirmationNeeded(let question):
       return "\(question) — cannot ask in a non-interactive run; use -f or --yes"
     case .declined:

@@ -1,0 +1,65 @@
+import DocsKit
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A docsh process saving in a loop is killed with SIGKILL at random moments; after every
+/// kill the store loads and holds exactly one of the states that were saved.
+/// `DOCSH_CRASH_KILLS` sets how many kills (200 by default).
+@Suite struct CrashTests {
+  static let saves = 24
+
+  /// The content of state `index`: large and small contents alternate.
+  static func content(_ index: Int) -> String {
+    let padding = index % 3 == 0 ? String(repeating: "x", count: 300_000) : "small"
+    return "state-\(index) \(padding)"
+  }
+
+  @Test func theStoreSurvivesKillsDuringSaves() throws {
+    let kills = Int(ProcessInfo.processInfo.environment["DOCSH_CRASH_KILLS"] ?? "") ?? 200
+    let folder = try DocshProcess.Folder()
+    let store = folder.path("store.json")
+    let seedPath = folder.path("seed.docsh")
+    try "mkdir C\nnew C/doc \(CrashTests.content(0))\nnew C/other fixed\n"
+      .write(toFile: seedPath, atomically: true, encoding: .utf8)
+    let seed = try DocshProcess.run(["-s", store, seedPath], home: folder.path("home"))
+    #expect(seed.status == 0)
+    var script = ""
+    for index in 1...CrashTests.saves {
+      script += "write C/doc \(CrashTests.content(index))\nsave\n"
+    }
+    let scriptPath = folder.path("saves.docsh")
+    try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+    let states = Set((0...CrashTests.saves).map(CrashTests.content))
+
+    var generator = SystemRandomNumberGenerator()
+    var seen = Set<String>()
+    for round in 0..<kills {
+      let process = Process()
+      process.executableURL = DocshProcess.executable
+      process.arguments = ["-s", store, scriptPath]
+      process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      usleep(UInt32.random(in: 0..<40_000, using: &generator))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+
+      let context = try Context(store: JSONStore(path: store))
+      let category = try #require(context.category(named: "C"), "round \(round)")
+      let document = try #require(context.document(named: "doc", in: category.id))
+      let content = try context.content(of: document.id)
+      #expect(states.contains(content), "round \(round): the store holds no saved state")
+      #expect(document.size == content.utf8.count)
+      let other = try #require(context.document(named: "other", in: category.id))
+      #expect(try context.content(of: other.id) == "fixed")
+      seen.insert(String(content.prefix(9)))
+    }
+    // The kills landed at different moments: more than one state was seen.
+    #expect(kills < 20 || seen.count > 1)
+  }
+}
