@@ -2,8 +2,37 @@
 extension Context {
   /// Commits every change since the last save to the store. With no changes it writes
   /// nothing. When the save fails the file is as it was and the changes are still pending.
-  /// - Throws: ``ContextError/store(_:)`` saying why the store could not be written.
-  public func save() throws(ContextError) {
+  ///
+  /// When another session saved since this one loaded, the save merges: this session's
+  /// changes are replayed, object by object and property by property, onto what the other
+  /// session saved. Changes that touch different objects or properties combine; real
+  /// conflicts stop the save (nothing is written) unless `keepingMine` is set, which keeps
+  /// this session's values for them. Either way the context then holds the merged graph.
+  /// - Throws: ``ContextError/conflicts(_:)`` listing the conflicts, or
+  ///   ``ContextError/store(_:)`` saying why the store could not be written.
+  public func save(keepingMine: Bool = false) throws(ContextError) {
+    if !conflicts.isEmpty && !keepingMine { throw .conflicts(conflicts) }
+    if conflicts.contains(where: { !$0.isResolvableByKeepingMine }) {
+      throw .conflicts(conflicts.filter { !$0.isResolvableByKeepingMine })
+    }
+    var attempts = 0
+    while true {
+      do {
+        try commit()
+        conflicts = []
+        return
+      } catch .store(.modifiedElsewhere) where attempts < 5 {
+        attempts += 1
+        try rebaseOntoSavedStore()
+        if !conflicts.isEmpty && (!keepingMine || conflicts.contains { !$0.isResolvableByKeepingMine }) {
+          throw .conflicts(keepingMine ? conflicts.filter { !$0.isResolvableByKeepingMine } : conflicts)
+        }
+      }
+    }
+  }
+
+  /// Writes the graph to the store as it is.
+  private func commit() throws(ContextError) {
     guard hasChanges else { return }
     // Faults point into the file this context loaded, which the save replaces: states kept
     // for undo must not point there afterwards.

@@ -29,6 +29,8 @@ public final class Context {
   var undoStack: [UndoGroup] = []
   var redoStack: [UndoGroup] = []
   var openGroup: UndoGroup?
+  /// Conflicts found by the last merge with another session's save, not yet resolved.
+  public internal(set) var conflicts: [MergeConflict] = []
   /// The generation of the store as last loaded or saved.
   public internal(set) var generation = 0
 
@@ -70,6 +72,7 @@ public final class Context {
     undoStack = []
     redoStack = []
     openGroup = nil
+    conflicts = []
   }
 
   /// Discards every unsaved change and the undo history, and loads the store again, so

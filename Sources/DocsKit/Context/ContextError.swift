@@ -19,6 +19,8 @@ public enum ContextError: Error, Sendable {
   case invalidPattern(String, reason: String)
   /// The store failed.
   case store(StoreError)
+  /// Another session saved changes that conflict with this session's.
+  case conflicts([MergeConflict])
 }
 
 extension ContextError: CustomStringConvertible {
@@ -46,6 +48,14 @@ extension ContextError: CustomStringConvertible {
       return "invalid regular expression \"\(pattern)\": \(reason)"
     case .store(let error):
       return error.description
+    case .conflicts(let conflicts):
+      let list = conflicts.map(\.description).joined(separator: "; ")
+      let resolvable = conflicts.allSatisfy(\.isResolvableByKeepingMine)
+      let advice = resolvable
+        ? "nothing was written — 'save --mine' keeps your values, 'revert' takes theirs"
+        : "nothing was written — rename one of them and save again, or 'revert' to take theirs"
+      let count = conflicts.count == 1 ? "a conflict" : "\(conflicts.count) conflicts"
+      return "another session saved \(count) with your changes: \(list); \(advice)"
     }
   }
 }

@@ -31,17 +31,29 @@ struct StatusCommand: ShellCommand {
 /// `save`: commit the changes to the store.
 struct SaveCommand: ShellCommand {
   static let configuration = CommandConfiguration(
-    name: "save", usage: "save", abstract: "commit the changes to the store",
+    name: "save", usage: "save [--mine]", abstract: "commit the changes to the store",
+    discussion: """
+      When another session saved since this one loaded, save merges: changes to different
+      objects or properties combine; real conflicts (both changed the same property, one
+      deleted what the other changed, both used one name) are listed and nothing is written.
+      Then 'save --mine' keeps your values for them, or 'revert' takes the other session's.
+      """,
     example: "save", isUndoable: false)
+
+  let keepingMine: Bool
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
     try Self.refuseHereDocument(hereDocument)
-    guard arguments.isEmpty else { throw Self.usageError("takes no arguments") }
+    let parsed = try ParsedArguments.parse(arguments, flags: ["mine"], for: Self.configuration)
+    guard parsed.positionals.isEmpty else { throw Self.usageError("takes no names") }
+    keepingMine = parsed.flags.contains("mine")
   }
 
   func run(in session: Session) throws(ShellError) {
     let count = session.context.changes().count
-    try ShellError.catching { () throws(ContextError) in try session.context.save() }
+    try ShellError.catching { () throws(ContextError) in
+      try session.context.save(keepingMine: keepingMine)
+    }
     if session.settings.isInteractive {
       let what = count == 0 ? "Nothing to save" : "Saved \(count) change\(count == 1 ? "" : "s")"
       session.errors.writeLine("\(what) (generation \(session.context.generation)).")

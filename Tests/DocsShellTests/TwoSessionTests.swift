@@ -1,0 +1,50 @@
+import DocsKit
+import Foundation
+import Testing
+
+/// Two docsh processes edit and save one store at the same time: every change either one
+/// reported saved is in the final file.
+@Suite struct TwoSessionTests {
+  @Test func interleavedSavesOfTwoProcessesAllLand() throws {
+    let folder = try DocshProcess.Folder()
+    let store = folder.path("store.json")
+    let seed = try DocshProcess.run(["-s", store, "-c", "mkdir Shared; new Shared/log start"], home: folder.path("home"))
+    #expect(seed.status == 0)
+    let rounds = 150
+    var processes: [(name: String, process: Process, errors: URL)] = []
+    for name in ["A", "B"] {
+      var script = "mkdir \(name)\nsave\n"
+      for index in 0..<rounds {
+        script += "new \(name)/doc-\(index) written by \(name) in round \(index)\n"
+        script += "save\n"
+      }
+      let scriptPath = folder.path("\(name).docsh")
+      try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+      let errors = folder.url.appendingPathComponent("\(name).err")
+      _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+      let process = Process()
+      process.executableURL = DocshProcess.executable
+      process.arguments = ["-s", store, scriptPath]
+      process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
+      process.standardError = try FileHandle(forWritingTo: errors)
+      process.standardOutput = FileHandle.nullDevice
+      processes.append((name, process, errors))
+    }
+    for entry in processes { try entry.process.run() }
+    for entry in processes { entry.process.waitUntilExit() }
+
+    let context = try Context(store: JSONStore(path: store))
+    for entry in processes {
+      let errors = try String(contentsOf: entry.errors, encoding: .utf8)
+      #expect(entry.process.terminationStatus == 0, "\(entry.name): \(errors)")
+      let category = try #require(context.category(named: entry.name))
+      let names = Set(context.documents(in: category.id).map(\.name.text))
+      #expect(names == Set((0..<rounds).map { "doc-\($0)" }), "\(entry.name) lost documents")
+      for index in [0, rounds - 1] {
+        let document = try #require(context.document(named: "doc-\(index)", in: category.id))
+        #expect(try context.content(of: document.id) == "written by \(entry.name) in round \(index)")
+      }
+    }
+    #expect(JSONStore(path: store).check().isSound)
+  }
+}
