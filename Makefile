@@ -3,7 +3,7 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test deps build release bench bench-quick install format clean
+.PHONY: run test deps build release bench bench-quick install format clean fuzz
 
 ## Install what the build and the tests need from Debian, only when it is missing.
 deps:
@@ -47,6 +47,10 @@ bench: release bench-deps
 
 bench-quick: release bench-deps
 	bench/run.sh quick
+
+## A short fuzz run of the tokenizer and the store reader (FUZZ_SECONDS each, default 60).
+fuzz: deps
+	fuzz/run.sh $(or $(FUZZ_SECONDS),60)
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -18,11 +18,15 @@ let package = Package(
       name: "DocsShell",
       dependencies: ["DocsKit", "CLibEdit"]
     ),
-    .testTarget(name: "DocsKitTests", dependencies: ["DocsKit"]),
+    .testTarget(
+      name: "DocsKitTests",
+      dependencies: ["DocsKit"],
+      exclude: ["FuzzRegressions"]
+    ),
     .testTarget(
       name: "DocsShellTests",
       dependencies: ["DocsShell", "DocsKit"],
-      exclude: ["Transcripts"]
+      exclude: ["Transcripts", "FuzzRegressions"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Fuzzes docsh's command tokenizer and store reader with libFuzzer.
+#   fuzz/run.sh [SECONDS]   (default 60 seconds per target)
+# Built with swiftc directly: SwiftPM renames an executable's entry point, which breaks
+# -sanitize=fuzzer (see ../shared/notes/atomic-save.md). Crashing or hanging inputs land in
+# fuzz/findings/TARGET/; copy them into the regression folders the tests replay:
+#   Tests/DocsShellTests/FuzzRegressions/tokenizer/  and  Tests/DocsKitTests/FuzzRegressions/store/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+out=.build/fuzz
+mkdir -p "$out" fuzz/findings/tokenizer fuzz/findings/store
+
+build() {
+  local name=$1; shift
+  echo "building the $name fuzzer"
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz$name" \
+    "$@" -o "$out/$name" 2> "$out/$name.log" || { cat "$out/$name.log"; exit 1; }
+}
+
+build tokenizer Sources/DocsShell/REPL/Tokenizer.swift fuzz/TokenizerFuzzer.swift
+build store $(find Sources/DocsKit -name '*.swift' | sort) fuzz/StoreReaderFuzzer.swift
+
+run() {
+  local name=$1 seeds=$2 dictionary=$3 maxlen=$4
+  local corpus="$out/corpus-$name"
+  mkdir -p "$corpus"
+  cp "$seeds"/* "$corpus"/ 2>/dev/null || true
+  echo "fuzzing $name for $seconds s"
+  DOCSH_FUZZ_DIR="$out" "$out/$name" "$corpus" -dict="$dictionary" -max_len="$maxlen" \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="fuzz/findings/$name/" -print_final_stats=1 2>&1 | tail -n 12
+}
+
+run tokenizer Tests/DocsShellTests/FuzzRegressions/tokenizer fuzz/tokenizer.dict 4096
+run store Tests/DocsKitTests/FuzzRegressions/store fuzz/store.dict 8192
+echo "findings (empty is good):"
+ls -l fuzz/findings/tokenizer fuzz/findings/store
