@@ -62,14 +62,12 @@ def tail(text, count=240):
 
 
 class Match:
-    """What `Terminal.expect` found: the pattern's index, the match, the cleaned text before
-    it, and the raw output read while waiting (escape sequences included)."""
+    """What `Terminal.expect` found: the pattern's index, the match, the cleaned text before it."""
 
-    def __init__(self, index, match, before, raw):
+    def __init__(self, index, match, before):
         self.index = index
         self.match = match
         self.before = before
-        self.raw = raw
 
 
 class Terminal:
@@ -77,9 +75,9 @@ class Terminal:
 
     def __init__(self, child):
         self.child = child
-        self.pending = ""  # cleaned-on-demand text not yet consumed by a match
-        self.raw = ""  # raw output since the last match
-        self.last_match_raw = ""  # the raw output read by the last expect
+        self.pending = ""  # output not yet consumed by a match, cleaned when searched
+        self.raw = ""  # raw output read since the last match
+        self.last_match_raw = ""  # the raw output read by the last expect, escapes included
         self.ended = False
 
     def send(self, text):
@@ -114,7 +112,7 @@ class Terminal:
                     found = (index, match)
             if found:
                 index, match = found
-                result = Match(index, match, text[: match.start()], self.raw)
+                result = Match(index, match, text[: match.start()])
                 self.pending = text[match.end():]
                 self.last_match_raw = self.raw
                 self.raw = ""
@@ -129,7 +127,7 @@ class Terminal:
 
     def prompt(self, path="/", dirty=False, what=None):
         """Waits for `docsh:PATH> ` (or `docsh:PATH*> `) and returns what came before it."""
-        text = f"docsh:{path}{'*' if dirty else ''}> "
+        text = prompt_text(path, dirty)
         return self.expect(re.escape(text), what=what or f"the prompt {text!r}").before
 
     def run(self, command, path="/", dirty=False):
@@ -157,6 +155,7 @@ class Terminal:
 
 
 def prompt_text(path="/", dirty=False):
+    """The prompt: `docsh:/Work> `, or `docsh:/Work*> ` with unsaved changes."""
     return f"docsh:{path}{'*' if dirty else ''}> "
 
 
@@ -279,7 +278,7 @@ def complete(terminal, typed, inserted, what):
     terminal.send(typed)
     terminal.expect(re.escape(typed), what=f"the echo of {typed!r}")
     terminal.send("\t")
-    terminal.expect(re.escape(inserted), timeout=2, what=f"{what}: Tab after {typed!r} inserting {inserted!r}")
+    terminal.expect(re.escape(inserted), what=f"{what}: Tab after {typed!r} inserting {inserted!r}")
 
 
 # MARK: - 1. The prompt
@@ -363,7 +362,7 @@ def test_history_across_sessions(sandbox):
 
     second = sandbox.start()
     second.send("\x1b[A")
-    second.expect(re.escape(command), timeout=2, what=f"{command!r} on the line after Up arrow")
+    second.expect(re.escape(command), what=f"{command!r} on the line after Up arrow")
     second.line("")
     second.prompt(what=f"the prompt after running {command!r} from history")
     output = second.run("history")
@@ -688,6 +687,10 @@ def main(selected):
         for name, function in globals().items()
         if name.startswith("test_") and callable(function) and (not selected or name in selected)
     ]
+    unknown = set(selected) - {name for name, _ in tests}
+    if unknown:
+        print(f"no such test: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     passed = failed = 0
     started = time.monotonic()
     for name, function in tests:
