@@ -1,0 +1,716 @@
+#!/usr/bin/env python3
+"""docsh through a pseudo-terminal: what only a terminal shows.
+
+    DOCSH=$(swift build --show-bin-path)/docsh /usr/bin/python3 Tests/pty/run.py [NAME…]
+
+Every `test_*` function runs in its own temporary folder (HOME, store, history, TMPDIR)
+with a fixed environment and window. Prints `ok NAME` or `FAIL NAME: reason` per test,
+then `N passed, M failed`; the exit status is 1 when any failed. Standard library and
+pexpect only (Debian: python3-pexpect).
+
+Screens are not compared exactly: libedit redraws with cursor moves (`\\r\\x1b[13G`),
+clears lines and rings the bell on completion. Output is matched by regular expressions
+on a cleaned copy (escape sequences, `\\r`, `\\a` and backspaces removed); the raw bytes
+are kept for the tests about escape sequences.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import pexpect
+
+DOCSH = os.environ.get("DOCSH", "")
+TIMEOUT = 5.0
+DIMENSIONS = (24, 200)
+
+# What libedit and terminals add around text: CSI sequences, OSC titles, charset and keypad
+# switches, the bell, carriage returns and backspaces.
+NOISE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|\x1b[()][0-9A-Za-z]"
+    r"|\x1b[=>78]"
+    r"|[\x07\r\x08]"
+)
+
+
+def clean(text):
+    """`text` without the escape sequences and control bytes of line editing."""
+    return NOISE.sub("", text)
+
+
+class Failure(Exception):
+    """A check that did not hold; its message is the test's one-line reason."""
+
+
+def check(condition, reason):
+    if not condition:
+        raise Failure(reason)
+
+
+def tail(text, count=240):
+    return repr(text[-count:])
+
+
+# MARK: - A terminal session
+
+
+class Match:
+    """What `Terminal.expect` found: the pattern's index, the match, the cleaned text before it."""
+
+    def __init__(self, index, match, before):
+        self.index = index
+        self.match = match
+        self.before = before
+
+
+class Terminal:
+    """docsh in a pseudo-terminal, with its output matched on a cleaned copy."""
+
+    def __init__(self, child):
+        self.child = child
+        self.pending = ""  # output not yet consumed by a match, cleaned when searched
+        self.raw = ""  # raw output read since the last match
+        self.last_match_raw = ""  # the raw output read by the last expect, escapes included
+        self.ended = False
+
+    def send(self, text):
+        self.child.send(text)
+
+    def line(self, text):
+        """Types `text` and Enter (a carriage return, as a terminal sends it)."""
+        self.child.send(text + "\r")
+
+    def _read(self, timeout):
+        try:
+            data = self.child.read_nonblocking(65536, timeout)
+        except pexpect.TIMEOUT:
+            return
+        except pexpect.EOF:
+            self.ended = True
+            return
+        self.pending += data
+        self.raw += data
+
+    def expect(self, *patterns, timeout=TIMEOUT, what=None):
+        """Waits for the first of `patterns` (regular expressions) in the cleaned output;
+        fails naming `what` and showing the tail of what was seen when none comes."""
+        regexes = [re.compile(pattern) for pattern in patterns]
+        deadline = time.monotonic() + timeout
+        while True:
+            text = clean(self.pending)
+            found = None
+            for index, regex in enumerate(regexes):
+                match = regex.search(text)
+                if match and (found is None or match.start() < found[1].start()):
+                    found = (index, match)
+            if found:
+                index, match = found
+                result = Match(index, match, text[: match.start()])
+                self.pending = text[match.end():]
+                self.last_match_raw = self.raw
+                self.raw = ""
+                return result
+            if self.ended or time.monotonic() >= deadline:
+                state = "docsh ended" if self.ended else f"nothing within {timeout:g} s"
+                raise Failure(
+                    f"expected {what or ' or '.join(map(repr, patterns))}: {state}; "
+                    f"saw {tail(text)}"
+                )
+            self._read(min(0.1, max(0.01, deadline - time.monotonic())))
+
+    def prompt(self, path="/", dirty=False, what=None):
+        """Waits for `docsh:PATH> ` (or `docsh:PATH*> `) and returns what came before it."""
+        text = prompt_text(path, dirty)
+        return self.expect(re.escape(text), what=what or f"the prompt {text!r}").before
+
+    def run(self, command, path="/", dirty=False):
+        """Types `command`, waits for the prompt, and returns the output: the cleaned text
+        after the echoed line up to the prompt."""
+        self.line(command)
+        before = self.prompt(path, dirty, what=f"the prompt {prompt_text(path, dirty)!r} after {command!r}")
+        _, _, output = before.partition("\n")
+        return output
+
+    def exit_status(self, timeout=TIMEOUT):
+        """Waits for docsh to end; its exit status (128+N when killed by signal N)."""
+        deadline = time.monotonic() + timeout
+        while not self.ended and time.monotonic() < deadline:
+            self._read(0.1)
+        check(self.ended, f"docsh did not end within {timeout:g} s; saw {tail(clean(self.pending))}")
+        self.child.close()
+        if self.child.signalstatus is not None:
+            return 128 + self.child.signalstatus
+        return self.child.exitstatus
+
+    def close(self):
+        if self.child.isalive():
+            self.child.close(force=True)
+
+
+def prompt_text(path="/", dirty=False):
+    """The prompt: `docsh:/Work> `, or `docsh:/Work*> ` with unsaved changes."""
+    return f"docsh:{path}{'*' if dirty else ''}> "
+
+
+# MARK: - A sandbox per test
+
+
+class Sandbox:
+    """A temporary folder holding HOME, the store, the history and TMPDIR of one test."""
+
+    def __init__(self):
+        self.root = tempfile.mkdtemp(prefix="docsh-pty-")
+        self.home = self.path("home")
+        self.tmp = self.path("tmp")
+        os.mkdir(self.home)
+        os.mkdir(self.tmp)
+        self.store = self.path("store.json")
+        self.history = self.path("state/history")
+        self.terminals = []
+
+    def path(self, name):
+        return os.path.join(self.root, name)
+
+    def environment(self, **changes):
+        """The fixed environment: no VISUAL or EDITOR, no colors, UTC, UTF-8; a change of
+        None removes the variable."""
+        environment = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": self.home,
+            "TMPDIR": self.tmp,
+            "DOCSH_STORE": self.store,
+            "DOCSH_HISTORY": self.history,
+            "TERM": "xterm",
+            "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+            "TZ": "UTC",
+        }
+        for key, value in changes.items():
+            if value is None:
+                environment.pop(key, None)
+            else:
+                environment[key] = value
+        return environment
+
+    def spawn(self, *arguments, **changes):
+        """docsh in a pseudo-terminal; waits for nothing."""
+        child = pexpect.spawn(
+            DOCSH,
+            list(arguments),
+            env=self.environment(**changes),
+            dimensions=DIMENSIONS,
+            encoding="utf-8",
+            codec_errors="replace",
+            timeout=TIMEOUT,
+            cwd=self.root,
+        )
+        terminal = Terminal(child)
+        self.terminals.append(terminal)
+        return terminal
+
+    def start(self, *arguments, **changes):
+        """docsh in a pseudo-terminal, once its first prompt is shown."""
+        terminal = self.spawn(*arguments, **changes)
+        terminal.prompt()
+        return terminal
+
+    def docsh(self, *arguments, input=None, **changes):
+        """docsh without a terminal (standard input a pipe or /dev/null); returns the
+        completed process with its output as bytes."""
+        return subprocess.run(
+            [DOCSH, *arguments],
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            capture_output=True,
+            env=self.environment(**changes),
+            cwd=self.root,
+            timeout=TIMEOUT,
+        )
+
+    def setup(self, script):
+        """Runs `script` non-interactively (saved at the end); fails the test if it fails."""
+        result = self.docsh("-c", script)
+        check(
+            result.returncode == 0,
+            f"setup {script!r} failed ({result.returncode}): {result.stderr.decode(errors='replace')!r}",
+        )
+
+    def listing(self, *arguments):
+        """`ls` of a fresh non-interactive run, without saving."""
+        result = self.docsh("--no-save", "-c", " ".join(["ls", *arguments]))
+        check(result.returncode == 0, f"docsh -c 'ls' failed: {result.stderr!r}")
+        return result.stdout.decode(errors="replace")
+
+    def close(self):
+        for terminal in self.terminals:
+            terminal.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def sandboxed(test):
+    """Gives the test a sandbox and always cleans it up."""
+
+    def run():
+        sandbox = Sandbox()
+        try:
+            test(sandbox)
+        finally:
+            sandbox.close()
+
+    run.__name__ = test.__name__
+    run.__doc__ = test.__doc__
+    return run
+
+
+# Where completion happens libedit may ring the bell, even on a unique match: the cleaned text
+# has no `\a`, so the patterns below never mention it.
+
+
+def complete(terminal, typed, inserted, what):
+    """Types `typed` then Tab, and waits for `inserted` (plain text) on the line."""
+    terminal.send(typed)
+    terminal.expect(re.escape(typed), what=f"the echo of {typed!r}")
+    terminal.send("\t")
+    terminal.expect(re.escape(inserted), what=f"{what}: Tab after {typed!r} inserting {inserted!r}")
+
+
+# MARK: - 1. The prompt
+
+
+@sandboxed
+def test_prompt_shows_location_and_unsaved_changes(sandbox):
+    sandbox.setup("mkdir Work")
+    terminal = sandbox.spawn()
+    terminal.prompt("/", what="the prompt 'docsh:/> ' at the start")
+    terminal.run("cd Work", "/Work")
+    terminal.run("new Plan Ship it", "/Work", dirty=True)
+    terminal.run("save", "/Work")
+    terminal.run("cd ..", "/")
+    # The clean prompt after save must really be clean: a change makes the star come back.
+    terminal.run("mkdir Later", "/", dirty=True)
+
+
+# MARK: - 2. Tab completion
+
+
+@sandboxed
+def test_completion_of_command_name(sandbox):
+    terminal = sandbox.start()
+    complete(terminal, "mk", "dir ", "a command name")
+    terminal.run("Done", dirty=True)
+    output = terminal.run("ls", dirty=True)
+    check(re.search(r"^Done/", output, re.M), f"'mk<TAB>Done' did not create Done; ls shows {output!r}")
+
+
+@sandboxed
+def test_completion_of_category_name_with_spaces(sandbox):
+    terminal = sandbox.start()
+    terminal.run('mkdir "Meeting Notes" Plans', dirty=True)
+    terminal.run("save")
+    complete(terminal, "cd Mee", "ting\\ Notes/", "a category name with a space")
+    terminal.line("")
+    terminal.prompt("/Meeting Notes", what="the prompt 'docsh:/Meeting Notes> ' after cd Mee<TAB>")
+
+
+@sandboxed
+def test_completion_of_half_typed_escaped_name(sandbox):
+    sandbox.setup('mkdir "Meeting Notes" Plans')
+    terminal = sandbox.start()
+    complete(terminal, "cd Meeting\\ N", "otes/", "a half-typed escaped name")
+    terminal.line("")
+    terminal.prompt("/Meeting Notes", what="the prompt 'docsh:/Meeting Notes> ' after cd Meeting\\ N<TAB>")
+
+
+@sandboxed
+def test_completion_of_document_name(sandbox):
+    # A category "Plans" beside: completing categories instead of documents would give "ans/".
+    sandbox.setup("mkdir Work Plans\ncd Work\nnew Plan Ship it on Friday")
+    terminal = sandbox.start()
+    terminal.run("cd Work", "/Work")
+    complete(terminal, "cat Pl", "an ", "a document name")
+    output = terminal.run("", "/Work")
+    check("Ship it on Friday" in output, f"cat Pl<TAB> did not show Plan; saw {output!r}")
+
+
+@sandboxed
+def test_completion_after_help(sandbox):
+    terminal = sandbox.start()
+    complete(terminal, "help mk", "dir ", "a command name after help")
+    output = terminal.run("")
+    check("usage: mkdir" in output, f"help mk<TAB> did not show mkdir's help; saw {output!r}")
+
+
+# MARK: - 3. History
+
+
+@sandboxed
+def test_history_across_sessions(sandbox):
+    command = "ls -r -s date"
+    first = sandbox.start()
+    first.run(command)
+    first.send("\x04")
+    status = first.exit_status()
+    check(status == 0, f"the first session ended with {status}")
+    check(os.path.exists(sandbox.history), f"no history file at {sandbox.history}")
+
+    second = sandbox.start()
+    second.send("\x1b[A")
+    second.expect(re.escape(command), what=f"{command!r} on the line after Up arrow")
+    second.line("")
+    second.prompt(what=f"the prompt after running {command!r} from history")
+    output = second.run("history")
+    first_entry = r"^\s*1  " + re.escape(command) + r"$"
+    check(re.search(first_entry, output, re.M), f"history should start with '1  {command}'; saw {output!r}")
+
+
+# MARK: - 4. Ctrl-C
+
+
+@sandboxed
+def test_ctrl_c_drops_the_line_and_keeps_running(sandbox):
+    terminal = sandbox.start()
+    terminal.send("mkdir Half")
+    terminal.expect("mkdir Half", what="the echo of 'mkdir Half'")
+    terminal.child.sendintr()
+    terminal.prompt(what="a fresh prompt after Ctrl-C (no '*': nothing ran)")
+    check(terminal.child.isalive(), "docsh ended on Ctrl-C")
+    # Were the half-typed line kept, Enter would run 'mkdir Halfpwd'.
+    output = terminal.run("pwd")
+    check(output.strip() == "/", f"pwd after Ctrl-C printed {output!r}, not '/'")
+    output = terminal.run("ls")
+    check("Half" not in output, f"the dropped line ran: ls shows {output!r}")
+
+
+# MARK: - 5. Ctrl-D
+
+
+SAVE_QUESTION = re.escape("Save 1 unsaved change before leaving? [Y/n/c] ")
+
+
+@sandboxed
+def test_ctrl_d_without_changes_exits_with_zero(sandbox):
+    terminal = sandbox.start()
+    terminal.send("\x04")
+    status = terminal.exit_status()
+    check(status == 0, f"Ctrl-D on an empty line ended with status {status}")
+    check(not os.path.exists(sandbox.store), "leaving without changes created the store file")
+
+
+@sandboxed
+def test_ctrl_d_with_changes_cancel_then_leave_without_saving(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Work", dirty=True)
+    terminal.send("\x04")
+    terminal.expect(SAVE_QUESTION, what="the save question after Ctrl-D")
+    terminal.line("c")
+    terminal.prompt(dirty=True, what="the prompt 'docsh:/*> ' after answering c")
+    check(terminal.child.isalive(), "docsh ended after answering c")
+    terminal.send("\x04")
+    terminal.expect(SAVE_QUESTION, what="the save question after the second Ctrl-D")
+    terminal.line("n")
+    status = terminal.exit_status()
+    check(status == 0, f"leaving without saving ended with status {status}")
+    check(not os.path.exists(sandbox.store), "answering n still wrote the store file")
+
+
+@sandboxed
+def test_ctrl_d_with_changes_answer_y_saves(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Work", dirty=True)
+    terminal.send("\x04")
+    terminal.expect(SAVE_QUESTION, what="the save question after Ctrl-D")
+    terminal.line("y")
+    status = terminal.exit_status()
+    check(status == 0, f"saving and leaving ended with status {status}")
+    listing = sandbox.listing()
+    check(re.search(r"^Work/", listing, re.M), f"answering y did not save Work; ls shows {listing!r}")
+
+
+@sandboxed
+def test_ctrl_d_with_changes_enter_saves(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Home", dirty=True)
+    terminal.send("\x04")
+    terminal.expect(SAVE_QUESTION, what="the save question after Ctrl-D")
+    terminal.line("")
+    status = terminal.exit_status()
+    check(status == 0, f"saving and leaving ended with status {status}")
+    listing = sandbox.listing()
+    check(re.search(r"^Home/", listing, re.M), f"Enter (default Y) did not save Home; ls shows {listing!r}")
+
+
+# MARK: - 6. exit and quit
+
+
+@sandboxed
+def test_exit_and_quit_ask_before_leaving_unsaved_changes(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Work", dirty=True)
+    terminal.line("exit")
+    terminal.expect(SAVE_QUESTION, what="the save question after exit")
+    terminal.line("c")
+    terminal.prompt(dirty=True, what="the prompt 'docsh:/*> ' after answering c to exit")
+    terminal.line("quit")
+    terminal.expect(SAVE_QUESTION, what="the save question after quit")
+    terminal.line("n")
+    status = terminal.exit_status()
+    check(status == 0, f"quit, n ended with status {status}")
+    check(not os.path.exists(sandbox.store), "quit, n still wrote the store file")
+
+
+@sandboxed
+def test_quit_answer_y_saves(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Work", dirty=True)
+    terminal.line("quit")
+    terminal.expect(SAVE_QUESTION, what="the save question after quit")
+    terminal.line("y")
+    status = terminal.exit_status()
+    check(status == 0, f"quit, y ended with status {status}")
+    listing = sandbox.listing()
+    check(re.search(r"^Work/", listing, re.M), f"quit, y did not save Work; ls shows {listing!r}")
+
+
+# MARK: - 7. rmdir's question
+
+
+@sandboxed
+def test_rmdir_asks_before_deleting_documents(sandbox):
+    sandbox.setup("mkdir Work Empty\ncd Work\nnew A first\nnew B second")
+    terminal = sandbox.start()
+    question = re.escape('Delete category "Work" and its 2 documents? [y/N] ')
+
+    terminal.line("rmdir Work")
+    terminal.expect(question, what="rmdir's question for a category with 2 documents")
+    terminal.line("n")
+    terminal.prompt(what="the clean prompt after answering n (nothing deleted)")
+    output = terminal.run("ls")
+    check(re.search(r"^Work/", output, re.M), f"answering n deleted Work anyway; ls shows {output!r}")
+
+    terminal.line("rmdir Work")
+    terminal.expect(question, what="rmdir's question, asked again")
+    terminal.line("y")
+    terminal.prompt(dirty=True, what="the prompt 'docsh:/*> ' after answering y")
+    output = terminal.run("ls", dirty=True)
+    check(not re.search(r"^Work/", output, re.M), f"answering y kept Work; ls shows {output!r}")
+
+    terminal.line("rmdir Empty")
+    found = terminal.expect(
+        re.escape(prompt_text(dirty=True)), r"\[y/N\]", what="the prompt right after rmdir Empty"
+    )
+    check(found.index == 0, f"an empty category was asked about: {found.before!r}")
+    _, _, output = found.before.partition("\n")
+    check(output == "", f"rmdir of an empty category printed {output!r} before the prompt")
+    output = terminal.run("ls", dirty=True)
+    check(not re.search(r"^Empty/", output, re.M), f"rmdir Empty kept it; ls shows {output!r}")
+
+
+# MARK: - 8. and 9. Content typed at the terminal
+
+
+@sandboxed
+def test_here_document_typed_interactively(sandbox):
+    sandbox.setup("mkdir Work")
+    terminal = sandbox.start()
+    terminal.run("cd Work", "/Work")
+    terminal.line("new Notes <<END")
+    for text in ["first line", "  second, indented", "END"]:
+        terminal.expect(r"(?:^|\n)> ", what=f"the continuation prompt '> ' before {text!r}")
+        terminal.line(text)
+    terminal.prompt("/Work", dirty=True, what="the prompt after the closing END")
+    output = terminal.run("cat Notes", "/Work", dirty=True)
+    check(
+        output == "first line\n  second, indented\n",
+        f"cat Notes after a typed here-document gave {output!r}",
+    )
+
+
+@sandboxed
+def test_typed_content_without_editor(sandbox):
+    sandbox.setup("mkdir Work")
+    terminal = sandbox.start()
+    terminal.run("cd Work", "/Work")
+    terminal.line("new Typed")
+    terminal.expect(re.escape("end with a line holding a single '.'"), what="the hint for typed content")
+    for text in ["alpha", "beta gamma", "."]:
+        terminal.expect(r"(?:^|\n)… ", what=f"the content prompt '… ' before {text!r}")
+        terminal.line(text)
+    terminal.prompt("/Work", dirty=True, what="the prompt after the line '.'")
+    output = terminal.run("cat Typed", "/Work", dirty=True)
+    check(output == "alpha\nbeta gamma\n", f"cat Typed gave {output!r}")
+
+
+# MARK: - 10. The editor
+
+
+EDITOR_SCRIPT = """#!/bin/sh
+printf '%s\\n' "$1" > "{log}/path"
+ls -ld "$(dirname "$1")" > "{log}/folder"
+cp "$1" "{log}/before"
+printf 'edited by script\\n' > "$1"
+"""
+
+
+@sandboxed
+def test_edit_with_editor_script(sandbox):
+    log = sandbox.path("editor-log")
+    os.mkdir(log)
+    editor = sandbox.path("editor.sh")
+    with open(editor, "w") as file:
+        file.write(EDITOR_SCRIPT.format(log=log))
+    os.chmod(editor, 0o755)
+    sandbox.setup("mkdir Work\ncd Work\nnew Plan <<END\noriginal text\nEND")
+
+    terminal = sandbox.start(EDITOR=editor)
+    terminal.run("cd Work", "/Work")
+    terminal.run("edit Plan", "/Work", dirty=True)
+    output = terminal.run("cat Plan", "/Work", dirty=True)
+    check(output == "edited by script\n", f"cat Plan after edit gave {output!r}")
+
+    with open(os.path.join(log, "before")) as file:
+        before = file.read()
+    check(before == "original text\n", f"the editor got {before!r}, not the document's text")
+    with open(os.path.join(log, "path")) as file:
+        path = file.read().strip()
+    with open(os.path.join(log, "folder")) as file:
+        listing = file.read()
+    check(listing.startswith("drwx------"), f"the editor's file was in a folder listed as {listing.strip()!r}")
+    check(not os.path.exists(path), f"the edited file {path} is still there")
+    check(not os.path.exists(os.path.dirname(path)), f"the private folder {os.path.dirname(path)} is still there")
+
+
+# MARK: - 11. Colors
+
+
+@sandboxed
+def test_color_always_colors_errors(sandbox):
+    terminal = sandbox.start("--color", "always")
+    terminal.line("cd Nowhere")
+    terminal.prompt(what="the prompt after a failing command")
+    raw = output_between(last_raw(terminal), "cd Nowhere", "docsh:")
+    check("error:" in clean(raw), f"no error message for cd Nowhere: {raw!r}")
+    check("\x1b[" in raw, f"with --color always the error has no escape sequence: {raw!r}")
+
+
+@sandboxed
+def test_term_dumb_means_no_escape_sequences(sandbox):
+    sandbox.setup("mkdir Work")
+    terminal = sandbox.start(NO_COLOR=None, TERM="dumb")
+    terminal.line("ls")
+    terminal.prompt()
+    raw = output_between(last_raw(terminal), "ls", "docsh:")
+    check("Work/" in raw, f"ls shows no Work/: {raw!r}")
+    check("\x1b[" not in raw, f"with TERM=dumb and auto, ls wrote escape sequences: {raw!r}")
+
+
+@sandboxed
+def test_no_color_and_auto_mean_no_escape_sequences(sandbox):
+    sandbox.setup("mkdir Work")
+    # Control: without NO_COLOR, auto colors category names on a terminal.
+    terminal = sandbox.start(NO_COLOR=None)
+    terminal.line("ls")
+    terminal.prompt()
+    raw = output_between(last_raw(terminal), "ls", "docsh:")
+    check("\x1b[" in raw and "Work/" in clean(raw), f"control failed: without NO_COLOR ls shows {raw!r}")
+
+    terminal = sandbox.start()
+    terminal.line("ls")
+    terminal.prompt()
+    raw = output_between(last_raw(terminal), "ls", "docsh:")
+    check("Work/" in raw, f"ls shows no Work/: {raw!r}")
+    check("\x1b[" not in raw, f"with NO_COLOR=1 and auto, ls wrote escape sequences: {raw!r}")
+
+
+def last_raw(terminal):
+    """The raw output read by the last `expect`."""
+    return terminal.last_match_raw
+
+
+def output_between(raw, echoed, prompt):
+    """The raw bytes after the echoed command's line and before the next prompt."""
+    start = raw.find(echoed)
+    start = raw.find("\n", start) + 1 if start >= 0 else 0
+    end = raw.find(prompt, start)
+    return raw[start : end if end >= 0 else len(raw)]
+
+
+# MARK: - 12. Escape sequences in content
+
+
+CONTENT_WITH_ESCAPE = "before \x1b[31mRED\x1b[0m after\n"
+
+
+@sandboxed
+def test_cat_escapes_control_characters_on_a_terminal(sandbox):
+    sandbox.setup("mkdir Work\ncd Work\nnew X <<END\n" + CONTENT_WITH_ESCAPE + "END")
+
+    piped = sandbox.docsh("--no-save", "-c", "cat Work/X")
+    check(piped.returncode == 0, f"docsh -c 'cat Work/X' failed: {piped.stderr!r}")
+    check(
+        piped.stdout == CONTENT_WITH_ESCAPE.encode(),
+        f"cat to a pipe should give the raw bytes {CONTENT_WITH_ESCAPE.encode()!r}, gave {piped.stdout!r}",
+    )
+    dumped = subprocess.run(
+        f"'{DOCSH}' --no-save -c 'cat Work/X' | od -c",
+        shell=True, capture_output=True, text=True, env=sandbox.environment(), cwd=sandbox.root,
+        timeout=TIMEOUT,
+    ).stdout
+    check(re.search(r"033\s+\[\s+3\s+1\s+m", dumped), f"od -c shows no raw ESC: {dumped!r}")
+
+    terminal = sandbox.start()
+    terminal.line("cat Work/X")
+    found = terminal.prompt(what="the prompt after cat Work/X")
+    raw = output_between(last_raw(terminal), "cat Work/X", "docsh:")
+    check("\x1b[31m" not in raw, f"cat wrote the raw escape sequence to the terminal: {raw!r}")
+    check(
+        "before \\e[31mRED\\e[0m after" in found,
+        f"cat on a terminal should show 'before \\e[31mRED\\e[0m after'; saw {found!r}",
+    )
+
+
+# MARK: - Running
+
+
+def main(selected):
+    if not DOCSH or not os.access(DOCSH, os.X_OK):
+        print(f"set DOCSH to the docsh binary (got {DOCSH!r})", file=sys.stderr)
+        return 2
+    tests = [
+        (name, function)
+        for name, function in globals().items()
+        if name.startswith("test_") and callable(function) and (not selected or name in selected)
+    ]
+    unknown = set(selected) - {name for name, _ in tests}
+    if unknown:
+        print(f"no such test: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    passed = failed = 0
+    started = time.monotonic()
+    for name, function in tests:
+        try:
+            function()
+        except Failure as failure:
+            failed += 1
+            print(f"FAIL {name}: {failure}", flush=True)
+        except Exception:  # a bug in the test itself, or pexpect trouble
+            failed += 1
+            reason = traceback.format_exc().strip().splitlines()[-1]
+            print(f"FAIL {name}: {reason}", flush=True)
+        else:
+            passed += 1
+            print(f"ok {name}", flush=True)
+    sys.stdout.flush()
+    print(f"({time.monotonic() - started:.1f} s)", file=sys.stderr, flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
