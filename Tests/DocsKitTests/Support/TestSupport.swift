@@ -24,7 +24,12 @@ final class TestClock {
 
 /// Identities 1, 2, 3 … in the order objects are made.
 final class SequentialIDs {
-  private var next: UInt64 = 0
+  private var next: UInt64
+
+  /// Starts after `number`: the first identity made is `number + 1`.
+  init(after number: UInt64 = 0) {
+    next = number
+  }
 
   func make() -> ObjectID {
     next += 1
