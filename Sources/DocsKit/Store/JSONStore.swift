@@ -164,6 +164,7 @@ public final class JSONStore: DocumentStore {
 
     let generation = loadedGeneration + 1
     let (temporaryName, temporary) = try createTemporaryFile(in: directory)
+    var temporaryIsOpen = true
     var renamed = false
     defer {
       if !renamed { try? fileSystem.unlink(at: directory, temporaryName) }
@@ -176,6 +177,7 @@ public final class JSONStore: DocumentStore {
       let mode = current.map { $0.mode & 0o7777 } ?? 0o600
       try fileSystem.setPermissions(temporary, mode)
       try fileSystem.synchronize(temporary)
+      temporaryIsOpen = false  // on Linux the descriptor is gone even when close fails
       try fileSystem.close(temporary)
       // Open the new file for reading before it replaces the store, so that every step
       // that can fail comes before the rename.
@@ -198,7 +200,7 @@ public final class JSONStore: DocumentStore {
       loadedGeneration = generation
       return SaveReceipt(generation: generation, locations: writer.locations)
     } catch {
-      if !renamed { try? fileSystem.close(temporary) }
+      if temporaryIsOpen { try? fileSystem.close(temporary) }
       throw error
     }
   }
