@@ -209,12 +209,13 @@ public final class JSONStore: DocumentStore {
   private func keepBackup(in directory: Int32) throws {
     let name = "." + fileName + ".bak." + randomSuffix()
     try fileSystem.link(at: directory, fileName, to: name)
-    do {
-      try fileSystem.rename(at: directory, name, to: fileName + ".bak")
-    } catch {
+    defer {
+      // rename(2) does nothing when both names are links to one file, which they are when
+      // the backup already is the current store (after a save failed at its rename): the
+      // temporary name would stay behind. Gone after a real rename, so ENOENT is expected.
       try? fileSystem.unlink(at: directory, name)
-      throw error
     }
+    try fileSystem.rename(at: directory, name, to: fileName + ".bak")
   }
 
   private func undoRename(in directory: Int32, hadOldFile: Bool) throws {
