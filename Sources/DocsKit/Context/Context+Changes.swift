@@ -74,7 +74,10 @@ extension Context {
   private func isUnchanged(_ id: ObjectID, since saved: Baseline) -> Bool {
     switch (saved, state(of: id)) {
     case (.absent, nil): return true
-    case (.category(let then), .category(let now)?): return then == now
+    case (.category(let then), .category(let now)?):
+      // Only the name is tracked: a rename clears the record's place in the file, so
+      // comparing whole records would count renaming back as a change.
+      return then.category.name.text == now.category.name.text
     case (.document(let then), .document(let now)?):
       return then == now || changedProperties(from: then, to: now).isEmpty
     default: return false

@@ -35,7 +35,11 @@ extension Context {
     for document in candidates {
       let content = try self.content(of: document.id)
       var lineNumber = 0
-      for line in content.split(separator: "\n", omittingEmptySubsequences: false) {
+      // "\r\n" is one Character in Swift, so splitting at "\n" alone would leave files
+      // with Windows line ends as one long line.
+      for line in content.split(
+        omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+      {
         lineNumber += 1
         if matchesLine(line) {
           matches.append(ContentMatch(document: document, lineNumber: lineNumber, line: line))

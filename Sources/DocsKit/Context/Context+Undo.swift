@@ -21,7 +21,22 @@ extension Context {
   public func performChanges<Result, Failure: Error>(
     _ actionName: String, _ body: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    if openGroup != nil { return try body() }
+    if let outer = openGroup {
+      // Joins the outer group; on failure takes back only what this body did.
+      let mark = outer.changes.count
+      do {
+        return try body()
+      } catch {
+        if var group = openGroup, group.changes.count > mark {
+          let made = UndoGroup(actionName: actionName, changes: Array(group.changes[mark...]))
+          group.changes.removeSubrange(mark...)
+          openGroup = nil
+          revert(made)
+          openGroup = group
+        }
+        throw error
+      }
+    }
     openGroup = UndoGroup(actionName: actionName)
     let result: Result
     do {

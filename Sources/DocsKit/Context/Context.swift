@@ -51,7 +51,14 @@ public final class Context {
     self.store = store
     self.clock = clock
     self.makeID = makeID
-    try install(store.load())
+    let graph = try store.load()
+    do {
+      try install(graph)
+    } catch {
+      // The file parsed but breaks a rule (duplicate ids or names): never save over it.
+      store.markDamaged()
+      throw error
+    }
   }
 
   /// Replaces the whole graph with `graph`, checking the invariants a store file may break.

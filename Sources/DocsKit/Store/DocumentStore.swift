@@ -129,4 +129,13 @@ public protocol DocumentStore: AnyObject {
   /// this store loaded.
   /// - Throws: ``StoreError``; the file on disk is then as it was.
   func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt
+
+  /// Records that the graph loaded breaks a rule of the format, so the store must never
+  /// be overwritten: every later ``save(_:)`` is refused.
+  func markDamaged()
+}
+
+extension DocumentStore {
+  /// A store that cannot be damaged has nothing to record.
+  public func markDamaged() {}
 }

@@ -222,6 +222,7 @@ public final class JSONStore: DocumentStore {
 
     let generation = loadedGeneration + 1
     let (temporaryName, temporary) = try createTemporaryFile(in: directory)
+    var temporaryIsOpen = true
     var renamed = false
     defer {
       if !renamed { try? fileSystem.unlink(at: directory, temporaryName) }
@@ -234,6 +235,7 @@ public final class JSONStore: DocumentStore {
       let mode = current.map { $0.mode & 0o7777 } ?? 0o600
       try fileSystem.setPermissions(temporary, mode)
       try fileSystem.synchronize(temporary)
+      temporaryIsOpen = false  // on Linux the descriptor is gone even when close fails
       try fileSystem.close(temporary)
       // Open the new file for reading before it replaces the store, so that every step
       // that can fail comes before the rename.
@@ -256,7 +258,7 @@ public final class JSONStore: DocumentStore {
       loadedGeneration = generation
       return SaveReceipt(generation: generation, locations: writer.locations)
     } catch {
-      if !renamed { try? fileSystem.close(temporary) }
+      if temporaryIsOpen { try? fileSystem.close(temporary) }
       throw error
     }
   }
@@ -265,12 +267,13 @@ public final class JSONStore: DocumentStore {
   private func keepBackup(in directory: Int32) throws {
     let name = "." + fileName + ".bak." + randomSuffix()
     try fileSystem.link(at: directory, fileName, to: name)
-    do {
-      try fileSystem.rename(at: directory, name, to: fileName + ".bak")
-    } catch {
+    defer {
+      // rename(2) does nothing when both names are links to one file, which they are when
+      // the backup already is the current store (after a save failed at its rename): the
+      // temporary name would stay behind. Gone after a real rename, so ENOENT is expected.
       try? fileSystem.unlink(at: directory, name)
-      throw error
     }
+    try fileSystem.rename(at: directory, name, to: fileName + ".bak")
   }
 
   private func undoRename(in directory: Int32, hadOldFile: Bool) throws {

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import DocsKit
+
+@Suite struct AtomicSaveTests {
+  @Test func aSaveReplacesTheFileByRenameAndTheOldInodeBecomesTheBackup() throws {
+    let harness = try Harness()
+    let context = try harness.openContext()
+    let work = try context.createCategory(named: "Work")
+    try context.save()
+    let first = try status(of: harness.storePath)
+    let firstBytes = try bytes(at: harness.storePath)
+    try context.createDocument(named: "Plan", in: work.id, content: "x")
+    try context.save()
+    let second = try status(of: harness.storePath)
+    #expect(second.inode != first.inode)
+    #expect(try status(of: harness.storePath + ".bak").inode == first.inode)
+    #expect(try bytes(at: harness.storePath + ".bak") == firstBytes)
+  }
+
+  @Test func strayTemporaryFilesNeverBreakALoadOrASave() throws {
+    let harness = try Harness()
+    let strays = [
+      ".store.json.abc123": "half-written garbage {\"format\":",
+      ".store.json.bak.zzz": "another half-finished backup",
+      ".store.json.": "",
+    ]
+    for (name, text) in strays { try write(text, to: harness.folder.path(name)) }
+    let context = try harness.openContext()
+    #expect(context.categories().isEmpty)
+    let work = try context.createCategory(named: "Work")
+    try context.save()
+    try context.createDocument(named: "Plan", in: work.id, content: "plan")
+    try context.save()
+    let reloaded = try harness.openContext()
+    #expect(try reloaded.content(of: try #require(reloaded.document(named: "plan", in: work.id)).id) == "plan")
+    // The strays are someone else's: left exactly as they were.
+    for (name, text) in strays {
+      #expect(try String(contentsOfFile: harness.folder.path(name), encoding: .utf8) == text)
+    }
+    #expect(try harness.folder.entries().filter { !$0.hasPrefix(".") } == ["store.json", "store.json.bak", "store.json.lock"])
+  }
+
+  @Test func theLockFileIsASidecarThatStaysPrivate() throws {
+    let harness = try Harness()
+    let context = try harness.openContext()
+    try context.createCategory(named: "Work")
+    try context.save()
+    let lock = try status(of: harness.storePath + ".lock")
+    #expect(lock.permissions == 0o600)
+    #expect(lock.size == 0)
+    #expect(lock.inode != (try status(of: harness.storePath)).inode)
+  }
+
+  @Test func aSaveWaitsForTheLockThenGivesUpWithoutWriting() throws {
+    let harness = try Harness()
+    let context = try harness.openContext()
+    try context.createCategory(named: "Work")
+    try context.save()
+    let old = try bytes(at: harness.storePath)
+    // Another process holds the lock (flock conflicts between open file descriptions, so
+    // a descriptor of our own stands in for it).
+    let holder = open(harness.storePath + ".lock", O_RDWR | O_CLOEXEC)
+    #expect(holder >= 0)
+    defer { close(holder) }
+    #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)
+    try context.createCategory(named: "Home")
+    let started = Date()
+    let error = #expect(throws: ContextError.self) { try context.save() }
+    let waited = Date().timeIntervalSince(started)
+    guard case .store(let storeError)? = error else {
+      Issue.record("expected a store error, got \(String(describing: error))")
+      return
+    }
+    #expect(storeError == .locked(harness.storePath))
+    #expect(storeError.description == "\(harness.storePath): another process is saving the store right now; try again")
+    #expect(waited > 1.0)
+    #expect(try bytes(at: harness.storePath) == old)
+    #expect(context.hasChanges)
+    #expect(try harness.folder.temporaryEntries().isEmpty)
+    // Once the other process lets go, the save goes through.
+    flock(holder, LOCK_UN)
+    try context.save()
+    #expect(try harness.openContext().category(named: "home") != nil)
+  }
+}
