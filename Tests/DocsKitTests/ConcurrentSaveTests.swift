@@ -19,7 +19,7 @@ import Testing
     }
   }
 
-  @Test func aSaveAfterAnotherSessionSavedIsRefusedAndWritesNothing() throws {
+  @Test func theStoreRefusesToWriteOverAnotherSessionsSave() throws {
     let shared = try Shared()
     let path = shared.harness.storePath
     let a = try shared.harness.openContext()
@@ -29,15 +29,13 @@ import Testing
     let afterA = try bytes(at: path)
     let statusAfterA = try status(of: path)
 
+    // The store itself never writes over it: the context merges instead (MergeTests).
     try b.createCategory(named: "From B")
-    let error = #expect(throws: ContextError.self) { try b.save() }
-    guard case .store(let storeError)? = error else {
-      Issue.record("expected a store error, got \(String(describing: error))")
-      return
+    #expect(throws: StoreError.modifiedElsewhere(path, loadedGeneration: 1, currentGeneration: 2)) {
+      try b.store.save(b.graphToSave())
     }
-    #expect(storeError == .modifiedElsewhere(path, loadedGeneration: 1, currentGeneration: 2))
     #expect(
-      storeError.description
+      StoreError.modifiedElsewhere(path, loadedGeneration: 1, currentGeneration: 2).description
         == "\(path): another session saved the store since it was loaded (loaded generation 1, now generation 2); nothing was written — use 'revert' to load theirs"
     )
     #expect(try bytes(at: path) == afterA)
@@ -45,15 +43,10 @@ import Testing
     #expect(try shared.harness.folder.temporaryEntries().isEmpty)
     #expect(b.hasChanges)
     #expect(b.generation == 1)
-    // Refused again on a second try: nothing changed on either side.
-    #expect(throws: ContextError.self) { try b.save() }
 
-    // B reloads and can save on top of A's work.
-    let reloaded = try shared.harness.openContext()
-    #expect(try reloaded.content(of: shared.plan.id) == "from A")
-    try reloaded.createCategory(named: "From B")
-    try reloaded.save()
-    #expect(reloaded.generation == 3)
+    // The context's save merges B's change onto A's work.
+    try b.save()
+    #expect(b.generation == 3)
     let final = try shared.harness.openContext()
     #expect(final.category(named: "from b") != nil)
     #expect(try final.content(of: shared.plan.id) == "from A")
@@ -71,20 +64,15 @@ import Testing
     #expect(try b.searchContents(for: .text("orig", ignoringCase: false)).count == 1)
   }
 
-  @Test func twoSessionsOnAMissingStoreCannotBothCreateIt() throws {
+  @Test func twoSessionsOnAMissingStoreBothLand() throws {
     let harness = try Harness()
     let a = try harness.openContext()
     let b = try harness.openContext()
     try a.createCategory(named: "A")
     try b.createCategory(named: "B")
     try a.save()
-    let error = #expect(throws: ContextError.self) { try b.save() }
-    guard case .store(.modifiedElsewhere(_, let loaded, let current))? = error else {
-      Issue.record("expected modifiedElsewhere, got \(String(describing: error))")
-      return
-    }
-    #expect(loaded == 0 && current == 1)
-    #expect(try harness.openContext().categories().map(\.name.text) == ["A"])
+    try b.save()
+    #expect(try harness.openContext().categories().map(\.name.text) == ["A", "B"])
   }
 
   @Test func aSessionWithoutChangesIsNotBotheredByAnotherSave() throws {
@@ -106,12 +94,14 @@ import Testing
       try a.save()
     }
     try b.createCategory(named: "B")
-    let error = #expect(throws: ContextError.self) { try b.save() }
-    guard case .store(let storeError)? = error else { return }
-    #expect(storeError == .modifiedElsewhere(shared.harness.storePath, loadedGeneration: 1, currentGeneration: 4))
+    #expect(
+      throws: StoreError.modifiedElsewhere(shared.harness.storePath, loadedGeneration: 1, currentGeneration: 4)
+    ) {
+      try b.store.save(b.graphToSave())
+    }
   }
 
-  @Test func aStoreRewrittenInPlaceByAnotherToolIsNotOverwritten() throws {
+  @Test func aStoreRewrittenInPlaceByAnotherToolIsMergedNotOverwritten() throws {
     let shared = try Shared()
     let context = try shared.harness.openContext()
     // Another tool rewrites the file in place, keeping the generation.
@@ -120,15 +110,11 @@ import Testing
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: shared.harness.storePath))
     try handle.write(contentsOf: Data(text.utf8))
     try handle.close()
-    let handEdited = try bytes(at: shared.harness.storePath)
     try context.createCategory(named: "Mine")
-    let error = #expect(throws: ContextError.self) { try context.save() }
-    guard case .store(.modifiedElsewhere(_, let loaded, let current))? = error else {
-      Issue.record("expected modifiedElsewhere, got \(String(describing: error))")
-      return
-    }
-    #expect(loaded == 1 && current == 1)
-    #expect(try bytes(at: shared.harness.storePath) == handEdited)
+    try context.save()
+    let final = try shared.harness.openContext()
+    #expect(final.category(named: "Mine") != nil)
+    #expect(final.document(named: "Plan by hand", in: shared.work.id) != nil)
   }
 
   @Test func aStoreDeletedSinceLoadingIsNotRecreatedSilently() throws {
@@ -138,8 +124,9 @@ import Testing
     try context.createCategory(named: "Mine")
     let error = #expect(throws: ContextError.self) { try context.save() }
     guard case .store(let storeError)? = error else { return }
-    #expect(storeError == .modifiedElsewhere(shared.harness.storePath, loadedGeneration: 1, currentGeneration: nil))
-    #expect(storeError.description.contains("now a different file"))
+    #expect(storeError == .deletedElsewhere(shared.harness.storePath))
+    #expect(storeError.description.contains("deleted or moved"))
     #expect(!FileManager.default.fileExists(atPath: shared.harness.storePath))
+    #expect(context.hasChanges)
   }
 }

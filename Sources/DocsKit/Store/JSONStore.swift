@@ -215,6 +215,7 @@ public final class JSONStore: DocumentStore {
     try acquire(lock)
 
     let current = try fileSystem.status(at: directory, fileName)
+    if current == nil && loadedStatus != nil { throw StoreError.deletedElsewhere(path) }
     if !isSameFile(current, as: loadedStatus) {
       throw StoreError.modifiedElsewhere(
         path, loadedGeneration: loadedGeneration, currentGeneration: generationOnDisk())

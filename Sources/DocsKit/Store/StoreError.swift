@@ -16,6 +16,8 @@ public enum StoreError: Error, Sendable, Equatable {
   case system(String, operation: String, errno: Int32)
   /// Another session saved the store since this one loaded it.
   case modifiedElsewhere(String, loadedGeneration: Int, currentGeneration: Int?)
+  /// The store file was deleted or moved away since this session loaded it.
+  case deletedElsewhere(String)
   /// Another process holds the store's lock.
   case locked(String)
   /// An earlier read of this store failed, so it will not be overwritten.
@@ -41,6 +43,8 @@ extension StoreError: CustomStringConvertible {
     case .modifiedElsewhere(let path, let loaded, let current):
       let now = current.map { "generation \($0)" } ?? "a different file"
       return "\(path): another session saved the store since it was loaded (loaded generation \(loaded), now \(now)); nothing was written — use 'revert' to load theirs"
+    case .deletedElsewhere(let path):
+      return "\(path): the store was deleted or moved since it was loaded; nothing was written — 'revert' starts from what is there now"
     case .locked(let path):
       return "\(path): another process is saving the store right now; try again"
     case .refusedToOverwriteDamagedStore(let path):

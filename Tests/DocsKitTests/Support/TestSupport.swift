@@ -151,6 +151,8 @@ final class MemoryStore: DocumentStore {
     throw .invalidStore("memory", reason: "no content at \(location.offset)")
   }
 
+  func check() -> StoreCheckReport { StoreCheckReport(path: "memory") }
+
   func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
     saves.append(categories)
     return SaveReceipt(generation: saves.count, locations: [:])
