@@ -154,9 +154,7 @@ def fmt_time(s):
         return "%.2f ms" % ms
     if ms < 100:
         return "%.1f ms" % ms
-    if ms < 10_000:
-        return "%.0f ms" % ms
-    return "%.1f s" % (ms / 1000)
+    return "{:,.0f} ms".format(ms)
 
 
 def fmt_mb(b):
@@ -419,6 +417,10 @@ def main():
         "Per-run times: `bench/results/%s-row*.json`."
         % (CFG["min_runs"], CFG["max_runs"], CFG["mem_runs"], MODE),
     ]
+    if MODE == "quick":
+        lines += ["", "Quick mode: small corpora, few runs. Fixed costs (process start, runtime "
+                  "memory) weigh more than on the full corpora, so these ratios prove the "
+                  "harness, not docsh's speed; `make bench` gives the real table."]
     if failed:
         lines.append("")
         lines.append("**docsh failed in row%s %s** (the harness itself worked)."
