@@ -168,8 +168,11 @@ def generate(outdir, ncat, ndocs, factor, seed):
 
     parent = os.path.dirname(os.path.abspath(outdir)) or "."
     os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(parent, ".%s.tmp-%d" % (os.path.basename(outdir), os.getpid()))
-    shutil.rmtree(tmp, ignore_errors=True)
+    prefix = ".%s.tmp-" % os.path.basename(outdir)
+    for stale in os.listdir(parent):  # left by an interrupted run
+        if stale.startswith(prefix):
+            shutil.rmtree(os.path.join(parent, stale), ignore_errors=True)
+    tmp = os.path.join(parent, prefix + str(os.getpid()))
     os.makedirs(os.path.join(tmp, "tree"))
 
     # The pool does not depend on the shape, so every corpus shares its text.
