@@ -12,8 +12,8 @@ public struct Name: Hashable, Sendable, CustomStringConvertible {
   /// The name as typed (after trimming).
   public let text: String
 
-  /// The case-folded form that uniqueness compares.
-  public var key: NameKey { NameKey(text) }
+  /// The case-folded form that uniqueness compares and listings sort by, made once.
+  public let key: NameKey
 
   /// Validates and trims `raw`.
   /// - Throws: ``NameError`` saying what is wrong with it.
@@ -29,11 +29,13 @@ public struct Name: Hashable, Sendable, CustomStringConvertible {
       if Name.isForbidden(scalar) { throw .containsControlCharacter(trimmed, scalar.value) }
     }
     text = trimmed
+    key = NameKey(trimmed)
   }
 
   /// Makes a name without validating it: for names read from a store that was validated.
   init(unchecked text: String) {
     self.text = text
+    key = NameKey(text)
   }
 
   public var description: String { text }
@@ -67,8 +69,33 @@ public struct NameKey: Hashable, Sendable {
   /// The key of a name as typed.
   public init(_ text: String) {
     // Most names are ASCII without capitals: they are their own key, no lowercasing needed.
-    let needsFolding = text.utf8.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) }
-    folded = needsFolding ? text.lowercased() : text
+    var isASCII = true
+    var hasCapitals = false
+    for byte in text.utf8 {
+      if byte >= 0x80 { isASCII = false }
+      if byte >= 0x41 && byte <= 0x5A { hasCapitals = true }
+    }
+    if isASCII {
+      folded = hasCapitals ? NameKey.asciiLowercased(text) : text
+    } else {
+      folded = text.lowercased()
+    }
+  }
+}
+
+extension NameKey {
+  /// `text`, all ASCII, with A–Z turned to a–z, without Unicode case mapping.
+  static func asciiLowercased(_ text: String) -> String {
+    var text = text
+    return text.withUTF8 { bytes in
+      String(unsafeUninitializedCapacity: bytes.count) { output in
+        for index in 0..<bytes.count {
+          let byte = bytes[index]
+          output[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+        }
+        return bytes.count
+      }
+    }
   }
 }
 

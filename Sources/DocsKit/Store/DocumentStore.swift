@@ -122,6 +122,14 @@ public protocol DocumentStore: AnyObject {
   /// - Throws: ``StoreError`` when it cannot be read or decoded.
   func readContent(at location: StoredLocation) throws(StoreError) -> String
 
+  /// Hands the encoded contents at `locations` (JSON string literals, quotes included) to
+  /// `visit` with their index in `locations`, reading the loaded file in one sequential
+  /// pass rather than one read per content.
+  /// - Throws: ``StoreError`` when the file cannot be read, or what `visit` throws.
+  func withEncodedContents(
+    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
+  ) throws
+
   /// Verifies the store as it is on disk and reports every problem found; changes nothing.
   func check() -> StoreCheckReport
 

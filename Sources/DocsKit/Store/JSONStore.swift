@@ -112,6 +112,56 @@ public final class JSONStore: DocumentStore {
     return try decodeContent(at: location, in: loadedFile)
   }
 
+  public func withEncodedContents(
+    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    guard !locations.isEmpty else { return }
+    guard let loadedFile else {
+      throw StoreError.invalidStore(path, reason: "no content at offset \(locations[0].offset)")
+    }
+    let windowSize = 1 << 20
+    let window = UnsafeMutableRawBufferPointer.allocate(byteCount: windowSize, alignment: 16)
+    defer { window.deallocate() }
+    var windowStart = 0
+    var windowCount = 0
+    func read(into target: UnsafeMutableRawBufferPointer, at offset: Int) throws(StoreError) -> Int {
+      var done = 0
+      while done < target.count {
+        let count: Int
+        do {
+          count = try fileSystem.read(
+            loadedFile, into: UnsafeMutableRawBufferPointer(rebasing: target[done...]), at: offset + done)
+        } catch {
+          throw .system(path, operation: "read", errno: error.code)
+        }
+        if count == 0 { break }
+        done += count
+      }
+      return done
+    }
+    for index in locations.indices.sorted(by: { locations[$0].offset < locations[$1].offset }) {
+      let location = locations[index]
+      if location.length > windowSize {
+        let large = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
+        defer { large.deallocate() }
+        guard try read(into: large, at: location.offset) == location.length else {
+          throw StoreError.invalidStore(path, reason: "the file was cut short (a content ends past its end)")
+        }
+        try visit(index, UnsafeRawBufferPointer(large))
+        continue
+      }
+      if location.offset < windowStart || location.end > windowStart + windowCount {
+        windowStart = location.offset
+        windowCount = try read(into: window, at: location.offset)
+        guard location.length <= windowCount else {
+          throw StoreError.invalidStore(path, reason: "the file was cut short (a content ends past its end)")
+        }
+      }
+      let start = location.offset - windowStart
+      try visit(index, UnsafeRawBufferPointer(rebasing: window[start..<(start + location.length)]))
+    }
+  }
+
   private func decodeContent(at location: StoredLocation, in file: Int32) throws(StoreError) -> String {
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
     defer { bytes.deallocate() }

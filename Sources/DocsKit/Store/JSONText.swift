@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 // JSON string literals, encoded and decoded byte by byte, without Foundation.
 
 /// Why a JSON string literal could not be decoded, and where (an offset into its bytes).
@@ -7,6 +11,9 @@ struct JSONTextError: Error, Equatable {
 }
 
 enum JSONText {
+  /// The reason given for bytes that are not UTF-8.
+  static let invalidUTF8 = "the text is not valid UTF-8"
+
   /// Appends `text` as a JSON string literal: quotes, backslashes and control characters
   /// escaped, everything else as raw UTF-8.
   static func appendLiteral(_ text: String, to output: inout [UInt8]) {
@@ -45,6 +52,60 @@ enum JSONText {
     output.append(UInt8(ascii: "\""))
   }
 
+  /// The string of a literal's body that holds no backslash, or `nil` when it holds a raw
+  /// control character or bytes that are not UTF-8.
+  static func validatedString(_ body: UnsafeRawBufferPointer) -> String? {
+    var isASCII = true
+    for byte in body {
+      if byte < 0x20 { return nil }
+      if byte >= 0x80 { isASCII = false }
+    }
+    let text = String(decoding: body, as: UTF8.self)
+    // Decoding repairs bad sequences with U+FFFD: only an unchanged result was valid.
+    guard isASCII || text.utf8.elementsEqual(body) else { return nil }
+    return text
+  }
+
+  /// Whether an encoded string literal may hold `needle` (printable ASCII): it does when
+  /// the bytes are there, and may when the literal spells characters as `\u` escapes.
+  static func mayContain(_ needle: [UInt8], _ literal: UnsafeRawBufferPointer) -> Bool {
+    needle.withUnsafeBytes { contains($0, in: literal) } || hasUnicodeEscape(literal)
+  }
+
+  /// Whether a literal holds a `\u` escape (not an escaped backslash followed by `u`).
+  static func hasUnicodeEscape(_ literal: UnsafeRawBufferPointer) -> Bool {
+    guard let base = literal.baseAddress else { return false }
+    var position = 0
+    while position < literal.count {
+      guard let found = memchr(base + position, 0x5C, literal.count - position) else { return false }
+      var index = base.distance(to: UnsafeRawPointer(found))
+      var run = 0
+      while index < literal.count, literal[index] == 0x5C {
+        run += 1
+        index += 1
+      }
+      if run % 2 == 1, index < literal.count, literal[index] == UInt8(ascii: "u") { return true }
+      position = index
+    }
+    return false
+  }
+
+  /// Whether `needle` occurs in `haystack`: `memchr` for its first byte, `memcmp` for the rest.
+  static func contains(_ needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer) -> Bool {
+    guard let first = needle.first, let needleBase = needle.baseAddress,
+      let base = haystack.baseAddress, needle.count <= haystack.count
+    else { return needle.isEmpty }
+    var position = 0
+    let last = haystack.count - needle.count
+    while position <= last {
+      guard let found = memchr(base + position, Int32(first), last - position + 1) else { return false }
+      let index = base.distance(to: UnsafeRawPointer(found))
+      if memcmp(base + index, needleBase, needle.count) == 0 { return true }
+      position = index + 1
+    }
+    return false
+  }
+
   /// Decodes a whole JSON string literal, quotes included, into its text.
   /// - Throws: ``JSONTextError`` for a bad escape, a raw control character, a missing
   ///   quote or bytes that are not UTF-8.
@@ -60,16 +121,17 @@ enum JSONText {
       break
     }
     if !needsUnescaping {
-      guard let text = String(validating: body, as: UTF8.self) else {
-        throw JSONTextError(offset: 1 + firstInvalidUTF8Offset(body), reason: "the text is not valid UTF-8")
+      guard let text = validatedString(body) else {
+        throw JSONTextError(offset: 1 + firstInvalidUTF8Offset(body), reason: invalidUTF8)
       }
       return text
     }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(body.count)
     try unescape(body, into: &bytes, offsetBase: 1)
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw JSONTextError(offset: 1, reason: "the text is not valid UTF-8")
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard text.utf8.elementsEqual(bytes) else {
+      throw JSONTextError(offset: 1, reason: invalidUTF8)
     }
     return text
   }

@@ -26,7 +26,7 @@ struct StoreReadFailure: Error {
 struct StoreReader: ~Copyable {
   /// The newest format version this reader understands.
   static let supportedVersion = 1
-  private static let bufferSize = 1 << 20
+  private static let bufferSize = 1 << 16
   private static let maximumDepth = 200
 
   private let fileSystem: any FileSystem
@@ -38,7 +38,6 @@ struct StoreReader: ~Copyable {
   private var position = 0
   /// How many bytes of `buffer` hold data.
   private var filled = 0
-  private var scratch: [UInt8] = []
 
   init(file: Int32, fileSystem: any FileSystem) {
     self.file = file
@@ -54,6 +53,34 @@ struct StoreReader: ~Copyable {
 
   // MARK: - The format
 
+  /// The keys of format v1, matched on their raw bytes.
+  enum Key {
+    case format, version, generation, categories, documents, id, name, content, size, modified
+    case other
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+      func equals(_ text: StaticString) -> Bool {
+        guard text.utf8CodeUnitCount == bytes.count, let base = bytes.baseAddress else { return false }
+        return memcmp(text.utf8Start, base, bytes.count) == 0
+      }
+      switch bytes.count {
+      case 2: self = equals("id") ? .id : .other
+      case 4: self = equals("name") ? .name : equals("size") ? .size : .other
+      case 6: self = equals("format") ? .format : .other
+      case 7: self = equals("version") ? .version : equals("content") ? .content : .other
+      case 8: self = equals("modified") ? .modified : .other
+      case 9: self = equals("documents") ? .documents : .other
+      case 10: self = equals("generation") ? .generation : equals("categories") ? .categories : .other
+      default: self = .other
+      }
+    }
+
+    init(decoded text: String) {
+      var text = text
+      self = text.withUTF8 { Key(UnsafeRawBufferPointer($0)) }
+    }
+  }
+
   /// Reads the whole file.
   mutating func readGraph() throws(StoreReadFailure) -> LoadedGraph {
     var graph = LoadedGraph.empty
@@ -68,16 +95,16 @@ struct StoreReader: ~Copyable {
     var first = true
     while let key = try nextKey(&first) {
       switch key {
-      case "format":
+      case .format:
         format = try readString()
         if format != "docsh-store" { throw failure(.notAStore(format), at: start, "") }
-      case "version":
+      case .version:
         let value = try readInteger("version")
         if value > StoreReader.supportedVersion { throw failure(.newerVersion(value), at: start, "") }
         version = value
-      case "generation":
+      case .generation:
         generation = try readInteger("generation")
-      case "categories":
+      case .categories:
         sawCategories = true
         try expect(UInt8(ascii: "["), "\"categories\" is not an array")
         var firstCategory = true
@@ -107,9 +134,9 @@ struct StoreReader: ~Copyable {
     var first = true
     while let key = try nextKey(&first) {
       switch key {
-      case "id": id = try readID()
-      case "name": name = try readName()
-      case "documents":
+      case .id: id = try readID()
+      case .name: name = try readName()
+      case .documents:
         sawDocuments = true
         try expect(UInt8(ascii: "["), "\"documents\" is not an array")
         var firstDocument = true
@@ -140,17 +167,11 @@ struct StoreReader: ~Copyable {
     var first = true
     while let key = try nextKey(&first) {
       switch key {
-      case "id": id = try readID()
-      case "name": name = try readName()
-      case "content": content = try skipString()
-      case "size": size = try readInteger("size")
-      case "modified":
-        let at = offset
-        let text = try readString()
-        guard let time = Timestamp(iso8601: text) else {
-          throw failure(.malformed, at: at, "\"modified\" is not an ISO 8601 date: \"\(text)\"")
-        }
-        modified = time
+      case .id: id = try readID()
+      case .name: name = try readName()
+      case .content: content = try skipString()
+      case .size: size = try readInteger("size")
+      case .modified: modified = try readTimestamp()
       default: try skipValue(depth: 3)
       }
     }
@@ -170,16 +191,45 @@ struct StoreReader: ~Copyable {
 
   private mutating func readID() throws(StoreReadFailure) -> ObjectID {
     let at = offset
-    try readStringBytes()
-    guard let id = scratch.withUnsafeBufferPointer({ ObjectID(uuidBytes: $0) }) else {
-      throw failure(.malformed, at: at, "an \"id\" is not a UUID")
+    let parsed: ObjectID?? = try withStringBody { body, hasEscapes in
+      hasEscapes ? .none : .some(body.withMemoryRebound(to: UInt8.self) { ObjectID(uuidBytes: $0) })
     }
+    let id: ObjectID?
+    switch parsed {
+    case .some(let plain): id = plain
+    case .none: id = ObjectID(try stringAt(at))
+    }
+    guard let id else { throw failure(.malformed, at: at, "an \"id\" is not a UUID") }
     return id
+  }
+
+  private mutating func readTimestamp() throws(StoreReadFailure) -> Timestamp {
+    let at = offset
+    let parsed: Timestamp?? = try withStringBody { body, hasEscapes in
+      hasEscapes ? .none : .some(body.withMemoryRebound(to: UInt8.self) { Timestamp(iso8601Bytes: $0) })
+    }
+    if case .some(let time?) = parsed { return time }
+    let text = try stringAt(at)
+    guard let time = Timestamp(iso8601: text) else {
+      throw failure(.malformed, at: at, "\"modified\" is not an ISO 8601 date: \"\(text)\"")
+    }
+    return time
   }
 
   private mutating func readName() throws(StoreReadFailure) -> Name {
     let at = offset
-    let text = try readString()
+    // Most names are plain ASCII: printable, no slash, no space at either end. Those are
+    // valid as they stand; anything else goes through the full rules.
+    let plain = try withStringBody { body, hasEscapes -> Name? in
+      guard !hasEscapes, let first = body.first, let last = body.last, first != 0x20, last != 0x20 else {
+        return nil
+      }
+      for byte in body where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") { return nil }
+      if body.count <= 2 && body.allSatisfy({ $0 == UInt8(ascii: ".") }) { return nil }
+      return Name(unchecked: String(decoding: body, as: UTF8.self))
+    }
+    if let plain { return plain }
+    let text = try stringAt(at)
     let name: Name
     do {
       name = try Name(text)
@@ -196,7 +246,7 @@ struct StoreReader: ~Copyable {
 
   /// Steps to the next member of an object whose `{` was read: its key, with the `:` after
   /// it read too, or `nil` at the closing `}`. `first` tracks whether a `,` is due.
-  private mutating func nextKey(_ first: inout Bool) throws(StoreReadFailure) -> String? {
+  private mutating func nextKey(_ first: inout Bool) throws(StoreReadFailure) -> Key? {
     try skipWhitespace()
     if first {
       first = false
@@ -215,7 +265,9 @@ struct StoreReader: ~Copyable {
     guard try peek() == UInt8(ascii: "\"") else {
       throw failure(.malformed, "expected a key in quotes")
     }
-    let key = try readString()
+    let at = offset
+    var key = try withStringBody { body, hasEscapes in hasEscapes ? nil : Key(body) }
+    if key == nil { key = Key(decoded: try stringAt(at)) }
     try skipWhitespace()
     try expect(UInt8(ascii: ":"), "expected ':' after a key")
     try skipWhitespace()
@@ -330,43 +382,57 @@ struct StoreReader: ~Copyable {
     }
   }
 
-  /// Reads a (short) string and decodes it.
+  /// Reads a string and decodes it.
   private mutating func readString() throws(StoreReadFailure) -> String {
     let at = offset
-    try readStringBytes()
-    guard let text = String(validating: scratch, as: UTF8.self) else {
-      throw failure(.malformed, at: at, "a string is not valid UTF-8")
+    let plain = try withStringBody { body, hasEscapes in
+      hasEscapes ? nil : JSONText.validatedString(body)
     }
-    return text
+    if let plain { return plain }
+    return try stringAt(at)
   }
 
-  /// Reads a string's decoded bytes into `scratch`.
-  private mutating func readStringBytes() throws(StoreReadFailure) {
-    let location = try skipString()
-    scratch.removeAll(keepingCapacity: true)
-    let bodyLength = location.length - 2
-    guard bodyLength > 0 else { return }
-    // The literal usually still sits in the buffer; otherwise read it again.
-    let literalStart = location.offset - bufferStart
-    if literalStart >= 0 {
-      let body = UnsafeRawBufferPointer(rebasing: buffer[(literalStart + 1)..<(literalStart + 1 + bodyLength)])
-      try unescape(body, at: location.offset + 1)
+  /// Decodes the string literal that was just skipped, which started at `literalOffset`:
+  /// escapes, validation and all.
+  private mutating func stringAt(_ literalOffset: Int) throws(StoreReadFailure) -> String {
+    let length = offset - literalOffset
+    let literal = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
+    defer { literal.deallocate() }
+    if literalOffset >= bufferStart {
+      literal.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[(literalOffset - bufferStart)..<position]))
     } else {
-      let body = UnsafeMutableRawBufferPointer.allocate(byteCount: bodyLength, alignment: 1)
-      defer { body.deallocate() }
-      try readFully(into: body, at: location.offset + 1)
-      try unescape(UnsafeRawBufferPointer(body), at: location.offset + 1)
+      try readFully(into: literal, at: literalOffset)
+    }
+    do {
+      return try JSONText.decodeLiteral(UnsafeRawBufferPointer(literal))
+    } catch {
+      let reason = error.reason == JSONText.invalidUTF8 ? "a string is not valid UTF-8" : error.reason
+      throw failure(.malformed, at: literalOffset + error.offset, reason)
     }
   }
 
-  private mutating func unescape(
-    _ body: UnsafeRawBufferPointer, at fileOffset: Int
-  ) throws(StoreReadFailure) {
-    do {
-      try JSONText.unescape(body, into: &scratch, offsetBase: 0)
-    } catch {
-      throw failure(.malformed, at: fileOffset + error.offset, error.reason)
+  /// Skips a string literal and hands its body (between the quotes) to `body`, with whether
+  /// it holds a backslash; straight from the buffer when the whole literal is still there.
+  private mutating func withStringBody<Result>(
+    _ body: (UnsafeRawBufferPointer, _ hasEscapes: Bool) -> Result
+  ) throws(StoreReadFailure) -> Result {
+    let location = try skipString()
+    let literalStart = location.offset - bufferStart
+    let bodyRange: Range<Int>
+    let storage: UnsafeMutableRawBufferPointer?
+    if literalStart >= 0 {
+      bodyRange = (literalStart + 1)..<(literalStart + location.length - 1)
+      storage = nil
+    } else {
+      let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
+      try readFully(into: copy, at: location.offset)
+      bodyRange = 1..<(location.length - 1)
+      storage = copy
     }
+    defer { storage?.deallocate() }
+    let bytes = UnsafeRawBufferPointer(rebasing: (storage ?? buffer)[bodyRange])
+    let hasEscapes = bytes.baseAddress.map { memchr($0, 0x5C, bytes.count) != nil } ?? false
+    return body(bytes, hasEscapes)
   }
 
   /// Skips a string literal, returning where it lies (quotes included). Finding its end costs
