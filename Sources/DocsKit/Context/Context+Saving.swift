@@ -15,19 +15,34 @@ extension Context {
     if conflicts.contains(where: { !$0.isResolvableByKeepingMine }) {
       throw .conflicts(conflicts.filter { !$0.isResolvableByKeepingMine })
     }
-    var attempts = 0
-    while true {
-      do {
-        try commit()
-        conflicts = []
-        return
-      } catch .store(.modifiedElsewhere) where attempts < 5 {
-        attempts += 1
-        try rebaseOntoSavedStore()
-        if !conflicts.isEmpty && (!keepingMine || conflicts.contains { !$0.isResolvableByKeepingMine }) {
-          throw .conflicts(keepingMine ? conflicts.filter { !$0.isResolvableByKeepingMine } : conflicts)
-        }
-      }
+    guard hasChanges else {
+      conflicts = []
+      return
+    }
+    // Holding the lock from the first look at the file to the write: once merged with what
+    // another session saved, nobody can save in between.
+    do {
+      try store.withSaveLock { () throws -> Void in try saveHoldingLock(keepingMine: keepingMine) }
+      conflicts = []
+    } catch let error as ContextError {
+      throw error
+    } catch let error as StoreError {
+      throw .store(error)
+    } catch {
+      throw .store(.invalidStore(store.displayName, reason: "\(error)"))
+    }
+  }
+
+  /// Commits, merging first when another session saved; the store's lock is held.
+  private func saveHoldingLock(keepingMine: Bool) throws(ContextError) {
+    do {
+      try commit()
+    } catch {
+      guard case .store(.modifiedElsewhere) = error else { throw error }
+      try rebaseOntoSavedStore()
+      let blocking = keepingMine ? conflicts.filter { !$0.isResolvableByKeepingMine } : conflicts
+      guard blocking.isEmpty else { throw .conflicts(blocking) }
+      try commit()
     }
   }
 

@@ -24,9 +24,15 @@ public struct Name: Hashable, Sendable, CustomStringConvertible {
       throw .tooLong(trimmed, byteCount: trimmed.utf8.count)
     }
     guard trimmed != ".", trimmed != ".." else { throw .reserved(trimmed) }
-    for scalar in trimmed.unicodeScalars {
-      if scalar == "/" { throw .containsSlash(trimmed) }
-      if Name.isForbidden(scalar) { throw .containsControlCharacter(trimmed, scalar.value) }
+    var isPlainASCII = true
+    for byte in trimmed.utf8 {
+      if byte == UInt8(ascii: "/") { throw .containsSlash(trimmed) }
+      if byte < 0x20 || byte >= 0x7F { isPlainASCII = false }
+    }
+    if !isPlainASCII {
+      for scalar in trimmed.unicodeScalars where Name.isForbidden(scalar) {
+        throw .containsControlCharacter(trimmed, scalar.value)
+      }
     }
     text = trimmed
     key = NameKey(trimmed)
@@ -54,6 +60,13 @@ public struct Name: Hashable, Sendable, CustomStringConvertible {
   }
 
   private static func trimmed(_ raw: String) -> String {
+    // ASCII ends need no Unicode properties: only a leading or trailing space, tab or
+    // newline (or a non-ASCII character) sends the name down the general path.
+    if let first = raw.utf8.first, let last = raw.utf8.last,
+      first > 0x20, first < 0x80, last > 0x20, last < 0x80
+    {
+      return raw
+    }
     let scalars = raw.unicodeScalars
     guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
     guard let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }

@@ -39,12 +39,36 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
   public var iso8601: String {
     let millis = Int((millisecondsSince1970 % 1000 + 1000) % 1000)
     let fields = CivilTime(secondsSince1970: secondsSince1970)
-    var text = ""
-    text.reserveCapacity(24)
-    text += pad(fields.year, 4) + "-" + pad(fields.month, 2) + "-" + pad(fields.day, 2)
-    text += "T" + pad(fields.hour, 2) + ":" + pad(fields.minute, 2) + ":" + pad(fields.second, 2)
-    text += "." + pad(millis, 3) + "Z"
-    return text
+    guard (0...9999).contains(fields.year) else {
+      return pad(fields.year, 4) + "-" + pad(fields.month, 2) + "-" + pad(fields.day, 2) + "T"
+        + pad(fields.hour, 2) + ":" + pad(fields.minute, 2) + ":" + pad(fields.second, 2) + "."
+        + pad(millis, 3) + "Z"
+    }
+    // The fixed shape, digit by digit: this runs for every document a save encodes.
+    return String(unsafeUninitializedCapacity: 24) { out in
+      func put(_ value: Int, _ width: Int, at start: Int) {
+        var value = value
+        for index in stride(from: start + width - 1, through: start, by: -1) {
+          out[index] = UInt8(48 + value % 10)
+          value /= 10
+        }
+      }
+      put(fields.year, 4, at: 0)
+      out[4] = UInt8(ascii: "-")
+      put(fields.month, 2, at: 5)
+      out[7] = UInt8(ascii: "-")
+      put(fields.day, 2, at: 8)
+      out[10] = UInt8(ascii: "T")
+      put(fields.hour, 2, at: 11)
+      out[13] = UInt8(ascii: ":")
+      put(fields.minute, 2, at: 14)
+      out[16] = UInt8(ascii: ":")
+      put(fields.second, 2, at: 17)
+      out[19] = UInt8(ascii: ".")
+      put(millis, 3, at: 20)
+      out[23] = UInt8(ascii: "Z")
+      return 24
+    }
   }
 
   /// Parses ISO 8601 in the shapes other tools write: `YYYY-MM-DDTHH:MM:SS`, optionally

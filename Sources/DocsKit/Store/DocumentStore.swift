@@ -130,6 +130,11 @@ public protocol DocumentStore: AnyObject {
     at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
   ) throws
 
+  /// Runs `body` holding the lock that saves take, so that what `body` reads of the store
+  /// and then saves cannot be overtaken by another session. Saves inside use the lock held.
+  /// - Throws: ``StoreError`` when the lock cannot be taken, or what `body` throws.
+  func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result
+
   /// Verifies the store as it is on disk and reports every problem found; changes nothing.
   func check() -> StoreCheckReport
 

@@ -22,6 +22,8 @@ public final class JSONStore: DocumentStore {
   private var loadedStatus: FileStatus?
   private var loadedGeneration = 0
   private var hasLoaded = false
+  /// The folder and lock file while ``withSaveLock(_:)`` holds the lock.
+  private var heldLock: (directory: Int32, lock: Int32)?
   private var loadFailed = false
 
   public var displayName: String { path }
@@ -253,16 +255,57 @@ public final class JSONStore: DocumentStore {
     }
   }
 
-  private func saveLocked(_ categories: [CategoryToSave]) throws -> SaveReceipt {
+  public func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result {
+    if heldLock != nil { return try body() }
+    do {
+      heldLock = try takeLock()
+    } catch let error as StoreError {
+      throw error
+    } catch let error as SystemCallError {
+      throw StoreError.system(path, operation: error.operation, errno: error.code)
+    }
+    defer {
+      if let held = heldLock {
+        try? fileSystem.close(held.lock)  // closing releases the lock
+        try? fileSystem.close(held.directory)
+      }
+      heldLock = nil
+    }
+    return try body()
+  }
+
+  /// Opens the folder and the lock file and takes the lock.
+  private func takeLock() throws -> (directory: Int32, lock: Int32) {
     try makeFolders()
     let directory = try fileSystem.open(
       folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-    defer { try? fileSystem.close(directory) }
-    let lock = try fileSystem.open(
-      at: directory, fileName + ".lock", flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-      mode: 0o600)
-    defer { try? fileSystem.close(lock) }  // closing releases the lock
-    try acquire(lock)
+    do {
+      let lock = try fileSystem.open(
+        at: directory, fileName + ".lock", flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+        mode: 0o600)
+      do {
+        try acquire(lock)
+      } catch {
+        try? fileSystem.close(lock)
+        throw error
+      }
+      return (directory, lock)
+    } catch {
+      try? fileSystem.close(directory)
+      throw error
+    }
+  }
+
+  private func saveLocked(_ categories: [CategoryToSave]) throws -> SaveReceipt {
+    let ownsLock = heldLock == nil
+    let held = try heldLock ?? takeLock()
+    defer {
+      if ownsLock {
+        try? fileSystem.close(held.lock)  // closing releases the lock
+        try? fileSystem.close(held.directory)
+      }
+    }
+    let directory = held.directory
 
     let current = try fileSystem.status(at: directory, fileName)
     if current == nil && loadedStatus != nil { throw StoreError.deletedElsewhere(path) }

@@ -32,7 +32,7 @@ struct StoreWriter {
     append(",\"categories\":[")
     for (index, category) in categories.enumerated() {
       append(index == 0 ? "\n{\"id\":\"" : ",\n{\"id\":\"")
-      append(category.category.id.description)
+      append(category.category.id)
       append("\",\"name\":")
       JSONText.appendLiteral(category.category.name.text, to: &buffer)
       append(",\"documents\":[")
@@ -73,7 +73,7 @@ struct StoreWriter {
     append(first ? "\n" : ",\n")
     let start = offset
     append("{\"id\":\"")
-    append(document.document.id.description)
+    append(document.document.id)
     append("\",\"name\":")
     JSONText.appendLiteral(document.document.name.text, to: &buffer)
     append(",\"content\":")
@@ -117,6 +117,18 @@ struct StoreWriter {
 
   private mutating func append(_ text: String) {
     buffer.append(contentsOf: text.utf8)
+  }
+
+  private mutating func append(_ text: StaticString) {
+    text.withUTF8Buffer { buffer.append(contentsOf: $0) }
+  }
+
+  private mutating func append(_ id: ObjectID) {
+    let start = buffer.count
+    buffer.append(contentsOf: repeatElement(0, count: 36))
+    buffer.withUnsafeMutableBufferPointer { bytes in
+      id.writeCanonicalForm(into: UnsafeMutableBufferPointer(rebasing: bytes[start..<(start + 36)]))
+    }
   }
 
   private mutating func flush() throws(SystemCallError) {

@@ -21,7 +21,14 @@ enum ContentInput {
   /// The text given on the line, if any.
   var givenText: String? {
     switch self {
-    case .words(let words): return words.joined(separator: " ")
+    case .words(let words):
+      var text = ""
+      text.reserveCapacity(words.reduce(words.count) { $0 + $1.utf8.count })
+      for (index, word) in words.enumerated() {
+        if index > 0 { text += " " }
+        text += word
+      }
+      return text
     case .hereDocument(let text): return text
     case .none: return nil
     }

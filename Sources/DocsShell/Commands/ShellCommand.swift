@@ -35,7 +35,7 @@ struct CommandConfiguration: Sendable {
 }
 
 /// A command of the shell: parses its own arguments and runs against a session.
-protocol ShellCommand {
+protocol ShellCommand: Sendable {
   /// The command's name, help and completion.
   static var configuration: CommandConfiguration { get }
   /// Parses the words after the command name, and a here-document if one was given.
@@ -60,8 +60,7 @@ extension ShellCommand {
 
 /// Every command, in the order `help` lists them; completion reads the same list.
 enum CommandRegistry {
-  static var commands: [any ShellCommand.Type] {
-    [
+  static let commands: [any ShellCommand.Type] = [
     ListCommand.self, ChangeCategoryCommand.self, PrintLocationCommand.self,
     MakeCategoryCommand.self, RemoveCategoryCommand.self,
     NewDocumentCommand.self, WriteDocumentCommand.self, AppendCommand.self,
@@ -71,13 +70,21 @@ enum CommandRegistry {
     RedoCommand.self, HistoryCommand.self, SourceCommand.self, HelpCommand.self,
       ExitCommand.self,
     ]
-  }
+
+  /// Every command by each word that runs it.
+  private static let commandsByName: [String: any ShellCommand.Type] = {
+    var byName: [String: any ShellCommand.Type] = [:]
+    for command in commands {
+      for name in [command.configuration.name] + command.configuration.aliases {
+        byName[name] = command
+      }
+    }
+    return byName
+  }()
 
   /// The command `name` runs, by name or alias.
   static func command(named name: String) -> (any ShellCommand.Type)? {
-    commands.first {
-      $0.configuration.name == name || $0.configuration.aliases.contains(name)
-    }
+    commandsByName[name]
   }
 
   /// Every word that runs a command, sorted.

@@ -27,6 +27,10 @@ struct ShellPath {
   /// - Throws: ``ShellError`` when a category on the way does not exist or the path is
   ///   deeper than a document.
   func resolve(in context: Context, from current: Category?) throws(ShellError) -> ResolvedPath {
+    // The common case, a plain name in the current category, needs no lookup.
+    if let current, text != ".", text != "..", !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/")) {
+      return .entry(current, name: text)
+    }
     var parts: [String] = []
     // `Archive/` names the category Archive from anywhere: categories do not nest.
     let namesCategory = insistsOnCategory && !text.dropLast().contains("/") && text != "../" && text != "./"

@@ -36,8 +36,7 @@ final class Interpreter {
       guard let type = CommandRegistry.command(named: name) else { throw .unknownCommand(name) }
       let command = try type.init(arguments: Array(parsed.words.dropFirst()), hereDocument: hereDocument)
       if type.configuration.isUndoable {
-        var action = parsed.words.joined(separator: " ")
-        if action.count > 60 { action = action.prefix(59) + "…" }
+        let action = Interpreter.actionName(parsed.words)
         try session.context.performChanges(action) { () throws(ShellError) in
           try command.run(in: session)
         }
@@ -47,6 +46,14 @@ final class Interpreter {
       session.output.flush()
       if session.wantsToExit { return }
     }
+  }
+
+  /// What `undo` calls a command: its name and first argument ("rmdir Work"), cut short
+  /// after 60 characters.
+  static func actionName(_ words: [String]) -> String {
+    var name = words.first ?? ""
+    if let target = words.dropFirst().first(where: { !$0.hasPrefix("-") }) { name += " " + target }
+    return name.utf8.count <= 60 ? name : name.prefix(59) + "…"
   }
 
   /// Runs the lines `reader` gives, stopping at the first failure.

@@ -153,6 +153,8 @@ final class MemoryStore: DocumentStore {
 
   func check() -> StoreCheckReport { StoreCheckReport(path: "memory") }
 
+  func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result { try body() }
+
   func withEncodedContents(
     at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
   ) throws {
