@@ -125,9 +125,21 @@ enum Tokenizer {
         try scanner.startHereDocument(column: column(ofByteOffset: index, in: bytes))
         index += 2
       default:
+        // A run of ordinary bytes goes into the word in one piece.
         scanner.inWord = true
-        scanner.word.append(byte)
-        index += 1
+        var end = index + 1
+        while end < count {
+          switch bytes[end] {
+          case .space, .tab, .newline, .semicolon, .singleQuote, .doubleQuote, .backslash:
+            break
+          default:
+            end += 1
+            continue
+          }
+          break
+        }
+        scanner.word.append(contentsOf: bytes[index..<end])
+        index = end
       }
     }
     try scanner.finishCommand()
