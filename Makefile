@@ -3,7 +3,7 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test deps build release bench bench-quick install format clean fuzz
+.PHONY: run test deps bench-deps build release bench bench-quick install format clean fuzz
 
 ## Install what the build and the tests need from Debian, only when it is missing.
 deps:
@@ -36,11 +36,15 @@ release: deps
 run: build
 	$(SWIFT) run docsh
 
-test: deps
+## Everything: unit and transcript tests, the real binary, the pseudo-terminal suite, and
+## the benchmark harness on small corpora with the debug binary (it proves the harness
+## works; it judges no time).
+test: deps bench-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	PYTHON=$$(for p in /usr/bin/python3 python3; do $$p -c 'import pexpect' 2>/dev/null && { echo $$p; break; }; done); \
 	  DOCSH=$$($(SWIFT) build --show-bin-path)/docsh $$PYTHON Tests/pty/run.py
+	DOCSH=$$($(SWIFT) build --show-bin-path)/docsh bench/run.sh quick
 
 bench: release bench-deps
 	bench/run.sh full
