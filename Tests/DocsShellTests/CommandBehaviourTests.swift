@@ -1,0 +1,104 @@
+import DocsKit
+import Foundation
+import Testing
+
+@testable import DocsShell
+
+/// Commands whose behaviour a transcript cannot show: questions answered, files sourced,
+/// completion candidates, and the registry that help and completion share.
+@Suite struct CommandBehaviourTests {
+  @Test func revertAsksAndAnswerNoKeepsTheChanges() throws {
+    let harness = try ShellHarness(isInteractive: true, answers: ["n"])
+    harness.run("mkdir Work")
+    let result = harness.run("revert")
+    #expect(result.errors == "Discard 1 unsaved change? [y/N] n\nerror: nothing changed\n")
+    #expect(harness.session.context.category(named: "Work") != nil)
+  }
+
+  @Test func revertAsksAndAnswerYesDiscardsTheChanges() throws {
+    let harness = try ShellHarness(isInteractive: true, answers: ["y"])
+    harness.run("mkdir Work")
+    let result = harness.run("revert")
+    #expect(result.errors == "Discard 1 unsaved change? [y/N] y\n")
+    #expect(harness.session.context.category(named: "Work") == nil)
+    #expect(!harness.session.context.hasChanges)
+  }
+
+  @Test func rmdirOfAnEmptyCategoryAsksNothing() throws {
+    let harness = try ShellHarness(isInteractive: true, answers: [])
+    harness.run("mkdir Empty")
+    let result = harness.run("rmdir Empty")
+    #expect(result.errors.isEmpty)
+    #expect(harness.session.context.category(named: "Empty") == nil)
+  }
+
+  @Test func rmdirAnsweredNoKeepsTheCategoryAndItsDocuments() throws {
+    let harness = try ShellHarness(isInteractive: true, answers: ["no"])
+    harness.run("mkdir Work; new Work/a 1; new Work/b 2")
+    let result = harness.run("rmdir Work")
+    #expect(result.errors == "Delete category \"Work\" and its 2 documents? [y/N] no\nrmdir: kept \"Work\"\n")
+    let work = try #require(harness.session.context.category(named: "Work"))
+    #expect(harness.session.context.documents(in: work.id).count == 2)
+  }
+
+  @Test func assumeYesAnswersEveryQuestion() throws {
+    let harness = try ShellHarness(assumeYes: true)
+    harness.run("mkdir Work; new Work/a 1")
+    #expect(harness.run("rmdir Work").errors.isEmpty)
+    #expect(harness.session.context.category(named: "Work") == nil)
+  }
+
+  @Test func sourceRunsAFileInThisSessionAndReportsItsErrorsWithFileAndLine() throws {
+    let harness = try ShellHarness()
+    let good = harness.folder.appendingPathComponent("good.docsh").path
+    try "mkdir Sourced\ncd Sourced\nnew Note <<END\nfrom a file\nEND\n".write(toFile: good, atomically: true, encoding: .utf8)
+    #expect(harness.run("source \(good)").errors.isEmpty)
+    #expect(harness.session.location == "/Sourced")
+    #expect(harness.run("cat Note").output == "from a file\n")
+    let bad = harness.folder.appendingPathComponent("bad.docsh").path
+    try "pwd\nmkdir Fine\nrm Missing\nmkdir Never\n".write(toFile: bad, atomically: true, encoding: .utf8)
+    let result = harness.run("source \(bad)")
+    #expect(result.errors == "error: \(bad):3: no document named \"Missing\" in \"Sourced\"\n")
+    #expect(harness.session.context.category(named: "Never") == nil)
+    #expect(harness.run("source /no/such/file.docsh").errors.contains("No such file or directory"))
+  }
+
+  @Test func aFileThatSourcesItselfStopsAtTheDepthLimit() throws {
+    let harness = try ShellHarness()
+    let loop = harness.folder.appendingPathComponent("loop.docsh").path
+    try "source \(loop)\n".write(toFile: loop, atomically: true, encoding: .utf8)
+    let result = harness.run("source \(loop)")
+    #expect(result.errors.contains("files source each other more than \(Interpreter.maximumSourceDepth) deep"))
+  }
+
+  @Test func everyCommandHasHelpAndAUniqueName() {
+    var seen = Set<String>()
+    for command in CommandRegistry.commands {
+      let configuration = command.configuration
+      #expect(configuration.usage.hasPrefix(configuration.name), "\(configuration.name)")
+      #expect(!configuration.abstract.isEmpty && !configuration.example.isEmpty)
+      for name in [configuration.name] + configuration.aliases {
+        #expect(seen.insert(name).inserted, "\(name) is used twice")
+        #expect(CommandRegistry.command(named: name) == command)
+      }
+    }
+  }
+
+  @Test func completionOffersWhatEachCommandTakes() throws {
+    let harness = try ShellHarness()
+    harness.run("mkdir 'Meeting Notes' Work; new Work/Plan x; new Work/Plans y; new 'Meeting Notes/Jan' z")
+    let completer = Completer(session: harness.session)
+    #expect(completer.candidates(after: [], partial: "mk") == ["mkdir"])
+    #expect(completer.candidates(after: [], partial: "qu") == ["quit"])
+    #expect(completer.candidates(after: ["cd"], partial: "Mee") == ["Meeting Notes/"])
+    #expect(completer.candidates(after: ["cd"], partial: "/W") == ["/Work/"])
+    #expect(completer.candidates(after: ["cat"], partial: "") == ["Meeting Notes/", "Work/"])
+    #expect(completer.candidates(after: ["cat"], partial: "Work/Pl") == ["Work/Plan", "Work/Plans"])
+    #expect(completer.candidates(after: ["help"], partial: "re") == ["redo", "revert"])
+    #expect(completer.candidates(after: ["ls", "-l"], partial: "W") == ["Work/"])
+    #expect(completer.candidates(after: ["pwd"], partial: "") == [])
+    harness.run("cd Work")
+    #expect(completer.candidates(after: ["cat"], partial: "pl") == ["Plan", "Plans"])
+    #expect(completer.complete(lineBeforeCursor: "cd /Mee", word: "/Mee") == ["/Meeting\\ Notes/"])
+  }
+}
