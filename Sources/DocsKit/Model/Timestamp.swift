@@ -35,6 +35,34 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
   /// The ISO 8601 form in UTC with milliseconds: `2026-11-29T14:53:00.123Z`.
   public var description: String { iso8601 }
 
+  /// The calendar date and time of day of this moment, `offsetSeconds` east of UTC.
+  public func calendarFields(offsetSeconds: Int = 0) -> CalendarFields {
+    let local = secondsSince1970 + Int64(offsetSeconds)
+    let civil = CivilTime(secondsSince1970: local)
+    return CalendarFields(
+      year: civil.year, month: civil.month, day: civil.day, hour: civil.hour,
+      minute: civil.minute, second: civil.second,
+      millisecond: Int((millisecondsSince1970 % 1000 + 1000) % 1000))
+  }
+
+  /// A moment as a calendar shows it (proleptic Gregorian).
+  public struct CalendarFields: Hashable, Sendable {
+    /// The year, e.g. 2026.
+    public var year: Int
+    /// The month, 1 to 12.
+    public var month: Int
+    /// The day of the month, 1 to 31.
+    public var day: Int
+    /// The hour, 0 to 23.
+    public var hour: Int
+    /// The minute, 0 to 59.
+    public var minute: Int
+    /// The second, 0 to 59.
+    public var second: Int
+    /// The millisecond, 0 to 999.
+    public var millisecond: Int
+  }
+
   /// The ISO 8601 form in UTC with milliseconds: `2026-11-29T14:53:00.123Z`.
   public var iso8601: String {
     let millis = Int((millisecondsSince1970 % 1000 + 1000) % 1000)

@@ -87,6 +87,23 @@ public protocol FileSystem: Sendable {
   func close(_ file: Int32) throws(SystemCallError)
 }
 
+extension FileSystem {
+  /// Reads into all of `buffer` from `offset` on, call after call; fewer bytes only at the
+  /// end of the file. Returns how many were read.
+  func readFully(
+    _ file: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int
+  ) throws(SystemCallError) -> Int {
+    var done = 0
+    while done < buffer.count {
+      let count = try read(
+        file, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + done)
+      if count == 0 { break }
+      done += count
+    }
+    return done
+  }
+}
+
 /// The real file system, through Glibc.
 public struct SystemFileSystem: FileSystem {
   /// Makes the real file system.

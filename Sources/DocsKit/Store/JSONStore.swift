@@ -127,19 +127,11 @@ public final class JSONStore: DocumentStore {
     var windowStart = 0
     var windowCount = 0
     func read(into target: UnsafeMutableRawBufferPointer, at offset: Int) throws(StoreError) -> Int {
-      var done = 0
-      while done < target.count {
-        let count: Int
-        do {
-          count = try fileSystem.read(
-            loadedFile, into: UnsafeMutableRawBufferPointer(rebasing: target[done...]), at: offset + done)
-        } catch {
-          throw .system(path, operation: "read", errno: error.code)
-        }
-        if count == 0 { break }
-        done += count
+      do {
+        return try fileSystem.readFully(loadedFile, into: target, at: offset)
+      } catch {
+        throw .system(path, operation: "read", errno: error.code)
       }
-      return done
     }
     for index in locations.indices.sorted(by: { locations[$0].offset < locations[$1].offset }) {
       let location = locations[index]
@@ -167,20 +159,14 @@ public final class JSONStore: DocumentStore {
   private func decodeContent(at location: StoredLocation, in file: Int32) throws(StoreError) -> String {
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
     defer { bytes.deallocate() }
-    var done = 0
-    while done < location.length {
-      let count: Int
-      do {
-        count = try fileSystem.read(
-          file, into: UnsafeMutableRawBufferPointer(rebasing: bytes[done...]),
-          at: location.offset + done)
-      } catch {
-        throw .system(path, operation: "read", errno: error.code)
-      }
-      guard count > 0 else {
-        throw .invalidStore(path, reason: "the file was cut short (a content ends past its end)")
-      }
-      done += count
+    let count: Int
+    do {
+      count = try fileSystem.readFully(file, into: bytes, at: location.offset)
+    } catch {
+      throw .system(path, operation: "read", errno: error.code)
+    }
+    guard count == location.length else {
+      throw .invalidStore(path, reason: "the file was cut short (a content ends past its end)")
     }
     do {
       return try JSONText.decodeLiteral(UnsafeRawBufferPointer(bytes))

@@ -532,19 +532,14 @@ struct StoreReader: ~Copyable {
   private func readFully(
     into target: UnsafeMutableRawBufferPointer, at fileOffset: Int
   ) throws(StoreReadFailure) {
-    var done = 0
-    while done < target.count {
-      let count: Int
-      do {
-        count = try fileSystem.read(
-          file, into: UnsafeMutableRawBufferPointer(rebasing: target[done...]), at: fileOffset + done)
-      } catch {
-        throw StoreReadFailure(kind: .system(error), offset: fileOffset, reason: "")
-      }
-      guard count > 0 else {
-        throw StoreReadFailure(kind: .malformed, offset: fileOffset, reason: "the file ends inside a string")
-      }
-      done += count
+    let count: Int
+    do {
+      count = try fileSystem.readFully(file, into: target, at: fileOffset)
+    } catch {
+      throw StoreReadFailure(kind: .system(error), offset: fileOffset, reason: "")
+    }
+    guard count == target.count else {
+      throw StoreReadFailure(kind: .malformed, offset: fileOffset, reason: "the file ends inside a string")
     }
   }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
   import Glibc
 #endif
+import DocsKit
 
 /// How far local time is ahead of UTC at a given moment; injected so tests are deterministic.
 struct TimeZoneOffset: Sendable {
@@ -42,7 +43,7 @@ struct DateFormatting: Sendable {
   /// The `ls` form: `Nov 29 14:53` within the last six months and not in the future,
   /// otherwise `Nov 29  2025`; the day is padded with a space (`Nov  9`).
   func short(_ milliseconds: Int64, now: Int64) -> String {
-    let fields = localFields(milliseconds)
+    let fields = localFields(milliseconds).fields
     let day = fields.day < 10 ? " " + String(fields.day) : String(fields.day)
     let start = Self.monthAbbreviations[fields.month - 1] + " " + day + " "
     let isRecent = milliseconds <= now && now - milliseconds < Self.sixMonthsInMilliseconds
@@ -55,8 +56,8 @@ struct DateFormatting: Sendable {
 
   /// The full form: `2026-11-29 14:53:00.123 +0100`, local time and its offset from UTC.
   func full(_ milliseconds: Int64) -> String {
-    let fields = localFields(milliseconds)
-    let offsetMinutes = fields.offsetSeconds / 60
+    let (fields, offsetSeconds) = localFields(milliseconds)
+    let offsetMinutes = offsetSeconds / 60
     let offset =
       (offsetMinutes < 0 ? "-" : "+") + twoDigits(abs(offsetMinutes) / 60)
       + twoDigits(abs(offsetMinutes) % 60)
@@ -73,37 +74,10 @@ struct DateFormatting: Sendable {
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
   ]
 
-  private struct LocalFields {
-    var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millisecond = 0
-    var offsetSeconds = 0
-  }
-
-  private func localFields(_ milliseconds: Int64) -> LocalFields {
-    let (seconds, millisecond) = floorDivision(milliseconds, 1000)
-    var fields = LocalFields()
-    fields.millisecond = Int(millisecond)
-    fields.offsetSeconds = timeZone.secondsEast(seconds)
-    let local = seconds + Int64(fields.offsetSeconds)
-    let (days, secondOfDay) = floorDivision(local, 86_400)
-    fields.hour = Int(secondOfDay / 3600)
-    fields.minute = Int(secondOfDay / 60 % 60)
-    fields.second = Int(secondOfDay % 60)
-    // Howard Hinnant's civil_from_days.
-    let shifted = days + 719_468
-    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-    let dayOfEra = shifted - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    fields.day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
-    fields.month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
-    fields.year = Int(yearOfEra + era * 400) + (fields.month <= 2 ? 1 : 0)
-    return fields
-  }
-
-  private func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
-    let remainder = (value % divisor + divisor) % divisor
-    return ((value - remainder) / divisor, remainder)
+  private func localFields(_ milliseconds: Int64) -> (fields: Timestamp.CalendarFields, offsetSeconds: Int) {
+    let moment = Timestamp(millisecondsSince1970: milliseconds)
+    let offset = timeZone.secondsEast(moment.secondsSince1970)
+    return (moment.calendarFields(offsetSeconds: offset), offset)
   }
 
   private func twoDigits(_ value: Int) -> String { paddedNumber(value, 2) }
