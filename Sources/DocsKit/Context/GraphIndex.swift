@@ -31,14 +31,26 @@ struct GraphIndex {
       membersByCategory[stored.id] = [:]
       nextSequence += 1
     }
+    // Documents come grouped by category: fill one category's name index at a time rather
+    // than looking the category up for every document.
+    var currentCategory: ObjectID?
+    var members: [NameKey: ObjectID] = [:]
+    func flushMembers() {
+      if let currentCategory { membersByCategory[currentCategory] = members }
+    }
     for stored in graph.documents {
       guard let category = categories[stored.categoryID] else { continue }
-      guard documents[stored.id] == nil, categories[stored.id] == nil else {
+      if stored.categoryID != currentCategory {
+        flushMembers()
+        currentCategory = stored.categoryID
+        members = membersByCategory[stored.categoryID] ?? [:]
+      }
+      guard categories[stored.id] == nil else {
         guard report("the id \(stored.id) is used twice") else { return }
         continue
       }
       let key = stored.name.key
-      if let other = membersByCategory[stored.categoryID]?[key], let existing = documents[other] {
+      if let other = members[key], let existing = documents[other] {
         guard
           report(
             "two documents of \"\(category.category.name)\" are named \"\(existing.document.name)\" and \"\(stored.name)\""
@@ -46,14 +58,20 @@ struct GraphIndex {
         else { return }
         continue
       }
-      documents[stored.id] = DocumentRecord(
+      let record = DocumentRecord(
         document: Document(
           id: stored.id, name: stored.name, categoryID: stored.categoryID, size: stored.size,
           modified: stored.modified),
         content: .fault(stored.contentLocation), location: stored.location, sequence: nextSequence)
-      membersByCategory[stored.categoryID, default: [:]][key] = stored.id
+      if let first = documents.updateValue(record, forKey: stored.id) {
+        documents[stored.id] = first  // keep the first of the two
+        guard report("the id \(stored.id) is used twice") else { return }
+        continue
+      }
+      members[key] = stored.id
       nextSequence += 1
     }
+    flushMembers()
   }
 
   /// Indexes `graph`, refusing it at the first broken rule.
