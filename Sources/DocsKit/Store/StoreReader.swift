@@ -481,6 +481,7 @@ struct StoreReader: ~Copyable {
 
   // MARK: - Bytes
 
+  @inline(__always)
   private mutating func skipWhitespace() throws(StoreReadFailure) {
     while true {
       if position == filled {
@@ -493,6 +494,7 @@ struct StoreReader: ~Copyable {
     }
   }
 
+  @inline(__always)
   private mutating func peek() throws(StoreReadFailure) -> UInt8? {
     if position == filled {
       guard try refill() else { return nil }
@@ -500,6 +502,7 @@ struct StoreReader: ~Copyable {
     return buffer[position]
   }
 
+  @inline(__always)
   private mutating func next() throws(StoreReadFailure) -> UInt8? {
     guard let byte = try peek() else { return nil }
     position += 1
