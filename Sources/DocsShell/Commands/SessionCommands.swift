@@ -50,7 +50,8 @@ struct SaveCommand: ShellCommand {
   }
 
   func run(in session: Session) throws(ShellError) {
-    let count = session.context.changes().count
+    // Counted only for the message a person reads.
+    let count = session.settings.isInteractive ? session.context.changes().count : 0
     try ShellError.catching { () throws(ContextError) in
       try session.context.save(keepingMine: keepingMine)
     }
