@@ -32,6 +32,8 @@ struct CommandConfiguration: Sendable {
   var arguments: [ArgumentKind] = []
   /// Whether running it is one undo group (false for commands that manage history or files).
   var isUndoable = true
+  /// Whether its output goes through the pager in the REPL when it is longer than the screen.
+  var pagesOutput = false
 }
 
 /// A command of the shell: parses its own arguments and runs against a session.
