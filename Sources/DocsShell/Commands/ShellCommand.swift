@@ -67,7 +67,7 @@ enum CommandRegistry {
     MakeCategoryCommand.self, RemoveCategoryCommand.self,
     NewDocumentCommand.self, WriteDocumentCommand.self, AppendCommand.self,
     EditCommand.self, CatCommand.self, InfoCommand.self, RemoveCommand.self, MoveCommand.self,
-    FindCommand.self, GrepCommand.self,
+    FindCommand.self, GrepCommand.self, ImportCommand.self, ExportCommand.self,
     StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
     RedoCommand.self, HistoryCommand.self, SourceCommand.self, HelpCommand.self,
       ExitCommand.self,
