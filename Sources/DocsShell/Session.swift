@@ -181,6 +181,15 @@ final class Session {
     try ShellPath(path).resolve(in: context, from: currentCategory)
   }
 
+  /// A file-system path as typed, with a leading `~` or `~/` standing for `$HOME` as in a
+  /// shell (`~user` is left alone).
+  func filePath(_ typed: String) -> String {
+    guard typed == "~" || typed.hasPrefix("~/"),
+      let home = settings.environment["HOME"], !home.isEmpty
+    else { return typed }
+    return home + typed.dropFirst()
+  }
+
   /// Asks a yes/no `question` (default no), unless `--yes` or nobody can answer.
   /// - Throws: ``ShellError/confirmationNeeded(_:)`` in a non-interactive run without `--yes`.
   func confirm(_ question: String) throws(ShellError) -> Bool {

@@ -218,6 +218,15 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     #expect(try context.content(of: document.id) == "real text")
   }
 
+  @Test func aLeadingTildeIsTheHomeFolder() throws {
+    harness.session.settings.environment["HOME"] = files
+    try makeFile("\(files)/note", Array("from home".utf8))
+    harness.run("mkdir Work; cd Work")
+    #expect(harness.run("import ~/note").errors == "")
+    #expect(harness.run("export ~/out").errors == "")
+    #expect(try fileBytes("\(files)/out/Work/note") == Array("from home".utf8))
+  }
+
   @Test func oneBadFileImportsNothing() throws {
     let folder = "\(files)/Batch"
     try makeFolder(folder)

@@ -11,7 +11,8 @@ struct ExportCommand: ShellCommand {
       a file in it: the content byte for byte, the file's modification time the
       document's. DEST is created when missing. Existing files are an error unless --force,
       which replaces them (a symbolic link is replaced, never followed); nothing is written
-      outside DEST. Unsaved changes are exported as they are.
+      outside DEST. Unsaved changes are exported as they are. A leading ~/ is your home
+      folder.
       """,
     example: "export ~/notes-backup Work",
     arguments: [.file, .category],
@@ -46,7 +47,7 @@ struct ExportCommand: ShellCommand {
     let folders = categories.map { category in
       FileExport.Folder(name: category.name.text, documents: session.context.documents(in: category.id))
     }
-    try FileExport(destination: destination, replacing: replacing).write(folders) {
+    try FileExport(destination: session.filePath(destination), replacing: replacing).write(folders) {
       document throws(ShellError) in
       try ShellError.catching { () throws(ContextError) in try session.context.content(of: document.id) }
     }

@@ -12,7 +12,7 @@ struct ImportCommand: ShellCommand {
       files; subfolders, symbolic links and special files inside it are skipped and
       reported. A name that exists already is an error unless --replace. Files must be
       UTF-8 text named as documents may be. All or nothing: one bad file imports nothing,
-      and undo takes the whole import back.
+      and undo takes the whole import back. A leading ~/ is your home folder.
       """,
     example: "import ~/notes/plan.txt ~/notes/ideas.md",
     arguments: [.file])
@@ -31,7 +31,7 @@ struct ImportCommand: ShellCommand {
   func run(in session: Session) throws(ShellError) {
     if let category = session.currentCategory {
       var files: [ImportedFile] = []
-      for path in paths {
+      for path in paths.map(session.filePath) {
         if try FileImport.kind(of: path) == .folder {
           throw .input("import: \(path) is a folder; folders become categories at the top (cd / first)")
         }
@@ -42,7 +42,7 @@ struct ImportCommand: ShellCommand {
       return
     }
     var folders: [ImportedFolder] = []
-    for path in paths {
+    for path in paths.map(session.filePath) {
       if try FileImport.kind(of: path) == .file {
         throw .input(
           "import: \(path) is a file; documents live in categories: cd into one first (or import a folder)")
