@@ -15,6 +15,19 @@ import Testing
     #expect(invocation.color == .never)
   }
 
+  @Test func parsesThePagerAndStartupFileOptions() throws {
+    let plain = try Invocation(arguments: [])
+    #expect(!plain.noPager && !plain.noStartupFile)
+    let both = try Invocation(arguments: ["--no-pager", "--no-rc"])
+    #expect(both.noPager && both.noStartupFile)
+  }
+
+  @Test func findsTheStartupFileInXDGConfigThenHome() {
+    #expect(Invocation.startupFilePath(environment: ["XDG_CONFIG_HOME": "/c", "HOME": "/h"]) == "/c/docsh/docshrc")
+    #expect(Invocation.startupFilePath(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"]) == "/h/.config/docsh/docshrc")
+    #expect(Invocation.startupFilePath(environment: [:]) == nil)
+  }
+
   @Test func acceptsAttachedAndBundledShortOptions() throws {
     let invocation = try Invocation(arguments: ["-sstore.json", "-yc", "ls"])
     #expect(invocation.storePath == "store.json")
