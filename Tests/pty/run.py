@@ -347,6 +347,24 @@ def test_completion_after_help(sandbox):
     check("usage: mkdir" in output, f"help mk<TAB> did not show mkdir's help; saw {output!r}")
 
 
+@sandboxed
+def test_completion_for_import_and_export(sandbox):
+    sandbox.setup("mkdir Work Plans")
+    with open(sandbox.path("notes-file.txt"), "w") as file:
+        file.write("from a file\n")
+    terminal = sandbox.start()
+    terminal.run("cd Work", "/Work")
+    # import takes file paths (docsh runs in the sandbox's root folder).
+    complete(terminal, "import notes-f", "ile.txt ", "a file path after import")
+    terminal.run("", "/Work", dirty=True)
+    output = terminal.run("cat notes-file.txt", "/Work", dirty=True)
+    check(output == "from a file\n", f"import notes-f<TAB> did not import the file; cat shows {output!r}")
+    # export takes a file path, then categories.
+    complete(terminal, "export out Wo", "rk/", "a category after export's folder")
+    terminal.run("", "/Work", dirty=True)
+    check(os.path.exists(sandbox.path("out/Work/notes-file.txt")), "export out Wo<TAB> did not export Work")
+
+
 # MARK: - 3. History
 
 
