@@ -3,7 +3,7 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test deps bench-deps build release bench bench-quick install format clean fuzz
+.PHONY: run test deps bench-deps build release bench bench-quick install install-data format clean fuzz
 
 ## Install what the build and the tests need from Debian, only when it is missing.
 deps:
@@ -56,9 +56,20 @@ bench-quick: release bench-deps
 fuzz: deps
 	fuzz/run.sh $(or $(FUZZ_SECONDS),60)
 
-install: release
+## The release binary, the man page docsh(1) and the bash and zsh completions, under
+## $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local).
+install: release install-data
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $$($(SWIFT) build -c release --show-bin-path)/docsh $(DESTDIR)$(PREFIX)/bin/docsh
+
+## Everything install puts in place but the binary: no build needed (the tests use it).
+install-data:
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 0644 docs/docsh.1 $(DESTDIR)$(PREFIX)/share/man/man1/docsh.1
+	install -m 0644 completions/docsh.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docsh
+	install -m 0644 completions/_docsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docsh
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

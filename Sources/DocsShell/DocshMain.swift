@@ -75,7 +75,16 @@ enum DocshMain {
         historyPath: Invocation.historyPath(environment: environment),
         completionProvider: { line, word in completer.complete(lineBeforeCursor: line, word: word) })
       session.historyEntries = { reader.historyEntries() }
-      InteractiveLoop(interpreter: interpreter, reader: reader).run()
+      let loop = InteractiveLoop(interpreter: interpreter, reader: reader)
+      if !invocation.noStartupFile, let path = Invocation.startupFilePath(environment: environment) {
+        interpreter.runStartupFile(at: path)
+      }
+      if !invocation.noPager && output.isTerminal {
+        session.pager = Pager.fromEnvironment(environment) {
+          Pager.terminalRows(of: 1, environment: environment)
+        }
+      }
+      loop.run()
       session.output.flush()
       reader.saveHistory()
       return .success

@@ -17,6 +17,8 @@ struct Invocation: Equatable {
   var showHelp = false
   var showVersion = false
   var check = false
+  var noPager = false
+  var noStartupFile = false
 
   static let version = "docsh 0.1.0"
 
@@ -36,6 +38,8 @@ struct Invocation: Equatable {
                           NO_COLOR set or TERM=dumb)
           --check         verify the store (format, ids, names, sizes against contents) and
                           exit: 0 when sound, 1 when problems were found
+          --no-pager      in the REPL, never page long output of cat, ls, grep, help, history
+          --no-rc         do not run the startup file
       -h, --help          show this help
           --version       show the version
 
@@ -43,6 +47,11 @@ struct Invocation: Equatable {
     commands from standard input otherwise. A non-interactive run stops at the first failing
     command and saves nothing after its last explicit 'save'; when every command succeeds,
     changes are saved at the end (unless --no-save).
+
+    The REPL (only the REPL: never -c, a SCRIPT or piped input) first runs the startup file
+    $XDG_CONFIG_HOME/docsh/docshrc, else ~/.config/docsh/docshrc; an error there is shown as
+    FILE:LINE: error: …, skips the rest of the file, and the REPL starts anyway. Output
+    longer than the screen goes through $DOCSH_PAGER, else $PAGER, else less -FRX.
 
     exit status: 0 success, 1 a command failed, 2 bad invocation, 3 the store could not be
     read or written. Type 'help' inside docsh for the commands.
@@ -102,6 +111,8 @@ struct Invocation: Equatable {
         case "--help": showHelp = true
         case "--version": showVersion = true
         case "--check": check = true
+        case "--no-pager": noPager = true
+        case "--no-rc": noStartupFile = true
         default: throw Failure(description: "unknown option \(name)")
         }
         continue
@@ -146,6 +157,12 @@ struct Invocation: Equatable {
       return path == "/dev/null" ? nil : path
     }
     return xdgPath("XDG_STATE_HOME", fallback: ".local/state", file: "docsh/history", environment: environment)
+  }
+
+  /// The startup file of the REPL: `$XDG_CONFIG_HOME/docsh/docshrc`, else
+  /// `~/.config/docsh/docshrc`.
+  static func startupFilePath(environment: [String: String]) -> String? {
+    xdgPath("XDG_CONFIG_HOME", fallback: ".config", file: "docsh/docshrc", environment: environment)
   }
 
   /// `$VARIABLE/file` when the variable holds an absolute path (as the XDG spec demands),

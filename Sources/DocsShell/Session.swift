@@ -16,6 +16,8 @@ final class TextOutput {
 
   /// Whether every write goes out at once (standard error).
   private let isUnbuffered: Bool
+  /// Output kept back by ``hold()`` until ``releaseHeld()``; `nil` when not holding.
+  private var held: [UInt8]?
 
   /// Output to `fileDescriptor`, buffered until ``flush()`` unless `unbuffered`.
   init(fileDescriptor: Int32, unbuffered: Bool = false) {
@@ -33,6 +35,10 @@ final class TextOutput {
 
   /// Writes `text` as it is.
   func write(_ text: String) {
+    if held != nil {
+      held?.append(contentsOf: text.utf8)
+      return
+    }
     guard fileDescriptor != nil else {
       captured += text
       return
@@ -47,9 +53,32 @@ final class TextOutput {
     write("\n")
   }
 
-  /// Sends what is buffered to the descriptor.
+  /// Writes `bytes` as they are (output that was held, then not paged).
+  func write(bytes: [UInt8]) {
+    guard fileDescriptor != nil, held == nil else {
+      write(String(decoding: bytes, as: UTF8.self))
+      return
+    }
+    buffer.append(contentsOf: bytes)
+    if isUnbuffered || buffer.count >= 1 << 16 { flush() }
+  }
+
+  /// Keeps everything written from now on back, however long, until ``releaseHeld()``:
+  /// the REPL decides afterwards whether a command's output goes through the pager.
+  func hold() {
+    flush()
+    held = held ?? []
+  }
+
+  /// Stops holding and returns what was held.
+  func releaseHeld() -> [UInt8] {
+    defer { held = nil }
+    return held ?? []
+  }
+
+  /// Sends what is buffered to the descriptor (nothing while holding).
   func flush() {
-    guard let fileDescriptor, !buffer.isEmpty else { return }
+    guard held == nil, let fileDescriptor, !buffer.isEmpty else { return }
     buffer.withUnsafeBytes { bytes in
       var done = 0
       while done < bytes.count {
@@ -107,6 +136,9 @@ final class Session {
   var wantsToExit = false
   /// The time now, for showing recent dates.
   var now: () -> Timestamp = { Timestamp.now() }
+  /// The pager for long output of the commands that page; `nil` (no REPL, `--no-pager`,
+  /// output not a terminal) writes everything straight out.
+  var pager: Pager?
 
   private var currentCategoryID: ObjectID?
   private var previousCategoryID: ObjectID??
@@ -147,6 +179,15 @@ final class Session {
   /// Resolves a path typed by the user from where the user is.
   func resolve(_ path: String) throws(ShellError) -> ResolvedPath {
     try ShellPath(path).resolve(in: context, from: currentCategory)
+  }
+
+  /// A file-system path as typed, with a leading `~` or `~/` standing for `$HOME` as in a
+  /// shell (`~user` is left alone).
+  func filePath(_ typed: String) -> String {
+    guard typed == "~" || typed.hasPrefix("~/"),
+      let home = settings.environment["HOME"], !home.isEmpty
+    else { return typed }
+    return home + typed.dropFirst()
   }
 
   /// Asks a yes/no `question` (default no), unless `--yes` or nobody can answer.

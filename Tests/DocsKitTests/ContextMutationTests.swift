@@ -351,4 +351,36 @@ import Testing
     #expect(context.documents(nameContaining: "d").map(\.id) == [kept.id])
     #expect(try context.searchContents(for: .text("needle", ignoringCase: false)).map(\.document.id) == [kept.id])
   }
+
+  // MARK: - Given modification dates
+
+  @Test func createsAndRewritesDocumentsWithAGivenModificationDateThatSurvivesASave() throws {
+    let harness = try Harness()
+    let context = try harness.openContext()
+    let work = try context.createCategory(named: "Work")
+    let given = Timestamp(millisecondsSince1970: 1_234_567_890_123)
+    let readings = harness.clock.readings
+    let created = try context.createDocument(named: "Old", in: work.id, content: "é\n", modified: given)
+    #expect(created.modified == given)
+    #expect(created.size == 3)
+    #expect(harness.clock.readings == readings, "a given date must not read the clock")
+
+    let later = Timestamp(millisecondsSince1970: 1_300_000_000_007)
+    let rewritten = try context.setContent("new", of: created.id, modified: later)
+    #expect(rewritten.modified == later)
+    #expect(rewritten.size == 3)
+    // Without a date, the clock stamps it as before.
+    let stamped = try context.setContent("newer", of: created.id)
+    #expect(stamped.modified == TestClock.reading(harness.clock.readings))
+
+    try context.setContent("kept", of: created.id, modified: later)
+    try context.save()
+    let reloaded = try harness.openContext()
+    let document = try #require(reloaded.document(withID: created.id))
+    #expect(document.modified == later)
+    #expect(try reloaded.content(of: document.id) == "kept")
+    // Undo of a dated rewrite brings the earlier date back.
+    try context.undo()
+    #expect(context.document(withID: created.id)?.modified == stamped.modified)
+  }
 }

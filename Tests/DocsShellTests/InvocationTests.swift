@@ -15,6 +15,19 @@ import Testing
     #expect(invocation.color == .never)
   }
 
+  @Test func parsesThePagerAndStartupFileOptions() throws {
+    let plain = try Invocation(arguments: [])
+    #expect(!plain.noPager && !plain.noStartupFile)
+    let both = try Invocation(arguments: ["--no-pager", "--no-rc"])
+    #expect(both.noPager && both.noStartupFile)
+  }
+
+  @Test func findsTheStartupFileInXDGConfigThenHome() {
+    #expect(Invocation.startupFilePath(environment: ["XDG_CONFIG_HOME": "/c", "HOME": "/h"]) == "/c/docsh/docshrc")
+    #expect(Invocation.startupFilePath(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"]) == "/h/.config/docsh/docshrc")
+    #expect(Invocation.startupFilePath(environment: [:]) == nil)
+  }
+
   @Test func acceptsAttachedAndBundledShortOptions() throws {
     let invocation = try Invocation(arguments: ["-sstore.json", "-yc", "ls"])
     #expect(invocation.storePath == "store.json")
@@ -164,6 +177,27 @@ import Testing
     let home = try docsh(["-c", "mkdir H"])
     #expect(home.status == 0)
     #expect(FileManager.default.fileExists(atPath: folder.path("home/.local/share/docsh/store.json")))
+  }
+
+  @Test func exportsAndImportsThroughTheBinary() throws {
+    let exported = folder.path("exported")
+    let first = try docsh([
+      "-s", store, "-c", "mkdir 'Café ☕' -- -rf; new 'Café ☕/.menu' espresso; new -rf/-rf gone",
+      "-c", "export \(exported)",
+    ])
+    #expect(first.status == 0, "\(first.errors)")
+    #expect(try String(contentsOfFile: exported + "/Café ☕/.menu", encoding: .utf8) == "espresso")
+    let other = folder.path("other.json")
+    let second = try docsh(["-s", other, "-c", "import '\(exported)/Café ☕' \(exported)/-rf"])
+    #expect(second.status == 0, "\(second.errors)")
+    let before = try docsh(["-s", store, "-c", "ls --json 'Café ☕'; ls --json -- -rf"])
+    let after = try docsh(["-s", other, "-c", "ls --json 'Café ☕'; ls --json -- -rf"])
+    #expect(after.output == before.output)
+    #expect(after.output.contains("\".menu\""))
+    // Again: every name exists now, so nothing is imported and the run fails.
+    let again = try docsh(["-s", other, "-c", "import \(exported)/-rf"])
+    #expect(again.status == 1)
+    #expect(again.errors == "-c:1: error: import: \(exported)/-rf: a category named \"-rf\" exists (use --replace to import into it)\n")
   }
 
   @Test(arguments: ["tour", "journal", "reading-list"])

@@ -199,13 +199,13 @@ class Sandbox:
                 environment[key] = value
         return environment
 
-    def spawn(self, *arguments, **changes):
-        """docsh in a pseudo-terminal; waits for nothing."""
+    def spawn(self, *arguments, dimensions=DIMENSIONS, **changes):
+        """docsh in a pseudo-terminal of `dimensions` (rows, columns); waits for nothing."""
         child = pexpect.spawn(
             DOCSH,
             list(arguments),
             env=self.environment(**changes),
-            dimensions=DIMENSIONS,
+            dimensions=dimensions,
             encoding="utf-8",
             codec_errors="replace",
             timeout=TIMEOUT,
@@ -215,9 +215,9 @@ class Sandbox:
         self.terminals.append(terminal)
         return terminal
 
-    def start(self, *arguments, **changes):
+    def start(self, *arguments, dimensions=DIMENSIONS, **changes):
         """docsh in a pseudo-terminal, once its first prompt is shown."""
-        terminal = self.spawn(*arguments, **changes)
+        terminal = self.spawn(*arguments, dimensions=dimensions, **changes)
         terminal.prompt()
         return terminal
 
@@ -345,6 +345,24 @@ def test_completion_after_help(sandbox):
     complete(terminal, "help mk", "dir ", "a command name after help")
     output = terminal.run("")
     check("usage: mkdir" in output, f"help mk<TAB> did not show mkdir's help; saw {output!r}")
+
+
+@sandboxed
+def test_completion_for_import_and_export(sandbox):
+    sandbox.setup("mkdir Work Plans")
+    with open(sandbox.path("notes-file.txt"), "w") as file:
+        file.write("from a file\n")
+    terminal = sandbox.start()
+    terminal.run("cd Work", "/Work")
+    # import takes file paths (docsh runs in the sandbox's root folder).
+    complete(terminal, "import notes-f", "ile.txt ", "a file path after import")
+    terminal.run("", "/Work", dirty=True)
+    output = terminal.run("cat notes-file.txt", "/Work", dirty=True)
+    check(output == "from a file\n", f"import notes-f<TAB> did not import the file; cat shows {output!r}")
+    # export takes a file path, then categories.
+    complete(terminal, "export out Wo", "rk/", "a category after export's folder")
+    terminal.run("", "/Work", dirty=True)
+    check(os.path.exists(sandbox.path("out/Work/notes-file.txt")), "export out Wo<TAB> did not export Work")
 
 
 # MARK: - 3. History
@@ -673,6 +691,163 @@ def test_cat_escapes_control_characters_on_a_terminal(sandbox):
         "before \\e[31mRED\\e[0m after" in found,
         f"cat on a terminal should show 'before \\e[31mRED\\e[0m after'; saw {found!r}",
     )
+
+
+# MARK: - 13. The pager
+
+
+SMALL_WINDOW = (10, 80)
+LONG_DOCUMENT = "".join(f"line {number}\n" for number in range(1, 51))
+
+
+def setup_long_and_short(sandbox):
+    sandbox.setup(
+        "mkdir Work\ncd Work\nnew Long <<END\n" + LONG_DOCUMENT + "END\nnew Short <<END\none\ntwo\nthree\nEND"
+    )
+
+
+@sandboxed
+def test_pager_shows_long_output(sandbox):
+    setup_long_and_short(sandbox)
+    # DOCSH_PAGER wins over PAGER; the test pager prints the number of lines it was given.
+    terminal = sandbox.start(dimensions=SMALL_WINDOW, DOCSH_PAGER="wc -l", PAGER="wc -c")
+    output = terminal.run("cat Work/Long")
+    check(output.strip() == "50", f"cat of 50 lines in a 10-row window should go through 'wc -l'; saw {output!r}")
+    check("line 1" not in output, f"the lines were printed as well as paged: {output!r}")
+    # Commands that page: ls, help and grep too.
+    output = terminal.run("help")
+    check(re.fullmatch(r"\s*\d+\s*", output) and int(output) > 10, f"help in 10 rows was not paged: {output!r}")
+    output = terminal.run("grep line Work")
+    check(output.strip() == "50", f"grep of 50 lines was not paged: {output!r}")
+
+
+@sandboxed
+def test_pager_quit_early_leaves_docsh_running(sandbox):
+    # More than a pipe holds (64 KiB): docsh is still writing when the pager quits.
+    big = "".join(f"line {number}\n" for number in range(1, 20001))
+    result = sandbox.docsh(input=("mkdir Work\ncd Work\nnew Big <<END\n" + big + "END\n").encode())
+    check(result.returncode == 0, f"setup of a big document failed: {result.stderr!r}")
+    terminal = sandbox.start(dimensions=SMALL_WINDOW, DOCSH_PAGER="head -n 2")
+    output = terminal.run("cat Work/Big")
+    check(output == "line 1\nline 2\n", f"'head -n 2' as pager should show two lines; saw {tail(output)}")
+    check(terminal.child.isalive(), "docsh ended when the pager quit early (SIGPIPE?)")
+    output = terminal.run("pwd")
+    check(output.strip() == "/", f"pwd after the pager quit printed {output!r}")
+
+
+@sandboxed
+def test_pager_falls_back_to_pager_variable(sandbox):
+    setup_long_and_short(sandbox)
+    terminal = sandbox.start(dimensions=SMALL_WINDOW, PAGER="wc -l")
+    output = terminal.run("cat Work/Long")
+    check(output.strip() == "50", f"with only PAGER='wc -l' set, cat of 50 lines gave {output!r}")
+
+
+@sandboxed
+def test_pager_skips_short_output(sandbox):
+    setup_long_and_short(sandbox)
+    terminal = sandbox.start(dimensions=SMALL_WINDOW, DOCSH_PAGER="wc -l")
+    output = terminal.run("cat Work/Short")
+    check(output == "one\ntwo\nthree\n", f"a 3-line cat in a 10-row window should print as it is; saw {output!r}")
+    output = terminal.run("ls Work")
+    check(re.search(r"^Long ", output, re.M), f"a short ls was paged: {output!r}")
+
+
+@sandboxed
+def test_no_pager_option_turns_it_off(sandbox):
+    setup_long_and_short(sandbox)
+    terminal = sandbox.start("--no-pager", dimensions=SMALL_WINDOW, DOCSH_PAGER="wc -l")
+    output = terminal.run("cat Work/Long")
+    check(output == LONG_DOCUMENT, f"with --no-pager cat should print all 50 lines; saw {tail(output)}")
+
+
+@sandboxed
+def test_no_pager_when_output_is_not_a_terminal(sandbox):
+    setup_long_and_short(sandbox)
+    captured = sandbox.path("captured")
+    # Standard input a terminal (so a REPL), standard output a file: nothing to page.
+    child = pexpect.spawn(
+        "/bin/sh", ["-c", f"exec '{DOCSH}' > '{captured}'"], env=sandbox.environment(DOCSH_PAGER="wc -l"),
+        dimensions=SMALL_WINDOW, encoding="utf-8", timeout=TIMEOUT, cwd=sandbox.root,
+    )
+    terminal = Terminal(child)
+    sandbox.terminals.append(terminal)
+    terminal.line("cat Work/Long")
+    terminal.line("exit")
+    status = terminal.exit_status()
+    check(status == 0, f"docsh > file ended with {status}")
+    with open(captured) as file:
+        text = file.read()
+    check(LONG_DOCUMENT in text, f"with standard output a file, cat should write the 50 lines there; got {tail(text)}")
+
+
+# MARK: - 14. The startup file
+
+
+def write_startup_file(folder, text):
+    os.makedirs(os.path.join(folder, "docsh"), exist_ok=True)
+    path = os.path.join(folder, "docsh", "docshrc")
+    with open(path, "w") as file:
+        file.write(text)
+    return path
+
+
+@sandboxed
+def test_startup_file_runs_before_the_first_prompt(sandbox):
+    sandbox.setup("mkdir Work")
+    config = sandbox.path("config")
+    write_startup_file(config, "# go to work\ncd Work\n")
+    terminal = sandbox.spawn(XDG_CONFIG_HOME=config)
+    terminal.prompt("/Work", what="the first prompt 'docsh:/Work> ' after an rc with 'cd Work'")
+    output = terminal.run("pwd", "/Work")
+    check(output.strip() == "/Work", f"pwd after the rc printed {output!r}")
+
+
+@sandboxed
+def test_startup_file_in_home_config_without_xdg(sandbox):
+    sandbox.setup("mkdir Work")
+    write_startup_file(os.path.join(sandbox.home, ".config"), "cd Work\n")
+    terminal = sandbox.spawn(XDG_CONFIG_HOME=None)
+    terminal.prompt("/Work", what="the first prompt 'docsh:/Work> ' from ~/.config/docsh/docshrc")
+
+
+@sandboxed
+def test_startup_file_error_is_reported_and_the_repl_starts(sandbox):
+    sandbox.setup("mkdir Work")
+    config = sandbox.path("config")
+    path = write_startup_file(config, "cd Work\ncd Nowhere\nmkdir Skipped\n")
+    terminal = sandbox.spawn(XDG_CONFIG_HOME=config)
+    found = terminal.expect(
+        re.escape(f"{path}:2: error: ") + r'no category named "Nowhere"',
+        what="FILE:LINE: error: for the rc's second line",
+    )
+    # The lines before the error ran; the rest of the file was skipped; a prompt came anyway.
+    terminal.prompt("/Work", what="a clean prompt 'docsh:/Work> ' after the rc's error")
+    output = terminal.run("ls /", "/Work")
+    check("Skipped" not in output, f"the line after the error ran: ls / shows {output!r}")
+    check(terminal.child.isalive(), "docsh ended after an error in the rc")
+
+
+@sandboxed
+def test_no_rc_skips_the_startup_file(sandbox):
+    sandbox.setup("mkdir Work")
+    config = sandbox.path("config")
+    write_startup_file(config, "cd Work\n")
+    terminal = sandbox.spawn("--no-rc", XDG_CONFIG_HOME=config)
+    terminal.prompt("/", what="the first prompt 'docsh:/> ' with --no-rc")
+    output = terminal.run("pwd")
+    check(output.strip() == "/", f"with --no-rc pwd printed {output!r}")
+
+
+@sandboxed
+def test_startup_file_is_not_run_for_commands_or_piped_input(sandbox):
+    sandbox.setup("mkdir Work")
+    config = sandbox.path("config")
+    write_startup_file(config, "cd Work\n")
+    result = sandbox.docsh("-c", "pwd", XDG_CONFIG_HOME=config)
+    check(result.stdout == b"/\n", f"docsh -c pwd ran the rc: {result.stdout!r} {result.stderr!r}")
+    result = sandbox.docsh(input=b"pwd\n", XDG_CONFIG_HOME=config)
+    check(result.stdout == b"/\n", f"piped 'pwd' ran the rc: {result.stdout!r} {result.stderr!r}")
 
 
 # MARK: - Running

@@ -49,17 +49,20 @@ extension Context {
   // MARK: - Documents
 
   /// Creates a document named `name` in the category `categoryID` holding `content`.
+  /// - Parameter modified: the modification date to record (an imported file's); `nil`
+  ///   stamps the context's clock.
   /// - Throws: ``ContextError`` when the category is gone or the name is invalid or taken.
   @discardableResult
   public func createDocument(
-    named name: String, in categoryID: ObjectID, content: String = ""
+    named name: String, in categoryID: ObjectID, content: String = "",
+    modified: Timestamp? = nil
   ) throws(ContextError) -> Document {
     guard categoryRecords[categoryID] != nil else { throw .noSuchCategory(categoryID) }
     let validName = try validated(name)
     try checkDocumentNameIsFree(validName, in: categoryID, for: nil)
     let document = Document(
       id: makeID(), name: validName, categoryID: categoryID, size: content.utf8.count,
-      modified: clock())
+      modified: modified ?? clock())
     performChanges("new \(validName)") {
       setDocument(
         document.id,
@@ -72,16 +75,20 @@ extension Context {
 
   /// Replaces the content of the document `id`; size and modification date follow.
   /// Setting the content it already has changes nothing.
+  /// - Parameter modified: the modification date to record (an imported file's); `nil`
+  ///   stamps the context's clock.
   /// - Throws: ``ContextError`` when the document is gone or its old content unreadable.
   @discardableResult
-  public func setContent(_ content: String, of id: ObjectID) throws(ContextError) -> Document {
+  public func setContent(
+    _ content: String, of id: ObjectID, modified: Timestamp? = nil
+  ) throws(ContextError) -> Document {
     guard var record = documentRecords[id] else { throw .noSuchDocument(id) }
     if record.document.size == content.utf8.count, try self.content(of: id) == content {
       return record.document
     }
     record.content = .text(content)
     record.document.size = content.utf8.count
-    record.document.modified = clock()
+    record.document.modified = modified ?? clock()
     record.location = nil
     performChanges("write \(record.document.name)") { setDocument(id, to: record) }
     return record.document

@@ -150,7 +150,8 @@ struct CatCommand: ShellCommand {
       """,
     example: "cat Plan Work/Notes",
     arguments: [.document],
-    isUndoable: false)
+    isUndoable: false,
+    pagesOutput: true)
 
   let paths: [String]
 

@@ -13,7 +13,8 @@ struct ListCommand: ShellCommand {
       (newest first); -r reverses any order; --json prints JSON.
       """,
     example: "ls -l -s size Work",
-    arguments: [.category])
+    arguments: [.category],
+    pagesOutput: true)
 
   enum Order: String {
     case name, size, date

@@ -56,7 +56,8 @@ struct GrepCommand: ShellCommand {
       """,
     example: "grep -i 'todo|fixme' Work",
     arguments: [.text, .category],
-    isUndoable: false)
+    isUndoable: false,
+    pagesOutput: true)
 
   let pattern: String
   let ignoringCase: Bool

@@ -126,7 +126,7 @@ struct RedoCommand: ShellCommand {
 struct HistoryCommand: ShellCommand {
   static let configuration = CommandConfiguration(
     name: "history", usage: "history", abstract: "list the command history",
-    example: "history", isUndoable: false)
+    example: "history", isUndoable: false, pagesOutput: true)
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
     try Self.refuseHereDocument(hereDocument)
@@ -169,7 +169,7 @@ struct HelpCommand: ShellCommand {
   static let configuration = CommandConfiguration(
     name: "help", usage: "help [COMMAND]",
     abstract: "list the commands, or show one command's usage and an example",
-    example: "help mv", arguments: [.command], isUndoable: false)
+    example: "help mv", arguments: [.command], isUndoable: false, pagesOutput: true)
 
   let topic: String?
 

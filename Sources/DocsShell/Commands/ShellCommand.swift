@@ -32,6 +32,8 @@ struct CommandConfiguration: Sendable {
   var arguments: [ArgumentKind] = []
   /// Whether running it is one undo group (false for commands that manage history or files).
   var isUndoable = true
+  /// Whether its output goes through the pager in the REPL when it is longer than the screen.
+  var pagesOutput = false
 }
 
 /// A command of the shell: parses its own arguments and runs against a session.
@@ -65,7 +67,7 @@ enum CommandRegistry {
     MakeCategoryCommand.self, RemoveCategoryCommand.self,
     NewDocumentCommand.self, WriteDocumentCommand.self, AppendCommand.self,
     EditCommand.self, CatCommand.self, InfoCommand.self, RemoveCommand.self, MoveCommand.self,
-    FindCommand.self, GrepCommand.self,
+    FindCommand.self, GrepCommand.self, ImportCommand.self, ExportCommand.self,
     StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
     RedoCommand.self, HistoryCommand.self, SourceCommand.self, HelpCommand.self,
       ExitCommand.self,

@@ -5,9 +5,8 @@
 /// Opens text in the user's editor (`$VISUAL`, else `$EDITOR`) and returns what was saved.
 ///
 /// The text goes into a generic file name inside a private 0700 folder, removed afterwards
-/// whatever happens. The editor command is the user's own setting, run by `/bin/sh` as git
-/// does; the file reaches it as an argument (`"$@"`), never spliced into a shell string.
-/// While the editor runs, docsh ignores Ctrl-C so that only the editor sees it.
+/// whatever happens. The editor runs through ``ChildProcess``: by `/bin/sh` as git does,
+/// the file reaching it as an argument (`"$@"`), Ctrl-C seen only by the editor.
 struct ExternalEditor {
   /// The editor command, as the environment gives it.
   let command: String
@@ -85,37 +84,10 @@ struct ExternalEditor {
 
   /// Runs `/bin/sh -c 'COMMAND "$@"' docsh-editor PATH` and waits; returns its exit status.
   private func run(_ path: String) throws(ShellError) -> Int32 {
-    let arguments = ["/bin/sh", "-c", command + " \"$@\"", "docsh-editor", path]
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-    argv.append(nil)
-    defer { for pointer in argv { free(pointer) } }
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    sigaddset(&defaults, SIGINT)
-    sigaddset(&defaults, SIGQUIT)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-
-    var ignore = sigaction()
-    ignore.__sigaction_handler.sa_handler = SIG_IGN
-    var previous = sigaction()
-    sigaction(SIGINT, &ignore, &previous)
-    defer { sigaction(SIGINT, &previous, nil) }
-
-    var child = pid_t()
-    let spawned = posix_spawn(&child, "/bin/sh", nil, &attributes, argv, environ)
-    guard spawned == 0 else {
-      throw .input("cannot start the editor: \(String(cString: strerror(spawned)))")
+    do {
+      return try ChildProcess.runShell(command + " \"$@\"", name: "docsh-editor", arguments: [path])
+    } catch {
+      throw .input("cannot start the editor: \(error)")
     }
-    var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 {
-      guard errno == EINTR else { return -1 }
-    }
-    // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
-    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
   }
 }

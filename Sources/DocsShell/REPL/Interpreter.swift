@@ -35,17 +35,40 @@ final class Interpreter {
       }
       guard let type = CommandRegistry.command(named: name) else { throw .unknownCommand(name) }
       let command = try type.init(arguments: Array(parsed.words.dropFirst()), hereDocument: hereDocument)
-      if type.configuration.isUndoable {
-        let action = Interpreter.actionName(parsed.words)
-        try session.context.performChanges(action) { () throws(ShellError) in
-          try command.run(in: session)
-        }
+      if type.configuration.pagesOutput, let pager = session.pager {
+        try runPaged(command, of: type, through: pager, words: parsed.words)
       } else {
-        try command.run(in: session)
+        try run(command, of: type, words: parsed.words)
       }
       session.output.flush()
       if session.wantsToExit { return }
     }
+  }
+
+  private func run(_ command: any ShellCommand, of type: any ShellCommand.Type, words: [String]) throws(ShellError) {
+    if type.configuration.isUndoable {
+      try session.context.performChanges(Interpreter.actionName(words)) { () throws(ShellError) in
+        try command.run(in: session)
+      }
+    } else {
+      try command.run(in: session)
+    }
+  }
+
+  /// Runs `command` with its output held back, then shows it through `pager` when it is
+  /// longer than the screen. Output written before a failure is shown too.
+  private func runPaged(
+    _ command: any ShellCommand, of type: any ShellCommand.Type, through pager: Pager, words: [String]
+  ) throws(ShellError) {
+    session.output.hold()
+    var failure: ShellError?
+    do {
+      try run(command, of: type, words: words)
+    } catch {
+      failure = error
+    }
+    pager.show(session.output.releaseHeld(), on: session.output, errors: session.errors)
+    if let failure { throw failure }
   }
 
   /// What `undo` calls a command: its name and first argument ("rmdir Work"), cut short

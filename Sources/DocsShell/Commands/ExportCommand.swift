@@ -1,0 +1,61 @@
+import DocsKit
+
+/// `export`: every document (or those of the categories named) as `DEST/CATEGORY/NAME`.
+struct ExportCommand: ShellCommand {
+  static let configuration = CommandConfiguration(
+    name: "export",
+    usage: "export [--force] DEST [CATEGORY…]",
+    abstract: "write documents as files DEST/CATEGORY/NAME, keeping their dates",
+    discussion: """
+      Writes every category (or only those named) as a folder of DEST and each document as
+      a file in it: the content byte for byte, the file's modification time the
+      document's. DEST is created when missing. Existing files are an error unless --force,
+      which replaces them (a symbolic link is replaced, never followed); nothing is written
+      outside DEST. Unsaved changes are exported as they are. A leading ~/ is your home
+      folder.
+      """,
+    example: "export ~/notes-backup Work",
+    arguments: [.file, .category],
+    isUndoable: false)
+
+  let destination: String
+  let categoryPaths: [String]
+  let replacing: Bool
+
+  init(arguments: [String], hereDocument: String?) throws(ShellError) {
+    try Self.refuseHereDocument(hereDocument)
+    let parsed = try ParsedArguments.parse(arguments, flags: ["f", "force"], for: Self.configuration)
+    guard let destination = parsed.positionals.first else {
+      throw Self.usageError("name the folder to export to")
+    }
+    guard !destination.isEmpty else { throw Self.usageError("the folder to export to cannot be empty") }
+    self.destination = destination
+    categoryPaths = Array(parsed.positionals.dropFirst())
+    replacing = !parsed.flags.isEmpty
+  }
+
+  func run(in session: Session) throws(ShellError) {
+    var categories: [Category] = []
+    if categoryPaths.isEmpty {
+      categories = session.context.categories()
+    } else {
+      for path in categoryPaths {
+        let category = try ShellPath(path).category(in: session.context, from: session.currentCategory)
+        if !categories.contains(where: { $0.id == category.id }) { categories.append(category) }
+      }
+    }
+    let folders = categories.map { category in
+      FileExport.Folder(name: category.name.text, documents: session.context.documents(in: category.id))
+    }
+    try FileExport(destination: session.filePath(destination), replacing: replacing).write(folders) {
+      document throws(ShellError) in
+      try ShellError.catching { () throws(ContextError) in try session.context.content(of: document.id) }
+    }
+    if session.settings.isInteractive {
+      let documents = folders.reduce(0) { $0 + $1.documents.count }
+      session.errors.writeLine(
+        "Exported \(documents) document\(documents == 1 ? "" : "s") in \(folders.count) "
+          + "categor\(folders.count == 1 ? "y" : "ies") to \(session.displayed(destination)).")
+    }
+  }
+}

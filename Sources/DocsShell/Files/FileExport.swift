@@ -1,0 +1,229 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import DocsKit
+
+/// Writes documents as files for `export`: `DEST/CATEGORY/NAME`, content byte for byte, the
+/// file's modification time the document's.
+///
+/// Nothing is ever written outside DEST. DEST itself is the user's own path (created when
+/// missing, followed if it is a link); everything inside it is reached with `openat` and
+/// `mkdirat` relative to DEST's descriptor, folders opened `O_NOFOLLOW | O_DIRECTORY`,
+/// files created `O_EXCL | O_NOFOLLOW`. Replacing (`--force`) writes a temporary file in the
+/// same folder and renames it over the old one, which replaces a symbolic link rather than
+/// following it. Every existing file is checked before the first byte is written; if
+/// writing fails midway, the files and folders this export created are removed again.
+struct FileExport {
+  /// One folder to write: a category's name and its documents.
+  struct Folder {
+    var name: String
+    var documents: [Document]
+  }
+
+  /// DEST as the user typed it.
+  let destination: String
+  /// Whether existing files are replaced (`--force`).
+  let replacing: Bool
+
+  /// Writes `folders` into DEST; `content` reads each document's text.
+  /// - Throws: ``ShellError/input(_:)`` naming the path that stopped it; then nothing
+  ///   outside what was already there is left behind.
+  func write(
+    _ folders: [Folder], content: (Document) throws(ShellError) -> String
+  ) throws(ShellError) {
+    for folder in folders {
+      try checkSafe(folder.name)
+      for document in folder.documents { try checkSafe(document.name.text) }
+    }
+    var status = stat()
+    let existed = stat(destination, &status) == 0
+    if existed {
+      guard status.st_mode & S_IFMT == S_IFDIR else {
+        throw .input("export: \(destination) exists and is not a folder")
+      }
+    } else {
+      guard errno == ENOENT else { throw failure(destination, errno) }
+      guard mkdir(destination, 0o755) == 0 else { throw failure(destination, errno) }
+    }
+    let root = open(destination, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard root >= 0 else {
+      let code = errno
+      if !existed { rmdir(destination) }
+      throw failure(destination, code)
+    }
+    defer { close(root) }
+    var created = Created()
+    do throws(ShellError) {
+      if existed { try checkExisting(folders, in: root) }
+      for folder in folders {
+        try write(folder, in: root, created: &created, content: content)
+      }
+    } catch {
+      created.remove(in: root)
+      if !existed { rmdir(destination) }
+      throw error
+    }
+  }
+
+  // MARK: - Checks
+
+  /// Refuses a name that could reach outside its folder. Names never hold `/` (the model
+  /// refuses them), but a file system must not depend on that.
+  private func checkSafe(_ name: String) throws(ShellError) {
+    guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")),
+      !name.utf8.contains(0)
+    else { throw .input("export: \"\(name)\" cannot be a file name") }
+  }
+
+  /// Finds, before writing anything, what would stop the export: an existing file (unless
+  /// replacing), a category's place taken by a file or a link, a document's by a folder.
+  private func checkExisting(_ folders: [Folder], in root: Int32) throws(ShellError) {
+    for folder in folders {
+      let folderPath = shown(folder.name)
+      var status = stat()
+      guard fstatat(root, folder.name, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard errno == ENOENT else { throw failure(folderPath, errno) }
+        continue
+      }
+      switch status.st_mode & S_IFMT {
+      case S_IFDIR: break
+      case S_IFLNK:
+        throw .input("export: \(folderPath) is a symbolic link; export does not follow links inside \(destination)")
+      default:
+        throw .input("export: \(folderPath) exists and is not a folder")
+      }
+      let directory = openat(root, folder.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      guard directory >= 0 else { throw failure(folderPath, errno) }
+      defer { close(directory) }
+      for document in folder.documents {
+        let path = shown(folder.name, document.name.text)
+        guard fstatat(directory, document.name.text, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+          guard errno == ENOENT else { throw failure(path, errno) }
+          continue
+        }
+        guard replacing else { throw .input("export: \(path) exists (use --force to replace it)") }
+        if status.st_mode & S_IFMT == S_IFDIR {
+          throw .input("export: \(path) is a folder; it cannot be replaced by a document")
+        }
+      }
+    }
+  }
+
+  // MARK: - Writing
+
+  /// What this export made, to take away again if it fails.
+  private struct Created {
+    var folders: [String] = []
+    var files: [(folder: String, name: String)] = []
+
+    func remove(in root: Int32) {
+      for (folder, name) in files.reversed() {
+        let directory = openat(root, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directory >= 0 else { continue }
+        unlinkat(directory, name, 0)
+        close(directory)
+      }
+      for folder in folders.reversed() { unlinkat(root, folder, AT_REMOVEDIR) }
+    }
+  }
+
+  private func write(
+    _ folder: Folder, in root: Int32, created: inout Created,
+    content: (Document) throws(ShellError) -> String
+  ) throws(ShellError) {
+    let folderPath = shown(folder.name)
+    if mkdirat(root, folder.name, 0o755) == 0 {
+      created.folders.append(folder.name)
+    } else if errno != EEXIST {
+      throw failure(folderPath, errno)
+    }
+    let directory = openat(root, folder.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard directory >= 0 else {
+      if errno == ELOOP || errno == ENOTDIR {
+        throw .input("export: \(folderPath) is not a folder (links inside \(destination) are not followed)")
+      }
+      throw failure(folderPath, errno)
+    }
+    defer { close(directory) }
+    for document in folder.documents {
+      let bytes = Array(try content(document).utf8)
+      let path = shown(folder.name, document.name.text)
+      if replacing {
+        try replace(document.name.text, in: directory, with: bytes, modified: document.modified, path: path)
+      } else {
+        let file = openat(
+          directory, document.name.text, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+        guard file >= 0 else {
+          if errno == EEXIST { throw .input("export: \(path) exists (use --force to replace it)") }
+          throw failure(path, errno)
+        }
+        created.files.append((folder.name, document.name.text))
+        try finish(file, bytes: bytes, modified: document.modified, path: path)
+      }
+    }
+  }
+
+  /// Writes a temporary file beside `name` and renames it over `name`.
+  private func replace(
+    _ name: String, in directory: Int32, with bytes: [UInt8], modified: Timestamp, path: String
+  ) throws(ShellError) {
+    var generator = SystemRandomNumberGenerator()
+    var temporary = ""
+    var file: Int32 = -1
+    for _ in 0..<16 {
+      temporary = ".docsh-export-" + String(generator.next() as UInt64, radix: 36)
+      file = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+      if file >= 0 || errno != EEXIST { break }
+    }
+    guard file >= 0 else { throw failure(path, errno) }
+    do throws(ShellError) {
+      try finish(file, bytes: bytes, modified: modified, path: path)
+      guard renameat(directory, temporary, directory, name) == 0 else { throw failure(path, errno) }
+    } catch {
+      unlinkat(directory, temporary, 0)
+      throw error
+    }
+  }
+
+  /// Writes `bytes` to `file`, sets its modification time and closes it.
+  private func finish(_ file: Int32, bytes: [UInt8], modified: Timestamp, path: String) throws(ShellError) {
+    var code: Int32 = 0
+    bytes.withUnsafeBytes { buffer in
+      var done = 0
+      while done < buffer.count {
+        let count = Glibc.write(file, buffer.baseAddress.map { $0 + done }, buffer.count - done)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else {
+          code = count < 0 ? errno : EIO
+          return
+        }
+        done += count
+      }
+    }
+    if code == 0 {
+      let milliseconds = modified.millisecondsSince1970
+      let seconds = modified.secondsSince1970
+      let times = [
+        timespec(tv_sec: 0, tv_nsec: FileExport.setToNow),
+        timespec(tv_sec: Int(seconds), tv_nsec: Int(milliseconds - seconds * 1000) * 1_000_000),
+      ]
+      if futimens(file, times) != 0 { code = errno }
+    }
+    if close(file) != 0 && code == 0 { code = errno }
+    if code != 0 { throw failure(path, code) }
+  }
+
+  /// `UTIME_NOW`, which Swift does not import.
+  private static let setToNow = (1 << 30) - 1
+
+  // MARK: - Messages
+
+  private func shown(_ parts: String...) -> String {
+    ([destination.hasSuffix("/") ? String(destination.dropLast()) : destination] + parts)
+      .joined(separator: "/")
+  }
+
+  private func failure(_ path: String, _ code: Int32) -> ShellError {
+    .input("export: \(path): \(String(cString: strerror(code)))")
+  }
+}

@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import DocsKit
+
+/// A text file read for `import`: where it came from, the document name it gives, its text
+/// and its modification date.
+struct ImportedFile {
+  /// The path as the user gave it (or `FOLDER/NAME` for a file found in a folder).
+  var path: String
+  /// The file's name: the document's name.
+  var name: String
+  /// The file's bytes, which are valid UTF-8.
+  var content: String
+  /// The file's modification time, to the millisecond.
+  var modified: Timestamp
+}
+
+/// A folder read for `import` at the top level: it becomes a category of its files.
+struct ImportedFolder {
+  /// The path as the user gave it.
+  var path: String
+  /// The folder's name: the category's name.
+  var name: String
+  /// Its regular files, sorted by name.
+  var files: [ImportedFile]
+  /// What was left out (subfolders, symbolic links, devices), one line each.
+  var skipped: [String]
+}
+
+/// Reads files and folders for `import`, refusing anything that cannot become a document
+/// exactly: names that are not valid document names, contents that are not UTF-8.
+///
+/// A path the user names is followed if it is a symbolic link (as `cp` does: the user chose
+/// it). Inside a folder nothing is followed: links, subfolders and special files are
+/// skipped and reported. Files are opened with `O_NONBLOCK` and checked with `fstat` after
+/// opening, so a FIFO or a file swapped in between cannot hang or fool the import.
+enum FileImport {
+  /// What a path names on disk.
+  enum Kind {
+    case file, folder
+  }
+
+  /// Whether `path` is a file or a folder (following a link the user named).
+  /// - Throws: ``ShellError/input(_:)`` when it does not exist or is neither.
+  static func kind(of path: String) throws(ShellError) -> Kind {
+    var status = stat()
+    guard stat(path, &status) == 0 else { throw failure(path, errno) }
+    switch status.st_mode & S_IFMT {
+    case S_IFDIR: return .folder
+    case S_IFREG: return .file
+    default: throw .input("import: \(path): not a regular file")
+    }
+  }
+
+  /// Reads the file at `path`, named by the user.
+  /// - Throws: ``ShellError/input(_:)`` naming the path when it cannot be read, is not a
+  ///   regular file, is not UTF-8 or its name cannot be a document's.
+  static func readFile(at path: String) throws(ShellError) -> ImportedFile {
+    let name = try documentName(ofPath: path)
+    let file = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    guard file >= 0 else { throw failure(path, errno) }
+    defer { close(file) }
+    return try read(file, path: path, name: name)
+  }
+
+  /// Reads the folder at `path` and its regular files.
+  /// - Throws: ``ShellError/input(_:)`` naming the folder or the first file that cannot be
+  ///   imported.
+  static func readFolder(at path: String) throws(ShellError) -> ImportedFolder {
+    let name = try categoryName(ofPath: path)
+    let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard folder >= 0 else { throw failure(path, errno) }
+    defer { close(folder) }
+    let shownFolder = path.hasSuffix("/") ? String(path.dropLast()) : path
+    var files: [ImportedFile] = []
+    var skipped: [String] = []
+    for entry in try entries(of: folder, path: path) {
+      guard let entryName = String(validating: entry, as: UTF8.self) else {
+        let shown = String(decoding: entry, as: UTF8.self)
+        throw .input("import: \(shownFolder)/\(shown): the file name is not valid UTF-8")
+      }
+      let entryPath = shownFolder + "/" + entryName
+      var status = stat()
+      guard fstatat(folder, entryName, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+        throw failure(entryPath, errno)
+      }
+      switch status.st_mode & S_IFMT {
+      case S_IFREG:
+        try checkDocumentName(entryName, path: entryPath)
+        let file = openat(folder, entryName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard file >= 0 else { throw failure(entryPath, errno) }
+        defer { close(file) }
+        files.append(try read(file, path: entryPath, name: entryName))
+      case S_IFDIR:
+        skipped.append("import: skipped \(entryPath)/: a subfolder (only a folder's files are imported)")
+      case S_IFLNK:
+        skipped.append("import: skipped \(entryPath): a symbolic link (links inside a folder are not followed)")
+      default:
+        skipped.append("import: skipped \(entryPath): not a regular file")
+      }
+    }
+    return ImportedFolder(path: path, name: name, files: files, skipped: skipped)
+  }
+
+  // MARK: - Names
+
+  /// The last component of `path`, without trailing slashes.
+  static func lastComponent(of path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+    return String(trimmed.split(separator: "/", omittingEmptySubsequences: true).last ?? trimmed)
+  }
+
+  private static func documentName(ofPath path: String) throws(ShellError) -> String {
+    let name = lastComponent(of: path)
+    try checkDocumentName(name, path: path)
+    return name
+  }
+
+  private static func categoryName(ofPath path: String) throws(ShellError) -> String {
+    let name = lastComponent(of: path)
+    guard name != ".", name != "..", name != "/" else {
+      throw .input("import: \(path): name the folder by its own name (it becomes the category's name)")
+    }
+    let valid: Name
+    do {
+      valid = try Name(name)
+    } catch {
+      throw .input("import: \(path): the folder name cannot be a category name: \(error)")
+    }
+    guard valid.text == name else {
+      throw .input("import: \(path): a category name cannot begin or end with white space")
+    }
+    return name
+  }
+
+  /// Refuses a file name that is not exactly a valid document name: trimming it would
+  /// change it, so the round trip through export would not give it back.
+  private static func checkDocumentName(_ name: String, path: String) throws(ShellError) {
+    let valid: Name
+    do {
+      valid = try Name(name)
+    } catch {
+      throw .input("import: \(path): the file name cannot be a document name: \(error)")
+    }
+    guard valid.text == name else {
+      throw .input("import: \(path): a document name cannot begin or end with white space")
+    }
+  }
+
+  // MARK: - Reading
+
+  private static func read(_ file: Int32, path: String, name: String) throws(ShellError) -> ImportedFile {
+    var status = stat()
+    guard fstat(file, &status) == 0 else { throw failure(path, errno) }
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      throw .input("import: \(path): not a regular file")
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(status.st_size))
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else { throw failure(path, errno) }
+      if count == 0 { break }
+      bytes.append(contentsOf: chunk[0..<count])
+    }
+    guard let content = String(validating: bytes, as: UTF8.self) else {
+      throw .input("import: \(path): not valid UTF-8 text")
+    }
+    let modified =
+      Int64(status.st_mtim.tv_sec) * 1000 + Int64(status.st_mtim.tv_nsec) / 1_000_000
+    return ImportedFile(
+      path: path, name: name, content: content,
+      modified: Timestamp(millisecondsSince1970: modified))
+  }
+
+  /// The names in the folder `folder` (not `.` and `..`), as bytes, sorted.
+  private static func entries(of folder: Int32, path: String) throws(ShellError) -> [[UInt8]] {
+    // fdopendir takes the descriptor over; give it its own.
+    let copy = dup(folder)
+    guard copy >= 0 else { throw failure(path, errno) }
+    guard let directory = fdopendir(copy) else {
+      let code = errno
+      close(copy)
+      throw failure(path, code)
+    }
+    defer { closedir(directory) }
+    var names: [[UInt8]] = []
+    while true {
+      errno = 0
+      guard let entry = readdir(directory) else {
+        if errno != 0 { throw failure(path, errno) }
+        break
+      }
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+      if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+      names.append(name)
+    }
+    return names.sorted { $0.lexicographicallyPrecedes($1) }
+  }
+
+  private static func failure(_ path: String, _ code: Int32) -> ShellError {
+    .input("import: \(path): \(String(cString: strerror(code)))")
+  }
+}

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs a program of the user's (the editor, the pager) while docsh waits for it.
+///
+/// The command is the user's own setting, run by `/bin/sh -c` as git does; arguments reach
+/// it as `"$@"`, never spliced into the shell text. While it runs, docsh ignores Ctrl-C so
+/// that only the program sees it; the program gets SIGINT, SIGQUIT and SIGPIPE at their
+/// defaults whatever docsh does with them.
+enum ChildProcess {
+  /// Why the program could not be started.
+  struct LaunchFailure: Error, CustomStringConvertible {
+    /// The `errno` of `posix_spawn` or `pipe`.
+    var code: Int32
+    var description: String { String(cString: strerror(code)) }
+  }
+
+  /// Runs `/bin/sh -c SCRIPT NAME ARGUMENTS…` and waits for it.
+  /// - Parameters:
+  ///   - script: the shell text (the user's `$EDITOR "$@"`, `$PAGER`).
+  ///   - name: the program's `$0`, shown in the shell's own messages.
+  ///   - arguments: the positional parameters, `"$@"` in `script`.
+  ///   - input: bytes written to the program's standard input through a pipe; `nil` leaves
+  ///     standard input as it is. A program that stops reading early (a pager quit before
+  ///     the end) is no error: the rest is dropped.
+  /// - Returns: the exit status, or 128 + N when a signal N ended it.
+  /// - Throws: ``LaunchFailure`` when the program cannot be started.
+  static func runShell(
+    _ script: String, name: String, arguments: [String] = [], input: [UInt8]? = nil
+  ) throws(LaunchFailure) -> Int32 {
+    let words = ["/bin/sh", "-c", script, name] + arguments
+    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    argv.append(nil)
+    defer { for pointer in argv { free(pointer) } }
+
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGINT, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    var pipeEnds: [Int32] = [-1, -1]
+    if input != nil {
+      guard pipe(&pipeEnds) == 0 else { throw LaunchFailure(code: errno) }
+      // Both ends close on exec (no other child inherits them); dup2 clears the flag on
+      // the child's standard input.
+      for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+      posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+    }
+    defer { for end in pipeEnds where end >= 0 { close(end) } }
+
+    var ignore = sigaction()
+    ignore.__sigaction_handler.sa_handler = SIG_IGN
+    var previousInterrupt = sigaction()
+    var previousPipe = sigaction()
+    sigaction(SIGINT, &ignore, &previousInterrupt)
+    sigaction(SIGPIPE, &ignore, &previousPipe)
+    defer {
+      sigaction(SIGINT, &previousInterrupt, nil)
+      sigaction(SIGPIPE, &previousPipe, nil)
+    }
+
+    var child = pid_t()
+    let spawned = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, environ)
+    guard spawned == 0 else { throw LaunchFailure(code: spawned) }
+    if let input {
+      close(pipeEnds[0])
+      pipeEnds[0] = -1
+      writeAll(input, to: pipeEnds[1])
+      close(pipeEnds[1])
+      pipeEnds[1] = -1
+    }
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0 {
+      guard errno == EINTR else { return -1 }
+    }
+    // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+  }
+
+  /// Writes `bytes` to `file` until done or the reader is gone (EPIPE with SIGPIPE ignored).
+  private static func writeAll(_ bytes: [UInt8], to file: Int32) {
+    bytes.withUnsafeBytes { buffer in
+      var done = 0
+      while done < buffer.count {
+        let count = write(file, buffer.baseAddress.map { $0 + done }, buffer.count - done)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return }
+        done += count
+      }
+    }
+  }
+}
