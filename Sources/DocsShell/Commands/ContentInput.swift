@@ -18,6 +18,17 @@ enum ContentInput {
     }
   }
 
+  /// The arguments of `new`, `write` and `append`: a document path, then the text. A
+  /// leading `--` is dropped, so a name may start with a dash (`new -- -draft`).
+  /// - Throws: `missing` when no path is given.
+  static func nameAndText(
+    _ arguments: [String], _ hereDocument: String?, or missing: ShellError
+  ) throws(ShellError) -> (path: String, input: ContentInput) {
+    let words = arguments.first == "--" ? arguments.dropFirst() : arguments[...]
+    guard let path = words.first else { throw missing }
+    return (path, ContentInput(words: Array(words.dropFirst()), hereDocument: hereDocument))
+  }
+
   /// The text given on the line, if any.
   var givenText: String? {
     switch self {

@@ -19,9 +19,7 @@ struct NewDocumentCommand: ShellCommand {
   let input: ContentInput
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    guard let path = arguments.first else { throw Self.usageError("name the document to create") }
-    self.path = path
-    input = ContentInput(words: Array(arguments.dropFirst()), hereDocument: hereDocument)
+    (path, input) = try ContentInput.nameAndText(arguments, hereDocument, or: Self.usageError("name the document to create"))
   }
 
   func run(in session: Session) throws(ShellError) {
@@ -50,9 +48,7 @@ struct WriteDocumentCommand: ShellCommand {
   let input: ContentInput
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    guard let path = arguments.first else { throw Self.usageError("name the document to write") }
-    self.path = path
-    input = ContentInput(words: Array(arguments.dropFirst()), hereDocument: hereDocument)
+    (path, input) = try ContentInput.nameAndText(arguments, hereDocument, or: Self.usageError("name the document to write"))
   }
 
   func run(in session: Session) throws(ShellError) {
@@ -83,9 +79,7 @@ struct AppendCommand: ShellCommand {
   let input: ContentInput
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    guard let path = arguments.first else { throw Self.usageError("name the document to append to") }
-    self.path = path
-    input = ContentInput(words: Array(arguments.dropFirst()), hereDocument: hereDocument)
+    (path, input) = try ContentInput.nameAndText(arguments, hereDocument, or: Self.usageError("name the document to append to"))
   }
 
   func run(in session: Session) throws(ShellError) {

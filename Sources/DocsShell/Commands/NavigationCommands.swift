@@ -50,8 +50,7 @@ struct PrintLocationCommand: ShellCommand {
     example: "pwd", isUndoable: false)
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    guard arguments.isEmpty else { throw Self.usageError("takes no arguments") }
+    try Self.refuseArguments(arguments, hereDocument)
   }
 
   func run(in session: Session) throws(ShellError) {

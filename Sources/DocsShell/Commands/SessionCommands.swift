@@ -95,8 +95,7 @@ struct UndoCommand: ShellCommand {
     example: "undo", isUndoable: false)
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    guard arguments.isEmpty else { throw Self.usageError("takes no arguments") }
+    try Self.refuseArguments(arguments, hereDocument)
   }
 
   func run(in session: Session) throws(ShellError) {
@@ -112,8 +111,7 @@ struct RedoCommand: ShellCommand {
     example: "redo", isUndoable: false)
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    guard arguments.isEmpty else { throw Self.usageError("takes no arguments") }
+    try Self.refuseArguments(arguments, hereDocument)
   }
 
   func run(in session: Session) throws(ShellError) {
@@ -129,8 +127,7 @@ struct HistoryCommand: ShellCommand {
     example: "history", isUndoable: false, pagesOutput: true)
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    guard arguments.isEmpty else { throw Self.usageError("takes no arguments") }
+    try Self.refuseArguments(arguments, hereDocument)
   }
 
   func run(in session: Session) throws(ShellError) {
@@ -218,8 +215,7 @@ struct ExitCommand: ShellCommand {
     example: "exit", isUndoable: false)
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    guard arguments.isEmpty else { throw Self.usageError("takes no arguments") }
+    try Self.refuseArguments(arguments, hereDocument)
   }
 
   func run(in session: Session) throws(ShellError) {
@@ -240,8 +236,7 @@ struct CheckCommand: ShellCommand {
     example: "check", isUndoable: false)
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    guard arguments.isEmpty else { throw Self.usageError("takes no arguments") }
+    try Self.refuseArguments(arguments, hereDocument)
   }
 
   func run(in session: Session) throws(ShellError) {

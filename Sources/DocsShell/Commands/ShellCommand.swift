@@ -54,6 +54,12 @@ extension ShellCommand {
     .usage(command: configuration.name, message: message, usage: configuration.usage)
   }
 
+  /// Refuses any argument and a here-document, for commands that take neither.
+  static func refuseArguments(_ arguments: [String], _ hereDocument: String?) throws(ShellError) {
+    try refuseHereDocument(hereDocument)
+    guard arguments.isEmpty else { throw usageError("takes no arguments") }
+  }
+
   /// Refuses a here-document, for commands that read none.
   static func refuseHereDocument(_ hereDocument: String?) throws(ShellError) {
     if hereDocument != nil { throw usageError("takes no here-document") }
