@@ -215,4 +215,18 @@ import Testing
     ]
     #expect(categories?.compactMap { $0["name"] as? String } == expected[name])
   }
+
+  @Test func aReaderThatStopsEarlyLosesNoChanges() throws {
+    // `docsh … | head -c 1`: the pipe closes while docsh still writes; the run still saves.
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = [
+      "-c", "\"$0\" -s \"$1\" -c 'mkdir Kept; help; help; help; help' | head -c 1 > /dev/null; exit 0",
+      DocshProcess.executable.path, store,
+    ]
+    process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
+    try process.run()
+    process.waitUntilExit()
+    #expect(try docsh(["-s", store, "-c", "ls"]).output.hasPrefix("Kept/"))
+  }
 }
