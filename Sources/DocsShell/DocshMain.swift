@@ -19,6 +19,9 @@ enum ExitStatus: Int32 {
 @main
 enum DocshMain {
   static func main() {
+    // A reader that stops early (`docsh … | head`) must not kill a run with changes to
+    // save: writes to a closed pipe fail with EPIPE instead, and the rest is discarded.
+    signal(SIGPIPE, SIG_IGN)
     let status = run(arguments: Array(CommandLine.arguments.dropFirst()), environment: currentEnvironment())
     exit(status.rawValue)
   }
