@@ -1,7 +1,8 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import DocsKit
 
 /// The exit statuses of docsh.
 enum ExitStatus: Int32 {
@@ -22,7 +23,8 @@ enum DocshMain {
     // A reader that stops early (`docsh … | head`) must not kill a run with changes to
     // save: writes to a closed pipe fail with EPIPE instead, and the rest is discarded.
     signal(SIGPIPE, SIG_IGN)
-    let status = run(arguments: Array(CommandLine.arguments.dropFirst()), environment: currentEnvironment())
+    let status = run(
+      arguments: Array(CommandLine.arguments.dropFirst()), environment: currentEnvironment())
     exit(status.rawValue)
   }
 
@@ -63,12 +65,14 @@ enum DocshMain {
       return .storeFailed
     }
 
-    let isInteractive = invocation.commands.isEmpty && invocation.scriptPath == nil && isatty(0) == 1
+    let isInteractive =
+      invocation.commands.isEmpty && invocation.scriptPath == nil && isatty(0) == 1
     var settings = SessionSettings()
     settings.isInteractive = isInteractive
     settings.assumeYes = invocation.assumeYes
     settings.environment = environment
-    settings.colors = colors(for: invocation.color, isTerminal: output.isTerminal, environment: environment)
+    settings.colors = colors(
+      for: invocation.color, isTerminal: output.isTerminal, environment: environment)
     let session = Session(context: context, output: output, errors: errors, settings: settings)
     let interpreter = Interpreter(session: session)
 
@@ -76,10 +80,12 @@ enum DocshMain {
       let completer = Completer(session: session)
       let reader = EditLineReader(
         historyPath: Invocation.historyPath(environment: environment),
-        completionProvider: { line, word in completer.complete(lineBeforeCursor: line, word: word) })
+        completionProvider: { line, word in completer.complete(lineBeforeCursor: line, word: word) }
+      )
       session.historyEntries = { reader.historyEntries() }
       let loop = InteractiveLoop(interpreter: interpreter, reader: reader)
-      if !invocation.noStartupFile, let path = Invocation.startupFilePath(environment: environment) {
+      if !invocation.noStartupFile, let path = Invocation.startupFilePath(environment: environment)
+      {
         interpreter.runStartupFile(at: path)
       }
       if !invocation.noPager && output.isTerminal {
@@ -96,7 +102,8 @@ enum DocshMain {
   }
 
   /// Runs `-c` texts, a script or standard input: all or nothing, saved at the end.
-  static func runNonInteractively(_ invocation: Invocation, interpreter: Interpreter) -> ExitStatus {
+  static func runNonInteractively(_ invocation: Invocation, interpreter: Interpreter) -> ExitStatus
+  {
     let session = interpreter.session
     var failure: (name: String, line: Int, error: ShellError)?
     if !invocation.commands.isEmpty {

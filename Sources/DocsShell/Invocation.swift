@@ -156,7 +156,8 @@ struct Invocation: Equatable {
     if let path = environment["DOCSH_HISTORY"], !path.isEmpty {
       return path == "/dev/null" ? nil : path
     }
-    return xdgPath("XDG_STATE_HOME", fallback: ".local/state", file: "docsh/history", environment: environment)
+    return xdgPath(
+      "XDG_STATE_HOME", fallback: ".local/state", file: "docsh/history", environment: environment)
   }
 
   /// The startup file of the REPL: `$XDG_CONFIG_HOME/docsh/docshrc`, else

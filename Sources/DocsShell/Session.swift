@@ -1,7 +1,8 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import DocsKit
 
 /// Where text goes: a file descriptor (buffered, flushed after each command) or, in tests,
 /// a string.
@@ -82,7 +83,8 @@ final class TextOutput {
     buffer.withUnsafeBytes { bytes in
       var done = 0
       while done < bytes.count {
-        let count = Glibc.write(fileDescriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done)
+        let count = Glibc.write(
+          fileDescriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done)
         if count < 0 && errno == EINTR { continue }
         if count <= 0 { break }  // a closed pipe: nothing more to do
         done += count

@@ -34,12 +34,17 @@ import Testing
     try context.createDocument(named: "Plan", in: work.id, content: "plan")
     try context.save()
     let reloaded = try harness.openContext()
-    #expect(try reloaded.content(of: try #require(reloaded.document(named: "plan", in: work.id)).id) == "plan")
+    #expect(
+      try reloaded.content(of: try #require(reloaded.document(named: "plan", in: work.id)).id)
+        == "plan")
     // The strays are someone else's: left exactly as they were.
     for (name, text) in strays {
       #expect(try String(contentsOfFile: harness.folder.path(name), encoding: .utf8) == text)
     }
-    #expect(try harness.folder.entries().filter { !$0.hasPrefix(".") } == ["store.json", "store.json.bak", "store.json.lock"])
+    #expect(
+      try harness.folder.entries().filter { !$0.hasPrefix(".") } == [
+        "store.json", "store.json.bak", "store.json.lock",
+      ])
   }
 
   @Test func theLockFileIsASidecarThatStaysPrivate() throws {
@@ -74,7 +79,9 @@ import Testing
       return
     }
     #expect(storeError == .locked(harness.storePath))
-    #expect(storeError.description == "\(harness.storePath): another process is saving the store right now; try again")
+    #expect(
+      storeError.description
+        == "\(harness.storePath): another process is saving the store right now; try again")
     #expect(waited > 1.0)
     #expect(try bytes(at: harness.storePath) == old)
     #expect(context.hasChanges)

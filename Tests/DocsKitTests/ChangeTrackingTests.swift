@@ -58,13 +58,16 @@ import Testing
     ([.name, .category], "move+rename"),
     ([.name, .content, .category], "all"),
   ])
-  func reportsWhichPropertiesOfADocumentChanged(properties: [DocumentProperty], label: String) throws {
+  func reportsWhichPropertiesOfADocumentChanged(properties: [DocumentProperty], label: String)
+    throws
+  {
     let saved = try Saved()
     let context = try saved.reopen()
     let id = saved.plan.id
     if properties.contains(.content) { try context.setContent("new text", of: id) }
     if properties.contains(.category) {
-      try context.moveDocument(id, to: saved.home.id, renamingTo: properties.contains(.name) ? "Renamed" : nil)
+      try context.moveDocument(
+        id, to: saved.home.id, renamingTo: properties.contains(.name) ? "Renamed" : nil)
     } else if properties.contains(.name) {
       try context.renameDocument(id, to: "Renamed")
     }

@@ -95,7 +95,8 @@ import Testing
     }
     try b.createCategory(named: "B")
     #expect(
-      throws: StoreError.modifiedElsewhere(shared.harness.storePath, loadedGeneration: 1, currentGeneration: 4)
+      throws: StoreError.modifiedElsewhere(
+        shared.harness.storePath, loadedGeneration: 1, currentGeneration: 4)
     ) {
       try b.store.save(b.graphToSave())
     }

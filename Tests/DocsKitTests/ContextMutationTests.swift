@@ -247,7 +247,9 @@ import Testing
   // MARK: - Both sides of the relationship
 
   /// Every document is listed by exactly its own category, and found by name there.
-  func expectRelationshipInSync(_ context: Context, sourceLocation: SourceLocation = #_sourceLocation) {
+  func expectRelationshipInSync(
+    _ context: Context, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
     var seen: Set<ObjectID> = []
     for category in context.categories() {
       for document in context.documents(in: category.id) {
@@ -261,8 +263,11 @@ import Testing
       let summary = context.summary(of: category.id)
       let documents = context.documents(in: category.id)
       #expect(summary.documentCount == documents.count, sourceLocation: sourceLocation)
-      #expect(summary.totalSize == documents.map(\.size).reduce(0, +), sourceLocation: sourceLocation)
-      #expect(summary.latestModification == documents.map(\.modified).max(), sourceLocation: sourceLocation)
+      #expect(
+        summary.totalSize == documents.map(\.size).reduce(0, +), sourceLocation: sourceLocation)
+      #expect(
+        summary.latestModification == documents.map(\.modified).max(),
+        sourceLocation: sourceLocation)
     }
     #expect(seen.count == context.documentCount, sourceLocation: sourceLocation)
   }
@@ -349,7 +354,10 @@ import Testing
     #expect(context.documentCount == 1)
     #expect(context.document(withID: kept.id) == kept)
     #expect(context.documents(nameContaining: "d").map(\.id) == [kept.id])
-    #expect(try context.searchContents(for: .text("needle", ignoringCase: false)).map(\.document.id) == [kept.id])
+    #expect(
+      try context.searchContents(for: .text("needle", ignoringCase: false)).map(\.document.id) == [
+        kept.id
+      ])
   }
 
   // MARK: - Given modification dates
@@ -360,7 +368,8 @@ import Testing
     let work = try context.createCategory(named: "Work")
     let given = Timestamp(millisecondsSince1970: 1_234_567_890_123)
     let readings = harness.clock.readings
-    let created = try context.createDocument(named: "Old", in: work.id, content: "é\n", modified: given)
+    let created = try context.createDocument(
+      named: "Old", in: work.id, content: "é\n", modified: given)
     #expect(created.modified == given)
     #expect(created.size == 3)
     #expect(harness.clock.readings == readings, "a given date must not read the clock")

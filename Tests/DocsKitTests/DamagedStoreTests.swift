@@ -8,7 +8,8 @@ import Testing
 @Suite struct DamagedStoreTests {
   /// A valid store with awkward contents, as bytes.
   static let validStore: [UInt8] = {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docsh-damage-\(UUID())")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "docsh-damage-\(UUID())")
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("store.json").path
     do {
@@ -26,7 +27,8 @@ import Testing
   }()
 
   func withStore(_ bytes: [UInt8], _ body: (String) throws -> Void) throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docsh-damaged-\(UUID())")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "docsh-damaged-\(UUID())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("store.json").path
@@ -50,7 +52,9 @@ import Testing
         let store = JSONStore(path: path)
         do {
           let context = try Context(store: store)
-          Issue.record("a store cut at \(length) of \(bytes.count) bytes loaded \(context.documentCount) documents")
+          Issue.record(
+            "a store cut at \(length) of \(bytes.count) bytes loaded \(context.documentCount) documents"
+          )
         } catch {
           #expect("\(error)".hasPrefix(path), "cut at \(length): \(error)")
         }

@@ -22,7 +22,8 @@ import Testing
         let category = try setup.createCategory(named: "cat \(c)")
         categories.append(category)
         for d in 0..<5 {
-          try setup.createDocument(named: "doc \(d)", in: category.id, content: "content \(c).\(d) \"é\" \\ 👍🏽\n")
+          try setup.createDocument(
+            named: "doc \(d)", in: category.id, content: "content \(c).\(d) \"é\" \\ 👍🏽\n")
         }
       }
       try setup.save()
@@ -63,8 +64,11 @@ import Testing
         break
       }
       let where_ = "errno \(code) at call \(number) (\(injected))"
-      #expect(fileSystem.badCloses.isEmpty, "\(where_): closed descriptors that were not open \(fileSystem.badCloses)")
-      #expect(try scenario.harness.folder.temporaryEntries().isEmpty, "\(where_): temporary files left")
+      #expect(
+        fileSystem.badCloses.isEmpty,
+        "\(where_): closed descriptors that were not open \(fileSystem.badCloses)")
+      #expect(
+        try scenario.harness.folder.temporaryEntries().isEmpty, "\(where_): temporary files left")
       switch result {
       case .failure(let error):
         failedSaves += 1
@@ -74,7 +78,9 @@ import Testing
         }
         #expect(path == scenario.harness.storePath, "\(where_)")
         #expect(errno == code, "\(where_)")
-        #expect(try bytes(at: scenario.harness.storePath) == scenario.oldBytes, "\(where_): the store changed")
+        #expect(
+          try bytes(at: scenario.harness.storePath) == scenario.oldBytes,
+          "\(where_): the store changed")
         #expect(context.hasChanges, "\(where_): the changes were dropped")
         #expect(context.generation == 2, "\(where_)")
         #expect(fileSystem.openDescriptors == openBefore, "\(where_): descriptors leaked")
@@ -115,7 +121,8 @@ import Testing
       return
     }
     #expect(storeError == .system(scenario.harness.storePath, operation: "fsync", errno: EIO))
-    #expect(storeError.description == "\(scenario.harness.storePath): fsync failed: Input/output error")
+    #expect(
+      storeError.description == "\(scenario.harness.storePath): fsync failed: Input/output error")
     #expect(try bytes(at: scenario.harness.storePath) == scenario.oldBytes)
     #expect(try scenario.harness.folder.temporaryEntries().isEmpty)
     #expect(scenario.context.hasChanges)
@@ -137,7 +144,9 @@ import Testing
     #expect(try harness.openContext().category(named: "work") != nil)
   }
 
-  @Test(arguments: [(EROFS, "Read-only file system"), (EACCES, "Permission denied")] as [(Int32, String)])
+  @Test(
+    arguments: [(EROFS, "Read-only file system"), (EACCES, "Permission denied")]
+      as [(Int32, String)])
   func aReadOnlyFolderIsReportedAndChangesNothing(code: Int32, message: String) throws {
     let scenario = try Scenario("readonly\(code)")
     // The lock file exists already; creating the temporary file is where a read-only
@@ -152,7 +161,8 @@ import Testing
     #expect(scenario.context.hasChanges)
   }
 
-  @Test(.enabled(if: geteuid() != 0, "root ignores permission bits; the fault injector covers EACCES"))
+  @Test(
+    .enabled(if: geteuid() != 0, "root ignores permission bits; the fault injector covers EACCES"))
   func aReallyReadOnlyFolderIsReportedAndChangesNothing() throws {
     let harness = try Harness()
     let context = try harness.openContext()
@@ -187,20 +197,40 @@ import Testing
 private final class Shrinking: FileSystem {
   let inner: FaultInjectingFileSystem
   init(_ inner: FaultInjectingFileSystem) { self.inner = inner }
-  func open(_ p: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 { try inner.open(p, flags: flags, mode: mode) }
-  func open(at d: Int32, _ n: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 { try inner.open(at: d, n, flags: flags, mode: mode) }
-  func read(_ f: Int32, into b: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int { try inner.read(f, into: b) }
-  func read(_ f: Int32, into b: UnsafeMutableRawBufferPointer, at o: Int) throws(SystemCallError) -> Int { try inner.read(f, into: b, at: o) }
-  func write(_ f: Int32, from b: UnsafeRawBufferPointer) throws(SystemCallError) -> Int { try inner.write(f, from: b) }
+  func open(_ p: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+    try inner.open(p, flags: flags, mode: mode)
+  }
+  func open(at d: Int32, _ n: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+    try inner.open(at: d, n, flags: flags, mode: mode)
+  }
+  func read(_ f: Int32, into b: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
+    try inner.read(f, into: b)
+  }
+  func read(_ f: Int32, into b: UnsafeMutableRawBufferPointer, at o: Int) throws(SystemCallError)
+    -> Int
+  { try inner.read(f, into: b, at: o) }
+  func write(_ f: Int32, from b: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+    try inner.write(f, from: b)
+  }
   func copy(from s: Int32, at o: Int, to d: Int32, count: Int) throws(SystemCallError) -> Int { 0 }
   func synchronize(_ f: Int32) throws(SystemCallError) { try inner.synchronize(f) }
-  func setPermissions(_ f: Int32, _ m: UInt32) throws(SystemCallError) { try inner.setPermissions(f, m) }
+  func setPermissions(_ f: Int32, _ m: UInt32) throws(SystemCallError) {
+    try inner.setPermissions(f, m)
+  }
   func status(of f: Int32) throws(SystemCallError) -> FileStatus { try inner.status(of: f) }
-  func status(at d: Int32, _ n: String) throws(SystemCallError) -> FileStatus? { try inner.status(at: d, n) }
-  func rename(at d: Int32, _ s: String, to t: String) throws(SystemCallError) { try inner.rename(at: d, s, to: t) }
-  func link(at d: Int32, _ s: String, to t: String) throws(SystemCallError) { try inner.link(at: d, s, to: t) }
+  func status(at d: Int32, _ n: String) throws(SystemCallError) -> FileStatus? {
+    try inner.status(at: d, n)
+  }
+  func rename(at d: Int32, _ s: String, to t: String) throws(SystemCallError) {
+    try inner.rename(at: d, s, to: t)
+  }
+  func link(at d: Int32, _ s: String, to t: String) throws(SystemCallError) {
+    try inner.link(at: d, s, to: t)
+  }
   func unlink(at d: Int32, _ n: String) throws(SystemCallError) { try inner.unlink(at: d, n) }
-  func makeDirectory(_ p: String, mode: UInt32) throws(SystemCallError) { try inner.makeDirectory(p, mode: mode) }
+  func makeDirectory(_ p: String, mode: UInt32) throws(SystemCallError) {
+    try inner.makeDirectory(p, mode: mode)
+  }
   func lockExclusively(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockExclusively(f) }
   func close(_ f: Int32) throws(SystemCallError) { try inner.close(f) }
 }

@@ -20,7 +20,8 @@ import Testing
   @Test(arguments: inputs)
   func inputIsHandled(name: String) throws {
     let bytes = try Data(contentsOf: StoreFuzzRegressionTests.folder.appendingPathComponent(name))
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docsh-fuzz-\(UUID())")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "docsh-fuzz-\(UUID())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("store.json").path

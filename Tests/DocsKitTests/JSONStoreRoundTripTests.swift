@@ -57,8 +57,12 @@ import Testing
     let document = try context.createDocument(named: name, in: category.id, content: "x")
     try context.save()
     let reloaded = try harness.openContext()
-    #expect(reloaded.category(withID: category.id).map { Array($0.name.text.unicodeScalars) } == Array(name.unicodeScalars))
-    #expect(reloaded.document(withID: document.id).map { Array($0.name.text.unicodeScalars) } == Array(name.unicodeScalars))
+    #expect(
+      reloaded.category(withID: category.id).map { Array($0.name.text.unicodeScalars) }
+        == Array(name.unicodeScalars))
+    #expect(
+      reloaded.document(withID: document.id).map { Array($0.name.text.unicodeScalars) }
+        == Array(name.unicodeScalars))
   }
 
   @Test func aMegabyteContentRoundTripsIncludingAcrossTheReadersBuffer() throws {
@@ -70,7 +74,8 @@ import Testing
     var content = ""
     var generator = SeededGenerator(seed: 7)
     while content.utf8.count < 1 << 20 {
-      content += ["abc", "\\", "\"", "\n", "é", "\\\\\"", "👍🏽", String(repeating: "\\", count: 5)]
+      content +=
+        ["abc", "\\", "\"", "\n", "é", "\\\\\"", "👍🏽", String(repeating: "\\", count: 5)]
         .randomElement(using: &generator) ?? ""
     }
     let big = try context.createDocument(named: "Big", in: work.id, content: content)
@@ -107,14 +112,18 @@ import Testing
     let home = try context.createCategory(named: "Home")
     try context.createCategory(named: "Empty")
     for (index, content) in JSONStoreRoundTripTests.awkwardContents.enumerated() {
-      try context.createDocument(named: "doc \(index)", in: index % 2 == 0 ? work.id : home.id, content: content)
+      try context.createDocument(
+        named: "doc \(index)", in: index % 2 == 0 ? work.id : home.id, content: content)
     }
     let saved = try snapshot(of: context)
     try context.save()
     let reloaded = try snapshot(of: harness.openContext())
     #expect(reloaded == saved)
     // The dates really carry milliseconds (the clock's readings all end in non-zero ms).
-    #expect(reloaded.categories.flatMap(\.documents).allSatisfy { $0.modified.millisecondsSince1970 % 1000 != 0 })
+    #expect(
+      reloaded.categories.flatMap(\.documents).allSatisfy {
+        $0.modified.millisecondsSince1970 % 1000 != 0
+      })
   }
 
   @Test func generationGrowsByOnePerSave() throws {
@@ -193,7 +202,8 @@ import Testing
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     let date = try #require(formatter.date(from: modified))
-    #expect(Int64((date.timeIntervalSince1970 * 1000).rounded()) == plan.modified.millisecondsSince1970)
+    #expect(
+      Int64((date.timeIntervalSince1970 * 1000).rounded()) == plan.modified.millisecondsSince1970)
     #expect(modified.hasSuffix("Z") && modified.count == 24)
   }
 
@@ -202,10 +212,15 @@ import Testing
     let setup = try harness.openContext()
     let work = try setup.createCategory(named: "Work")
     let home = try setup.createCategory(named: "Home")
-    let contents = (0..<6).map { "content \($0) \"é\" \\ \n" + String(repeating: "x", count: $0 * 100) }
+    let contents = (0..<6).map {
+      "content \($0) \"é\" \\ \n" + String(repeating: "x", count: $0 * 100)
+    }
     var ids: [ObjectID] = []
     for (index, content) in contents.enumerated() {
-      ids.append(try setup.createDocument(named: "d\(index)", in: index < 3 ? work.id : home.id, content: content).id)
+      ids.append(
+        try setup.createDocument(
+          named: "d\(index)", in: index < 3 ? work.id : home.id, content: content
+        ).id)
     }
     try setup.save()
     let context = try harness.openContext()  // every content is a fault now

@@ -47,7 +47,8 @@ import Testing
     let mine = try open()
     let theirs = try open()
     try theirs.deleteDocument(try document(theirs, "Work", "Y").id)
-    try theirs.createDocument(named: "Z", in: try #require(theirs.category(named: "Work")).id, content: "z")
+    try theirs.createDocument(
+      named: "Z", in: try #require(theirs.category(named: "Work")).id, content: "z")
     try theirs.save()
     try mine.setContent("x mine", of: try document(mine, "Work", "X").id)
     try mine.deleteCategory(try #require(mine.category(named: "Old")).id)
@@ -130,9 +131,11 @@ import Testing
   @Test func bothCreatingOneNameWithDifferentTextIsAConflict() throws {
     let mine = try open()
     let theirs = try open()
-    try theirs.createDocument(named: "N", in: try #require(theirs.category(named: "Work")).id, content: "theirs")
+    try theirs.createDocument(
+      named: "N", in: try #require(theirs.category(named: "Work")).id, content: "theirs")
     try theirs.save()
-    try mine.createDocument(named: "n", in: try #require(mine.category(named: "Work")).id, content: "mine")
+    try mine.createDocument(
+      named: "n", in: try #require(mine.category(named: "Work")).id, content: "mine")
     #expect(throws: ContextError.self) { try mine.save() }
     #expect(mine.conflicts == [MergeConflict(path: "Work/n", kind: .bothChanged("content"))])
   }
@@ -140,7 +143,8 @@ import Testing
   @Test func aNameTakenByTheOtherSessionIsNotSettledByMine() throws {
     let mine = try open()
     let theirs = try open()
-    try theirs.createDocument(named: "Taken", in: try #require(theirs.category(named: "Work")).id, content: "t")
+    try theirs.createDocument(
+      named: "Taken", in: try #require(theirs.category(named: "Work")).id, content: "t")
     try theirs.save()
     try mine.renameDocument(try document(mine, "Work", "X").id, to: "Taken")
     #expect(throws: ContextError.self) { try mine.save() }
@@ -153,7 +157,8 @@ import Testing
     let theirs = try open()
     try theirs.deleteCategory(try #require(theirs.category(named: "Old")).id)
     try theirs.save()
-    try mine.createDocument(named: "kept", in: try #require(mine.category(named: "Old")).id, content: "k")
+    try mine.createDocument(
+      named: "kept", in: try #require(mine.category(named: "Old")).id, content: "k")
     #expect(throws: ContextError.self) { try mine.save() }
     #expect(mine.conflicts == [MergeConflict(path: "Old/", kind: .changedHereDeletedThere)])
     try mine.save(keepingMine: true)

@@ -64,30 +64,31 @@ import Testing
     #expect(error?.description == "a name cannot contain \"/\": \"\(raw)\"")
   }
 
-  @Test(arguments: [
-    ("line\nbreak", 0x0A, "U+000A"),
-    ("nul\u{0}", 0x00, "U+0000"),
-    ("bell\u{7}", 0x07, "U+0007"),
-    ("tab\tinside", 0x09, "U+0009"),
-    ("cr\rinside", 0x0D, "U+000D"),
-    ("esc\u{1B}[31m", 0x1B, "U+001B"),
-    ("unit\u{1F}sep", 0x1F, "U+001F"),
-    ("del\u{7F}", 0x7F, "U+007F"),
-    ("c1\u{80}x", 0x80, "U+0080"),
-    ("csi\u{9B}x", 0x9B, "U+009B"),
-    ("apc\u{9F}x", 0x9F, "U+009F"),
-    ("line\u{2028}sep", 0x2028, "U+2028"),
-    ("para\u{2029}sep", 0x2029, "U+2029"),
-    ("lre\u{202A}x", 0x202A, "U+202A"),
-    ("rle\u{202B}x", 0x202B, "U+202B"),
-    ("pdf\u{202C}x", 0x202C, "U+202C"),
-    ("lro\u{202D}x", 0x202D, "U+202D"),
-    ("txt.\u{202E}exe", 0x202E, "U+202E"),
-    ("lri\u{2066}x", 0x2066, "U+2066"),
-    ("rli\u{2067}x", 0x2067, "U+2067"),
-    ("fsi\u{2068}x", 0x2068, "U+2068"),
-    ("pdi\u{2069}x", 0x2069, "U+2069"),
-  ] as [(String, UInt32, String)])
+  @Test(
+    arguments: [
+      ("line\nbreak", 0x0A, "U+000A"),
+      ("nul\u{0}", 0x00, "U+0000"),
+      ("bell\u{7}", 0x07, "U+0007"),
+      ("tab\tinside", 0x09, "U+0009"),
+      ("cr\rinside", 0x0D, "U+000D"),
+      ("esc\u{1B}[31m", 0x1B, "U+001B"),
+      ("unit\u{1F}sep", 0x1F, "U+001F"),
+      ("del\u{7F}", 0x7F, "U+007F"),
+      ("c1\u{80}x", 0x80, "U+0080"),
+      ("csi\u{9B}x", 0x9B, "U+009B"),
+      ("apc\u{9F}x", 0x9F, "U+009F"),
+      ("line\u{2028}sep", 0x2028, "U+2028"),
+      ("para\u{2029}sep", 0x2029, "U+2029"),
+      ("lre\u{202A}x", 0x202A, "U+202A"),
+      ("rle\u{202B}x", 0x202B, "U+202B"),
+      ("pdf\u{202C}x", 0x202C, "U+202C"),
+      ("lro\u{202D}x", 0x202D, "U+202D"),
+      ("txt.\u{202E}exe", 0x202E, "U+202E"),
+      ("lri\u{2066}x", 0x2066, "U+2066"),
+      ("rli\u{2067}x", 0x2067, "U+2067"),
+      ("fsi\u{2068}x", 0x2068, "U+2068"),
+      ("pdi\u{2069}x", 0x2069, "U+2069"),
+    ] as [(String, UInt32, String)])
   func refusesControlAndBidiCharactersNamingThem(raw: String, scalar: UInt32, shown: String) {
     let error = #expect(throws: NameError.self) { try Name(raw) }
     #expect(error == .containsControlCharacter(raw, scalar))

@@ -12,7 +12,9 @@ import Testing
     #expect(context.categories().map(\.name.text).prefix(4) == ["10", "2", "Apple", "apricot"])
   }
 
-  @Test(arguments: [("work", "Work"), ("WORK", "Work"), (" Cafe\u{301} ", "Café"), ("missing", nil)])
+  @Test(arguments: [
+    ("work", "Work"), ("WORK", "Work"), (" Cafe\u{301} ", "Café"), ("missing", nil),
+  ])
   func categoryNamedFindsIgnoringCaseAndNormalization(query: String, found: String?) throws {
     let (context, _, _) = try makeMemoryContext()
     try context.createCategory(named: "Work")
@@ -36,7 +38,8 @@ import Testing
       // The clock reads whatever moment the next row asks for, so ties are deliberate.
       final class Shared { var value = TestClock.reading(1) }
       let shared = Shared()
-      context = try Context(store: MemoryStore(), clock: { shared.value }, makeID: SequentialIDs().make)
+      context = try Context(
+        store: MemoryStore(), clock: { shared.value }, makeID: SequentialIDs().make)
       work = try context.createCategory(named: "Work")
       // name, content, clock reading
       let rows: [(String, String, Int)] = [
@@ -51,7 +54,10 @@ import Testing
   }
 
   @Test(arguments: [
-    (DocumentSortKey.name, SortOrder.ascending, ["Alpha", "bravo", "charlie", "delta", "Echo", "foxtrot"]),
+    (
+      DocumentSortKey.name, SortOrder.ascending,
+      ["Alpha", "bravo", "charlie", "delta", "Echo", "foxtrot"]
+    ),
     (.name, .descending, ["foxtrot", "Echo", "delta", "charlie", "bravo", "Alpha"]),
     // sizes: Echo 0, Alpha 1, bravo 3, charlie 3, delta 5, foxtrot 7
     (.size, .ascending, ["Echo", "Alpha", "bravo", "charlie", "delta", "foxtrot"]),
@@ -60,7 +66,9 @@ import Testing
     (.modified, .ascending, ["bravo", "foxtrot", "Alpha", "charlie", "delta", "Echo"]),
     (.modified, .descending, ["Echo", "delta", "charlie", "Alpha", "foxtrot", "bravo"]),
   ])
-  func documentsSortByKeyWithTiesByName(key: DocumentSortKey, order: SortOrder, expected: [String]) throws {
+  func documentsSortByKeyWithTiesByName(key: DocumentSortKey, order: SortOrder, expected: [String])
+    throws
+  {
     let listing = try Listing()
     let documents = listing.context.documents(in: listing.work.id, sortedBy: key, order: order)
     #expect(documents.map(\.name.text) == expected)
@@ -74,7 +82,9 @@ import Testing
     }
     for (a, b) in zip(documents, documents.dropFirst()) {
       let (x, y) = order == .ascending ? (a, b) : (b, a)
-      #expect(value(x) < value(y) || (value(x) == value(y) && x.name.text.lowercased() < y.name.text.lowercased()))
+      #expect(
+        value(x) < value(y)
+          || (value(x) == value(y) && x.name.text.lowercased() < y.name.text.lowercased()))
     }
   }
 
@@ -116,6 +126,8 @@ import Testing
     #expect(summary.latestModification == TestClock.reading(3))
     let (context, _, _) = try makeMemoryContext()
     let empty = try context.createCategory(named: "Empty")
-    #expect(context.summary(of: empty.id) == CategorySummary(documentCount: 0, totalSize: 0, latestModification: nil))
+    #expect(
+      context.summary(of: empty.id)
+        == CategorySummary(documentCount: 0, totalSize: 0, latestModification: nil))
   }
 }

@@ -30,7 +30,9 @@ import Testing
       for (id, name) in categories where other.categories[id] != name { return false }
       for (id, document) in documents {
         guard let old = other.documents[id] else { return false }
-        if old.name != document.name || old.category != document.category || old.content != document.content {
+        if old.name != document.name || old.category != document.category
+          || old.content != document.content
+        {
           return false
         }
       }
@@ -42,8 +44,8 @@ import Testing
         categories: categories.keys.sorted().map { id in
           GraphSnapshot.Cat(
             id: id, name: categories[id] ?? "",
-            documents: documents.filter { $0.value.category == id }.keys.sorted().map { docID in
-              let document = documents[docID]!
+            documents: documents.filter { $0.value.category == id }.sorted { $0.key < $1.key }.map {
+              docID, document in
               return GraphSnapshot.Doc(
                 id: docID, name: document.name, categoryID: id, size: document.content.utf8.count,
                 modified: document.modified, content: Array(document.content.utf8))
@@ -57,12 +59,15 @@ import Testing
 
     func documentClash(_ name: String, in category: ObjectID, except id: ObjectID?) -> Bool {
       documents.contains {
-        $0.key != id && $0.value.category == category && $0.value.name.lowercased() == name.lowercased()
+        $0.key != id && $0.value.category == category
+          && $0.value.name.lowercased() == name.lowercased()
       }
     }
   }
 
-  static let names = ["a", "A", "b", "Café", "Cafe\u{301}", "notes", "Notes", "x y", "日本", "👍🏽", "c", "d"]
+  static let names = [
+    "a", "A", "b", "Café", "Cafe\u{301}", "notes", "Notes", "x y", "日本", "👍🏽", "c", "d",
+  ]
 
   @Test(arguments: 1...10 as ClosedRange<UInt64>)
   func randomEditsAndSavesMatchTheModel(seed: UInt64) throws {
@@ -88,7 +93,10 @@ import Testing
       return TestClock.reading(ticks)
     }
     /// Runs a context call the model says succeeds or fails, and keeps the undo model.
-    func apply(_ label: String, succeeds: Bool, changes: Bool, _ body: () throws -> Void, model update: () -> Void) throws {
+    func apply(
+      _ label: String, succeeds: Bool, changes: Bool, _ body: () throws -> Void,
+      model update: () -> Void
+    ) throws {
       log.append(label)
       if succeeds {
         try body()
@@ -107,7 +115,8 @@ import Testing
       #expect(fresh.generation == generation, "\(moment)")
       let expected = disk.snapshot
       let loaded = try snapshot(of: fresh)
-      #expect(loaded == expected, "\(moment): fresh context differs from the model\n\(log.suffix(12))")
+      #expect(
+        loaded == expected, "\(moment): fresh context differs from the model\n\(log.suffix(12))")
       let reference = try ReferenceReader.snapshot(at: harness.storePath, using: .decoder)
       #expect(reference == expected, "\(moment): Foundation reads the file differently")
     }
@@ -119,7 +128,8 @@ import Testing
       for d in 0..<Int.random(in: 2...7, using: &random) {
         let text = content()
         let document = try context.createDocument(named: "doc \(d)", in: category.id, content: text)
-        memory.documents[document.id] = ModelDocument(name: "doc \(d)", category: category.id, content: text, modified: tick())
+        memory.documents[document.id] = ModelDocument(
+          name: "doc \(d)", category: category.id, content: text, modified: tick())
       }
     }
     try context.save()
@@ -137,22 +147,31 @@ import Testing
       case 0..<6:  // create category
         let clash = memory.categoryClash(name, except: nil)
         var made: Category?
-        try apply("mkdir \(name)", succeeds: !clash, changes: true, { made = try context.createCategory(named: name) }) {
+        try apply(
+          "mkdir \(name)", succeeds: !clash, changes: true,
+          { made = try context.createCategory(named: name) }
+        ) {
           if let made { memory.categories[made.id] = name }
         }
       case 6..<12:  // rename category
         guard let id = pick(memory.categories.keys) else { continue }
         let clash = memory.categoryClash(name, except: id)
         let same = memory.categories[id] == name
-        try apply("rename category \(id.low & 0xff) \(name)", succeeds: !clash, changes: !same, {
-          _ = try context.renameCategory(id, to: name)
-        }) { memory.categories[id] = name }
+        try apply(
+          "rename category \(id.low & 0xff) \(name)", succeeds: !clash, changes: !same,
+          {
+            _ = try context.renameCategory(id, to: name)
+          }
+        ) { memory.categories[id] = name }
       case 12..<15:  // delete category
         guard let id = pick(memory.categories.keys) else { continue }
-        try apply("rmdir \(id.low & 0xff)", succeeds: true, changes: true, {
-          let count = try context.deleteCategory(id)
-          #expect(count == memory.documents.values.filter { $0.category == id }.count)
-        }) {
+        try apply(
+          "rmdir \(id.low & 0xff)", succeeds: true, changes: true,
+          {
+            let count = try context.deleteCategory(id)
+            #expect(count == memory.documents.values.filter { $0.category == id }.count)
+          }
+        ) {
           memory.categories[id] = nil
           memory.documents = memory.documents.filter { $0.value.category != id }
         }
@@ -161,29 +180,43 @@ import Testing
         let clash = memory.documentClash(name, in: category, except: nil)
         let text = content()
         var made: Document?
-        try apply("new \(name)", succeeds: !clash, changes: true, {
-          made = try context.createDocument(named: name, in: category, content: text)
-        }) {
+        try apply(
+          "new \(name)", succeeds: !clash, changes: true,
+          {
+            made = try context.createDocument(named: name, in: category, content: text)
+          }
+        ) {
           if let made {
-            memory.documents[made.id] = ModelDocument(name: name, category: category, content: text, modified: tick())
+            memory.documents[made.id] = ModelDocument(
+              name: name, category: category, content: text, modified: tick())
           }
         }
       case 27..<42:  // set content, sometimes the same
-        guard let id = pick(memory.documents.keys), let document = memory.documents[id] else { continue }
+        guard let id = pick(memory.documents.keys), let document = memory.documents[id] else {
+          continue
+        }
         let text = Int.random(in: 0..<4, using: &random) == 0 ? document.content : content()
         let same = text.utf8.count == document.content.utf8.count && text == document.content
-        try apply("write \(id.low & 0xff)", succeeds: true, changes: !same, {
-          _ = try context.setContent(text, of: id)
-        }) {
+        try apply(
+          "write \(id.low & 0xff)", succeeds: true, changes: !same,
+          {
+            _ = try context.setContent(text, of: id)
+          }
+        ) {
           memory.documents[id]?.content = text
           memory.documents[id]?.modified = tick()
         }
       case 42..<55:  // rename document
-        guard let id = pick(memory.documents.keys), let document = memory.documents[id] else { continue }
+        guard let id = pick(memory.documents.keys), let document = memory.documents[id] else {
+          continue
+        }
         let clash = memory.documentClash(name, in: document.category, except: id)
-        try apply("rename \(id.low & 0xff) \(name)", succeeds: !clash, changes: document.name != name, {
-          _ = try context.renameDocument(id, to: name)
-        }) {
+        try apply(
+          "rename \(id.low & 0xff) \(name)", succeeds: !clash, changes: document.name != name,
+          {
+            _ = try context.renameDocument(id, to: name)
+          }
+        ) {
           memory.documents[id]?.name = name
           memory.documents[id]?.modified = tick()
         }
@@ -195,16 +228,21 @@ import Testing
         let finalName = newName ?? document.name
         let clash = memory.documentClash(finalName, in: target, except: id)
         let same = target == document.category && finalName == document.name
-        try apply("mv \(id.low & 0xff) \(finalName)", succeeds: !clash, changes: !same, {
-          _ = try context.moveDocument(id, to: target, renamingTo: newName)
-        }) {
+        try apply(
+          "mv \(id.low & 0xff) \(finalName)", succeeds: !clash, changes: !same,
+          {
+            _ = try context.moveDocument(id, to: target, renamingTo: newName)
+          }
+        ) {
           memory.documents[id]?.category = target
           memory.documents[id]?.name = finalName
           memory.documents[id]?.modified = tick()
         }
       case 67..<75:  // delete document
         guard let id = pick(memory.documents.keys) else { continue }
-        try apply("rm \(id.low & 0xff)", succeeds: true, changes: true, { try context.deleteDocument(id) }) {
+        try apply(
+          "rm \(id.low & 0xff)", succeeds: true, changes: true, { try context.deleteDocument(id) }
+        ) {
           memory.documents[id] = nil
         }
       case 75..<80:  // undo
@@ -253,7 +291,8 @@ import Testing
       }
       // After every step: the context is the model.
       #expect(harness.clock.readings == ticks, "step \(step): clock readings \(log.suffix(3))")
-      #expect(context.hasChanges == !memory.isUnchanged(since: disk), "step \(step) \(log.suffix(3))")
+      #expect(
+        context.hasChanges == !memory.isUnchanged(since: disk), "step \(step) \(log.suffix(3))")
       let current = try snapshot(of: context)
       if current != memory.snapshot {
         Issue.record("step \(step): the context differs from the model after \(log.suffix(6))")

@@ -58,7 +58,9 @@ import Testing
     /// Some JSON value other readers might put in a key the format does not know.
     mutating func unknownValue(depth: Int = 0) {
       switch Int.random(in: 0..<(depth > 2 ? 4 : 6), using: &random) {
-      case 0: text += ["0", "-1.5e-3", "12345678901234567890", "3.0E+2"].randomElement(using: &random) ?? "0"
+      case 0:
+        text +=
+          ["0", "-1.5e-3", "12345678901234567890", "3.0E+2"].randomElement(using: &random) ?? "0"
       case 1: text += ["true", "false", "null"].randomElement(using: &random) ?? "null"
       case 2, 3: string(AwkwardText.random(using: &random, maxPieces: 4))
       case 4:
@@ -70,9 +72,10 @@ import Testing
         }
         text += "]"
       default:
-        object((0..<Int.random(in: 0...3, using: &random)).map { index in
-          ("k\(index)", { (writer: inout Writer) in writer.unknownValue(depth: depth + 1) })
-        })
+        object(
+          (0..<Int.random(in: 0...3, using: &random)).map { index in
+            ("k\(index)", { (writer: inout Writer) in writer.unknownValue(depth: depth + 1) })
+          })
       }
     }
 
@@ -99,11 +102,14 @@ import Testing
   }
 
   /// A random graph: what the file will hold.
-  static func makeGraph(random: inout SeededGenerator, allowBOM: Bool) -> (GraphSnapshot, [ObjectID: String]) {
-    let nameParts = [
-      "a", "Z", "é", "e\u{301}", "日本語", "😀", "👍🏽", "👨‍👩‍👧‍👦", "\"", "\\", "{", "]", ":", ",", "x y", "ü",
-      "𝄞", "<", "'", "~", "null",
-    ] + (allowBOM ? ["\u{FEFF}"] : [])
+  static func makeGraph(random: inout SeededGenerator, allowBOM: Bool) -> (
+    GraphSnapshot, [ObjectID: String]
+  ) {
+    let nameParts =
+      [
+        "a", "Z", "é", "e\u{301}", "日本語", "😀", "👍🏽", "👨‍👩‍👧‍👦", "\"", "\\", "{", "]", ":", ",", "x y", "ü",
+        "𝄞", "<", "'", "~", "null",
+      ] + (allowBOM ? ["\u{FEFF}"] : [])
     func name(taken: inout Set<String>) -> String {
       while true {
         let candidate = (0..<Int.random(in: 1...4, using: &random)).map { _ in
@@ -136,10 +142,12 @@ import Testing
         return GraphSnapshot.Doc(
           id: documentID, name: name(taken: &documentNames), categoryID: categoryID,
           // Now and then a stored size that disagrees with the content.
-          size: Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 0...999, using: &random) : text.utf8.count,
+          size: Int.random(in: 0..<10, using: &random) == 0
+            ? Int.random(in: 0...999, using: &random) : text.utf8.count,
           modified: modified, content: Array(text.utf8))
       }
-      return GraphSnapshot.Cat(id: categoryID, name: name(taken: &categoryNames), documents: documents)
+      return GraphSnapshot.Cat(
+        id: categoryID, name: name(taken: &categoryNames), documents: documents)
     }
     return (GraphSnapshot(categories: categories), dates)
   }
@@ -149,7 +157,9 @@ import Testing
   static func dateText(_ millis: Int64, random: inout SeededGenerator) -> String {
     let formatter = ISO8601DateFormatter()
     let shape = Int.random(in: 0..<3, using: &random)
-    let offsetMinutes = shape == 2 ? Int.random(in: -12...14, using: &random) * 60 + [0, 30].randomElement(using: &random)! : 0
+    let offsetMinutes =
+      shape == 2
+      ? Int.random(in: -12...14, using: &random) * 60 + (Bool.random(using: &random) ? 30 : 0) : 0
     formatter.timeZone = TimeZone(secondsFromGMT: offsetMinutes * 60)
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     let seconds = Double(millis) / 1000
@@ -162,7 +172,8 @@ import Testing
   }
 
   static func write(
-    _ graph: GraphSnapshot, dates: [ObjectID: String], generation: Int, random: inout SeededGenerator
+    _ graph: GraphSnapshot, dates: [ObjectID: String], generation: Int,
+    random: inout SeededGenerator
   ) -> String {
     var writer = Writer(random: random, pretty: Bool.random(using: &random))
     func idText(_ id: ObjectID, _ writer: inout Writer) -> String {
@@ -172,35 +183,41 @@ import Testing
       ("format", { $0.string("docsh-store") }),
       ("version", { $0.text += "1" }),
       ("generation", { $0.text += String(generation) }),
-      ("categories", { writer in
-        writer.text += "["
-        for (index, category) in graph.categories.enumerated() {
-          if index > 0 { writer.text += "," }
+      (
+        "categories",
+        { writer in
+          writer.text += "["
+          for (index, category) in graph.categories.enumerated() {
+            if index > 0 { writer.text += "," }
+            writer.space()
+            writer.object([
+              ("id", { $0.string(idText(category.id, &$0)) }),
+              ("name", { $0.string(category.name) }),
+              (
+                "documents",
+                { writer in
+                  writer.text += "["
+                  for (index, document) in category.documents.enumerated() {
+                    if index > 0 { writer.text += "," }
+                    writer.space()
+                    writer.object([
+                      ("id", { $0.string(idText(document.id, &$0)) }),
+                      ("name", { $0.string(document.name) }),
+                      ("content", { $0.string(String(decoding: document.content, as: UTF8.self)) }),
+                      ("size", { $0.text += String(document.size) }),
+                      ("modified", { $0.string(dates[document.id] ?? "") }),
+                    ])
+                  }
+                  writer.space()
+                  writer.text += "]"
+                }
+              ),
+            ])
+          }
           writer.space()
-          writer.object([
-            ("id", { $0.string(idText(category.id, &$0)) }),
-            ("name", { $0.string(category.name) }),
-            ("documents", { writer in
-              writer.text += "["
-              for (index, document) in category.documents.enumerated() {
-                if index > 0 { writer.text += "," }
-                writer.space()
-                writer.object([
-                  ("id", { $0.string(idText(document.id, &$0)) }),
-                  ("name", { $0.string(document.name) }),
-                  ("content", { $0.string(String(decoding: document.content, as: UTF8.self)) }),
-                  ("size", { $0.text += String(document.size) }),
-                  ("modified", { $0.string(dates[document.id] ?? "") }),
-                ])
-              }
-              writer.space()
-              writer.text += "]"
-            }),
-          ])
+          writer.text += "]"
         }
-        writer.space()
-        writer.text += "]"
-      }),
+      ),
     ])
     random = writer.random
     return writer.text
@@ -210,7 +227,8 @@ import Testing
   static func sorted(_ graph: GraphSnapshot) -> GraphSnapshot {
     GraphSnapshot(
       categories: graph.categories.map {
-        GraphSnapshot.Cat(id: $0.id, name: $0.name, documents: $0.documents.sorted { $0.id < $1.id })
+        GraphSnapshot.Cat(
+          id: $0.id, name: $0.name, documents: $0.documents.sorted { $0.id < $1.id })
       }.sorted { $0.id < $1.id })
   }
 
@@ -218,15 +236,19 @@ import Testing
   func randomStoresReadTheSameAsTheReference(backend: ReferenceReader.Backend) throws {
     for seed in 1...40 as ClosedRange<UInt64> {
       var random = SeededGenerator(seed: seed &* 7919 &+ (backend == .decoder ? 1 : 2))
-      let (graph, dates) = ReferenceReaderTests.makeGraph(random: &random, allowBOM: backend == .decoder)
+      let (graph, dates) = ReferenceReaderTests.makeGraph(
+        random: &random, allowBOM: backend == .decoder)
       let generation = Int.random(in: 1...1000, using: &random)
-      let text = ReferenceReaderTests.write(graph, dates: dates, generation: generation, random: &random)
+      let text = ReferenceReaderTests.write(
+        graph, dates: dates, generation: generation, random: &random)
       let harness = try Harness("differential\(seed)")
       try Data(text.utf8).write(to: URL(fileURLWithPath: harness.storePath))
 
       let reference = try ReferenceReader.snapshot(at: harness.storePath, using: backend)
       // The generator and the reference agree on what the file says…
-      #expect(reference == ReferenceReaderTests.sorted(graph), "seed \(seed): reference reader vs generator")
+      #expect(
+        reference == ReferenceReaderTests.sorted(graph),
+        "seed \(seed): reference reader vs generator")
       // …and DocsKit reads the same.
       let context = try harness.openContext()
       let loaded = try snapshot(of: context)
@@ -239,7 +261,9 @@ import Testing
       try context.save()
       let saved = try snapshot(of: context)
       #expect(saved.categories.count == reference.categories.count + 1)
-      #expect(try ReferenceReader.snapshot(at: harness.storePath, using: .decoder) == saved, "seed \(seed): after save")
+      #expect(
+        try ReferenceReader.snapshot(at: harness.storePath, using: .decoder) == saved,
+        "seed \(seed): after save")
       #expect(try snapshot(of: harness.openContext()) == saved, "seed \(seed): reload after save")
       #expect(context.category(withID: bystander.id) != nil)
     }

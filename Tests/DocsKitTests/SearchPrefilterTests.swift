@@ -7,7 +7,8 @@ import Testing
 /// first; neither may lose a match, whatever escapes another tool wrote.
 @Suite struct SearchPrefilterTests {
   @Test func findsTextSpelledWithEscapesByAnotherTool() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docsh-prefilter-\(UUID())")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "docsh-prefilter-\(UUID())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("store.json").path
@@ -28,13 +29,19 @@ import Testing
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     let context = try Context(store: JSONStore(path: path))
     let matches = try context.searchContents(for: .text("ABC", ignoringCase: false))
-    #expect(matches.map { "\($0.document.name):\($0.lineNumber):\($0.line)" } == ["escaped:2:ABC here", "plain:1:ABC plain"])
+    #expect(
+      matches.map { "\($0.document.name):\($0.lineNumber):\($0.line)" } == [
+        "escaped:2:ABC here", "plain:1:ABC plain",
+      ])
     #expect(Context.rawNeedle(for: .text("ABC", ignoringCase: false)) == Array("ABC".utf8))
     #expect(Context.rawNeedle(for: .text("a\"b", ignoringCase: false)) == nil)
     #expect(Context.rawNeedle(for: .text("abc", ignoringCase: true)) == nil)
   }
 
-  @Test(arguments: [("needle", "haystack with needle", true), ("needle", "needl", false), ("", "x", true), ("aab", "aaab", true), ("ab", "a", false)])
+  @Test(arguments: [
+    ("needle", "haystack with needle", true), ("needle", "needl", false), ("", "x", true),
+    ("aab", "aaab", true), ("ab", "a", false),
+  ])
   func findsBytes(needle: String, haystack: String, expected: Bool) {
     let found = Array(needle.utf8).withUnsafeBytes { needleBytes in
       Array(haystack.utf8).withUnsafeBytes { JSONText.contains(needleBytes, in: $0) }
@@ -42,7 +49,10 @@ import Testing
     #expect(found == expected)
   }
 
-  @Test(arguments: [(#""\u0041""#, true), (#""\\u0041""#, false), (#""\\\u0041""#, true), (#""plain u""#, false), (#""\n\\""#, false)])
+  @Test(arguments: [
+    (#""\u0041""#, true), (#""\\u0041""#, false), (#""\\\u0041""#, true), (#""plain u""#, false),
+    (#""\n\\""#, false),
+  ])
   func tellsEscapesFromEscapedBackslashes(literal: String, expected: Bool) {
     let found = Array(literal.utf8).withUnsafeBytes { JSONText.hasUnicodeEscape($0) }
     #expect(found == expected)

@@ -60,18 +60,23 @@ import Testing
     let matches = try corpus.context.searchContents(
       for: .text("needle", ignoringCase: true), in: corpus.work.id)
     #expect(
-      corpus.names(matches) == ["List:2:NEEDLES x2", "Plan:2:ship the Needle", "Plan:4:needle in a haystack"])
+      corpus.names(matches) == [
+        "List:2:NEEDLES x2", "Plan:2:ship the Needle", "Plan:4:needle in a haystack",
+      ])
     #expect(matches.allSatisfy { $0.document.categoryID == corpus.work.id })
   }
 
   @Test func regularExpressionsMatchPerLine() throws {
     let corpus = try Corpus()
-    let anchored = try corpus.context.searchContents(for: .regularExpression("^e[a-z]+$", ignoringCase: false))
+    let anchored = try corpus.context.searchContents(
+      for: .regularExpression("^e[a-z]+$", ignoringCase: false))
     #expect(corpus.names(anchored) == ["List:1:eggs", "Plan:5:end"])
-    let blank = try corpus.context.searchContents(for: .regularExpression("^$", ignoringCase: false), in: corpus.work.id)
+    let blank = try corpus.context.searchContents(
+      for: .regularExpression("^$", ignoringCase: false), in: corpus.work.id)
     // An empty line in the middle, and the empty line after List's final newline.
     #expect(corpus.names(blank) == ["List:3:", "Plan:3:"])
-    let folded = try corpus.context.searchContents(for: .regularExpression("needles? (in|x2)", ignoringCase: true))
+    let folded = try corpus.context.searchContents(
+      for: .regularExpression("needles? (in|x2)", ignoringCase: true))
     #expect(corpus.names(folded) == ["List:2:NEEDLES x2", "Plan:4:needle in a haystack"])
   }
 
@@ -79,7 +84,8 @@ import Testing
     let corpus = try Corpus()
     let matches = try corpus.context.searchContents(for: .text("bye", ignoringCase: false))
     #expect(corpus.names(matches) == ["Diary:3:bye"])
-    let first = try corpus.context.searchContents(for: .regularExpression("^Dear", ignoringCase: false))
+    let first = try corpus.context.searchContents(
+      for: .regularExpression("^Dear", ignoringCase: false))
     #expect(first.map(\.line) == ["Dear diary,"])
   }
 

@@ -5,12 +5,14 @@ import Testing
 
 @Suite struct SmokeTests {
   @Test func savesAndLoadsAGraph() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docsh-smoke-\(UUID())")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "docsh-smoke-\(UUID())")
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("sub/store.json").path
     let context = try Context(store: JSONStore(path: path))
     let work = try context.createCategory(named: "Work")
-    let plan = try context.createDocument(named: "Plan", in: work.id, content: "é \"quoted\" \\ tab\t\nline 2 👍🏽")
+    let plan = try context.createDocument(
+      named: "Plan", in: work.id, content: "é \"quoted\" \\ tab\t\nline 2 👍🏽")
     try context.createDocument(named: "Other", in: work.id, content: "x")
     try context.save()
     #expect(!context.hasChanges)

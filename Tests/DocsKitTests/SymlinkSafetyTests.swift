@@ -7,7 +7,8 @@ import Testing
 /// outside the store's folder.
 @Suite struct SymlinkSafetyTests {
   @Test func aSymlinkedLockFileIsRefusedAndItsTargetUntouched() throws {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("docsh-symlink-\(UUID())")
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "docsh-symlink-\(UUID())")
     let folder = root.appendingPathComponent("store")
     let elsewhere = root.appendingPathComponent("elsewhere")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -15,9 +16,11 @@ import Testing
     defer { try? FileManager.default.removeItem(at: root) }
     let victim = elsewhere.appendingPathComponent("victim")
     try FileManager.default.createSymbolicLink(
-      atPath: folder.appendingPathComponent("store.json.lock").path, withDestinationPath: victim.path)
+      atPath: folder.appendingPathComponent("store.json.lock").path,
+      withDestinationPath: victim.path)
 
-    let context = try Context(store: JSONStore(path: folder.appendingPathComponent("store.json").path))
+    let context = try Context(
+      store: JSONStore(path: folder.appendingPathComponent("store.json").path))
     try context.createCategory(named: "Work")
     let error = #expect(throws: ContextError.self) { try context.save() }
     guard case .store(.system(_, let operation, let code))? = error else {
@@ -26,7 +29,8 @@ import Testing
     }
     #expect(operation == "open" && code == ELOOP)
     #expect(!FileManager.default.fileExists(atPath: victim.path))
-    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("store.json").path))
+    #expect(
+      !FileManager.default.fileExists(atPath: folder.appendingPathComponent("store.json").path))
     #expect(context.hasChanges)
   }
 }

@@ -17,11 +17,14 @@ import Testing
 
   @Test func acceptsOffsetsAndShortFractionsFromOtherTools() throws {
     #expect(Timestamp(iso8601: "2026-11-29T15:53:00+01:00")?.iso8601 == "2026-11-29T14:53:00.000Z")
-    #expect(Timestamp(iso8601: "2026-11-29T14:53:00.5Z")?.millisecondsSince1970 == 1_795_963_980_500)
+    #expect(
+      Timestamp(iso8601: "2026-11-29T14:53:00.5Z")?.millisecondsSince1970 == 1_795_963_980_500)
   }
 
-  @Test(arguments: ["", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-29 14:53:00Z",
-    "2026-11-29T14:53:00", "2026-11-29T14:53:00.Z", "2026-11-29T14:53:00Zjunk"])
+  @Test(arguments: [
+    "", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-29 14:53:00Z",
+    "2026-11-29T14:53:00", "2026-11-29T14:53:00.Z", "2026-11-29T14:53:00Zjunk",
+  ])
   func rejectsMalformedTimestamps(text: String) {
     #expect(Timestamp(iso8601: text) == nil)
   }

@@ -74,9 +74,12 @@ import Testing
     ("append", { _ = try $0.context.appendContent("+", to: $0.documents[1].id) }),
     ("rename", { _ = try $0.context.renameDocument($0.documents[0].id, to: "Plan 2") }),
     ("move", { _ = try $0.context.moveDocument($0.documents[1].id, to: $0.home.id) }),
-    ("move+rename", {
-      _ = try $0.context.moveDocument($0.documents[3].id, to: $0.work.id, renamingTo: "Kept")
-    }),
+    (
+      "move+rename",
+      {
+        _ = try $0.context.moveDocument($0.documents[3].id, to: $0.work.id, renamingTo: "Kept")
+      }
+    ),
     ("rm", { try $0.context.deleteDocument($0.documents[2].id) }),
   ]
 

@@ -36,7 +36,9 @@ import Testing
     let harness = try ShellHarness(isInteractive: true, answers: ["no"])
     harness.run("mkdir Work; new Work/a 1; new Work/b 2")
     let result = harness.run("rmdir Work")
-    #expect(result.errors == "Delete category \"Work\" and its 2 documents? [y/N] no\nrmdir: kept \"Work\"\n")
+    #expect(
+      result.errors
+        == "Delete category \"Work\" and its 2 documents? [y/N] no\nrmdir: kept \"Work\"\n")
     let work = try #require(harness.session.context.category(named: "Work"))
     #expect(harness.session.context.documents(in: work.id).count == 2)
   }
@@ -51,12 +53,14 @@ import Testing
   @Test func sourceRunsAFileInThisSessionAndReportsItsErrorsWithFileAndLine() throws {
     let harness = try ShellHarness()
     let good = harness.folder.appendingPathComponent("good.docsh").path
-    try "mkdir Sourced\ncd Sourced\nnew Note <<END\nfrom a file\nEND\n".write(toFile: good, atomically: true, encoding: .utf8)
+    try "mkdir Sourced\ncd Sourced\nnew Note <<END\nfrom a file\nEND\n".write(
+      toFile: good, atomically: true, encoding: .utf8)
     #expect(harness.run("source \(good)").errors.isEmpty)
     #expect(harness.session.location == "/Sourced")
     #expect(harness.run("cat Note").output == "from a file\n")
     let bad = harness.folder.appendingPathComponent("bad.docsh").path
-    try "pwd\nmkdir Fine\nrm Missing\nmkdir Never\n".write(toFile: bad, atomically: true, encoding: .utf8)
+    try "pwd\nmkdir Fine\nrm Missing\nmkdir Never\n".write(
+      toFile: bad, atomically: true, encoding: .utf8)
     let result = harness.run("source \(bad)")
     #expect(result.errors == "error: \(bad):3: no document named \"Missing\" in \"Sourced\"\n")
     #expect(harness.session.context.category(named: "Never") == nil)
@@ -68,7 +72,9 @@ import Testing
     let loop = harness.folder.appendingPathComponent("loop.docsh").path
     try "source \(loop)\n".write(toFile: loop, atomically: true, encoding: .utf8)
     let result = harness.run("source \(loop)")
-    #expect(result.errors.contains("files source each other more than \(Interpreter.maximumSourceDepth) deep"))
+    #expect(
+      result.errors.contains(
+        "files source each other more than \(Interpreter.maximumSourceDepth) deep"))
   }
 
   @Test func everyCommandHasHelpAndAUniqueName() {
@@ -86,14 +92,16 @@ import Testing
 
   @Test func completionOffersWhatEachCommandTakes() throws {
     let harness = try ShellHarness()
-    harness.run("mkdir 'Meeting Notes' Work; new Work/Plan x; new Work/Plans y; new 'Meeting Notes/Jan' z")
+    harness.run(
+      "mkdir 'Meeting Notes' Work; new Work/Plan x; new Work/Plans y; new 'Meeting Notes/Jan' z")
     let completer = Completer(session: harness.session)
     #expect(completer.candidates(after: [], partial: "mk") == ["mkdir"])
     #expect(completer.candidates(after: [], partial: "qu") == ["quit"])
     #expect(completer.candidates(after: ["cd"], partial: "Mee") == ["Meeting Notes/"])
     #expect(completer.candidates(after: ["cd"], partial: "/W") == ["/Work/"])
     #expect(completer.candidates(after: ["cat"], partial: "") == ["Meeting Notes/", "Work/"])
-    #expect(completer.candidates(after: ["cat"], partial: "Work/Pl") == ["Work/Plan", "Work/Plans"])
+    #expect(
+      completer.candidates(after: ["cat"], partial: "Work/Pl") == ["Work/Plan", "Work/Plans"])
     #expect(completer.candidates(after: ["help"], partial: "re") == ["redo", "revert"])
     #expect(completer.candidates(after: ["ls", "-l"], partial: "W") == ["Work/"])
     #expect(completer.candidates(after: ["pwd"], partial: "") == [])

@@ -27,7 +27,8 @@ struct DocshProcess {
   final class Folder {
     let url: URL
     init() throws {
-      url = FileManager.default.temporaryDirectory.appendingPathComponent("docsh-run-\(UUID().uuidString)")
+      url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "docsh-run-\(UUID().uuidString)")
       try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
@@ -42,7 +43,9 @@ struct DocshProcess {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
-    var base = ["HOME": home, "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1"]
+    var base = [
+      "HOME": home, "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1",
+    ]
     base.merge(environment) { $1 }
     process.environment = base
     // Files, not pipes: nothing can fill up and block while the process runs.

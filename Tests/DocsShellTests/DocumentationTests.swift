@@ -31,7 +31,10 @@ import Testing
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     let errorData = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+    return (
+      process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+      String(decoding: errorData, as: UTF8.self)
+    )
   }
 
   /// Every option `docsh --help` lists in its options section: `-s`, `--store`, ….
@@ -40,10 +43,14 @@ import Testing
     let help = try DocshProcess.run(["--help"], home: folder.path("home")).output
     guard let start = help.range(of: "options:\n") else { return [] }
     let section = help[start.upperBound...].prefix { _ in true }
-    let lines = section.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }
+    let lines = section.split(separator: "\n", omittingEmptySubsequences: false).prefix {
+      !$0.isEmpty
+    }
     var options: [String] = []
     for line in lines {
-      let words = line.split(separator: " ").map { $0.hasSuffix(",") ? String($0.dropLast()) : String($0) }
+      let words = line.split(separator: " ").map {
+        $0.hasSuffix(",") ? String($0.dropLast()) : String($0)
+      }
       for word in words.prefix(3) where word.wholeMatch(of: /--?[a-z][a-z-]*/) != nil {
         options.append(word)
       }
@@ -55,7 +62,8 @@ import Testing
   static func mentions(_ text: String, _ option: String) -> Bool {
     var searchStart = text.startIndex
     while let range = text.range(of: option, range: searchStart..<text.endIndex) {
-      let before = range.lowerBound == text.startIndex ? nil : text[text.index(before: range.lowerBound)]
+      let before =
+        range.lowerBound == text.startIndex ? nil : text[text.index(before: range.lowerBound)]
       let after = range.upperBound == text.endIndex ? nil : text[range.upperBound]
       let isWordCharacter = { (character: Character?) in
         character.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ?? false
@@ -68,7 +76,9 @@ import Testing
 
   @Test func helpListsTheOptionsThisTestChecks() throws {
     let options = try Self.helpOptions()
-    for option in ["-s", "--store", "-c", "--command", "--no-pager", "--no-rc", "--check", "--version"] {
+    for option in [
+      "-s", "--store", "-c", "--command", "--no-pager", "--no-rc", "--check", "--version",
+    ] {
       #expect(options.contains(option), "\(option) not found in --help: \(options)")
     }
   }
@@ -99,7 +109,9 @@ import Testing
     #expect(color.output == "auto\nalways\n")
   }
 
-  @Test(.enabled(if: isInstalled("zsh"), "zsh is not installed: the zsh completion's syntax is not checked"))
+  @Test(
+    .enabled(
+      if: isInstalled("zsh"), "zsh is not installed: the zsh completion's syntax is not checked"))
   func theZshCompletionIsValid() throws {
     let syntax = try Self.run(["zsh", "-n", "completions/_docsh"])
     #expect(syntax.status == 0, "\(syntax.errors)")
@@ -119,7 +131,9 @@ import Testing
   @Test(.enabled(if: isInstalled("make"), "make is not installed"))
   func installDataPutsTheManPageAndCompletionsInPlace() throws {
     let folder = try DocshProcess.Folder()
-    let result = try Self.run(["make", "-s", "install-data", "DESTDIR=\(folder.url.path)", "PREFIX=/usr"])
+    let result = try Self.run([
+      "make", "-s", "install-data", "DESTDIR=\(folder.url.path)", "PREFIX=/usr",
+    ])
     #expect(result.status == 0, "\(result.errors)")
     for (installed, source) in [
       ("usr/share/man/man1/docsh.1", "docs/docsh.1"),

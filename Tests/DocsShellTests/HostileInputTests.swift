@@ -8,7 +8,10 @@ import Testing
     ("unbalanced double quote", Array("mkdir \"Open\n".utf8)),
     ("unbalanced single quote", Array("mkdir 'Open\n".utf8)),
     ("unterminated here-document", Array("new Work/x <<END\nline\nmore\n".utf8)),
-    ("line over the limit", Array(("new Work/huge " + String(repeating: "a", count: 2_000_000) + "\n").utf8)),
+    (
+      "line over the limit",
+      Array(("new Work/huge " + String(repeating: "a", count: 2_000_000) + "\n").utf8)
+    ),
     ("invalid UTF-8", [0x6D, 0x6B, 0x64, 0x69, 0x72, 0x20, 0xC3, 0x28, 0x0A]),
     ("NUL byte", Array("mkdir a".utf8) + [0] + Array("b\n".utf8)),
     ("deep path", Array(("ls " + String(repeating: "a/", count: 10_000) + "\n").utf8)),
@@ -22,7 +25,8 @@ import Testing
     let input = try #require(HostileInputTests.cases.first { $0.name == name }).input
     let folder = try DocshProcess.Folder()
     let store = folder.path("store.json")
-    let seeded = try DocshProcess.run(["-s", store, "-c", "mkdir Work; new Work/keep safe"], home: folder.path("home"))
+    let seeded = try DocshProcess.run(
+      ["-s", store, "-c", "mkdir Work; new Work/keep safe"], home: folder.path("home"))
     #expect(seeded.status == 0)
     let before = try Data(contentsOf: URL(fileURLWithPath: store))
     let script = folder.path("hostile.docsh")

@@ -20,7 +20,8 @@ private func modificationMilliseconds(_ path: String) throws -> Int64 {
 }
 
 /// Writes `bytes` at `path` with the modification time `milliseconds`.
-private func makeFile(_ path: String, _ bytes: [UInt8], modified milliseconds: Int64? = nil) throws {
+private func makeFile(_ path: String, _ bytes: [UInt8], modified milliseconds: Int64? = nil) throws
+{
   try Data(bytes).write(to: URL(fileURLWithPath: path))
   if let milliseconds {
     var times = [
@@ -110,7 +111,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     let imported = target.run("import \(folderWords)")
     #expect(imported.errors == "")
     #expect(try records(of: target.session.context) == expected)
-    #expect(target.session.context.categories().map(\.name.text).sorted() == Self.categories.sorted())
+    #expect(
+      target.session.context.categories().map(\.name.text).sorted() == Self.categories.sorted())
 
     // Saved and loaded again, nothing is lost either.
     try target.session.context.save()
@@ -132,7 +134,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
         expected[path] = (Array(content.utf8), millisecond)
       }
     }
-    let imported = harness.run("import \(quoted(tree + "/Notes")) \(quoted(tree + "/Café crème")) \(quoted(tree + "/✨/"))")
+    let imported = harness.run(
+      "import \(quoted(tree + "/Notes")) \(quoted(tree + "/Café crème")) \(quoted(tree + "/✨/"))")
     #expect(imported.errors == "")
     let out = harness.folder.appendingPathComponent("out").path
     #expect(harness.run("export \(quoted(out))").errors == "")
@@ -156,7 +159,9 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
   var context: Context { harness.session.context }
 
   /// Runs a failing command: one line of error, and the session exactly as before.
-  func expectRefused(_ line: String, saying message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  func expectRefused(
+    _ line: String, saying message: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
     let before = try records(of: context)
     let categoriesBefore = context.categories().map(\.name.text)
     let changesBefore = context.changes().count
@@ -164,9 +169,12 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     #expect(result.output == "", sourceLocation: sourceLocation)
     #expect(result.errors.hasPrefix("error: "), sourceLocation: sourceLocation)
     #expect(result.errors.contains(message), "\(result.errors)", sourceLocation: sourceLocation)
-    #expect(result.errors.filter { $0 == "\n" }.count == 1, "one line: \(result.errors)", sourceLocation: sourceLocation)
+    #expect(
+      result.errors.filter { $0 == "\n" }.count == 1, "one line: \(result.errors)",
+      sourceLocation: sourceLocation)
     #expect(try records(of: context) == before, sourceLocation: sourceLocation)
-    #expect(context.categories().map(\.name.text) == categoriesBefore, sourceLocation: sourceLocation)
+    #expect(
+      context.categories().map(\.name.text) == categoriesBefore, sourceLocation: sourceLocation)
     #expect(context.changes().count == changesBefore, sourceLocation: sourceLocation)
   }
 
@@ -193,7 +201,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     try makeFile("\(folder)/a", Array("a".utf8))
     try makeFile("\(folder)/sub/deep", Array("deep".utf8))
     try makeFile("\(files)/outside", Array("secret".utf8))
-    try FileManager.default.createSymbolicLink(atPath: "\(folder)/link", withDestinationPath: "\(files)/outside")
+    try FileManager.default.createSymbolicLink(
+      atPath: "\(folder)/link", withDestinationPath: "\(files)/outside")
     #expect(mkfifo("\(folder)/fifo", 0o600) == 0)
     let result = harness.run("import \(quoted(folder))")
     #expect(result.output == "")
@@ -210,7 +219,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
 
   @Test func aSymbolicLinkNamedByTheUserIsFollowed() throws {
     try makeFile("\(files)/real", Array("real text".utf8))
-    try FileManager.default.createSymbolicLink(atPath: "\(files)/alias", withDestinationPath: "\(files)/real")
+    try FileManager.default.createSymbolicLink(
+      atPath: "\(files)/alias", withDestinationPath: "\(files)/real")
     harness.run("mkdir Work; cd Work")
     #expect(harness.run("import \(quoted(files + "/alias"))").errors == "")
     let work = try #require(context.category(named: "Work"))
@@ -252,7 +262,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     harness.run("mkdir Work; cd Work; new Plan typed; new Other kept")
     try context.save()
     try expectRefused(
-      "import \(quoted(files + "/Plan"))", saying: "\"Work/Plan\" exists (use --replace to replace it)")
+      "import \(quoted(files + "/Plan"))",
+      saying: "\"Work/Plan\" exists (use --replace to replace it)")
     #expect(harness.run("import --replace \(quoted(files + "/Plan"))").errors == "")
     let work = try #require(context.category(named: "Work"))
     let plan = try #require(context.document(named: "Plan", in: work.id))
@@ -266,7 +277,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     try makeFolder("\(files)/work")
     try makeFile("\(files)/work/New", Array("new".utf8))
     harness.run("cd /")
-    try expectRefused("import \(quoted(files + "/work"))", saying: "a category named \"Work\" exists")
+    try expectRefused(
+      "import \(quoted(files + "/work"))", saying: "a category named \"Work\" exists")
     #expect(harness.run("import --replace \(quoted(files + "/work"))").errors == "")
     #expect(context.documents(in: work.id).map(\.name.text) == ["New", "Other", "Plan"])
   }
@@ -285,20 +297,31 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
 
     // At the top: files have no category to go into.
     try expectRefused(
-      "import \(quoted(files + "/plain"))", saying: "plain is a file; documents live in categories: cd into one first")
-    try expectRefused("import \(quoted(files + "/missing"))", saying: "missing: No such file or directory")
+      "import \(quoted(files + "/plain"))",
+      saying: "plain is a file; documents live in categories: cd into one first")
+    try expectRefused(
+      "import \(quoted(files + "/missing"))", saying: "missing: No such file or directory")
     try expectRefused("import \(quoted(files + "/.."))", saying: "name the folder by its own name")
 
     harness.run("cd Existing")
-    try expectRefused("import \(quoted(files + "/missing"))", saying: "import: \(files)/missing: No such file or directory")
-    try expectRefused("import \(quoted(files + "/Folder"))", saying: "is a folder; folders become categories at the top")
-    try expectRefused("import \(quoted(files + "/ leading space"))", saying: "cannot begin or end with white space")
-    try expectRefused("import \(quoted(files + "/bell\u{7}"))", saying: "cannot contain the control character U+0007")
+    try expectRefused(
+      "import \(quoted(files + "/missing"))",
+      saying: "import: \(files)/missing: No such file or directory")
+    try expectRefused(
+      "import \(quoted(files + "/Folder"))",
+      saying: "is a folder; folders become categories at the top")
+    try expectRefused(
+      "import \(quoted(files + "/ leading space"))", saying: "cannot begin or end with white space")
+    try expectRefused(
+      "import \(quoted(files + "/bell\u{7}"))",
+      saying: "cannot contain the control character U+0007")
     try expectRefused("import \(quoted(files + "/fifo"))", saying: "fifo: not a regular file")
     try expectRefused(
       "import \(quoted(files + "/one/Same")) \(quoted(files + "/two/same"))",
       saying: "would both be the document \"same\"")
-    try expectRefused("import", saying: "import: name the files or folders to import (usage: import [--replace] PATH…)")
+    try expectRefused(
+      "import",
+      saying: "import: name the files or folders to import (usage: import [--replace] PATH…)")
     try expectRefused("import --bogus x", saying: "unknown option --bogus")
   }
 
@@ -345,7 +368,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     try makeFolder("\(destination)/Work")
     try makeFile("\(destination)/Work/B", Array("mine".utf8))
     let result = harness.run("export \(quoted(destination))")
-    #expect(result.errors == "error: export: \(destination)/Work/B exists (use --force to replace it)\n")
+    #expect(
+      result.errors == "error: export: \(destination)/Work/B exists (use --force to replace it)\n")
     #expect(entries(destination) == ["Work"])
     #expect(entries("\(destination)/Work") == ["B"])
     #expect(try fileBytes("\(destination)/Work/B") == Array("mine".utf8))
@@ -358,7 +382,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
   @Test func forceReplacesASymbolicLinkWithoutFollowingIt() throws {
     try makeFolder("\(destination)/Work")
     try makeFile("\(outside)/target", Array("untouched".utf8))
-    try FileManager.default.createSymbolicLink(atPath: "\(destination)/Work/A", withDestinationPath: "\(outside)/target")
+    try FileManager.default.createSymbolicLink(
+      atPath: "\(destination)/Work/A", withDestinationPath: "\(outside)/target")
     #expect(harness.run("export \(quoted(destination))").errors.contains("Work/A exists"))
     #expect(harness.run("export --force \(quoted(destination))").errors == "")
     #expect(try fileBytes("\(outside)/target") == Array("untouched".utf8))
@@ -370,9 +395,13 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
   @Test(arguments: ["", "--force "])
   func neverWritesThroughALinkedCategoryFolder(force: String) throws {
     try makeFolder(destination)
-    try FileManager.default.createSymbolicLink(atPath: "\(destination)/Work", withDestinationPath: outside)
+    try FileManager.default.createSymbolicLink(
+      atPath: "\(destination)/Work", withDestinationPath: outside)
     let result = harness.run("export \(force)\(quoted(destination))")
-    #expect(result.errors == "error: export: \(destination)/Work is a symbolic link; export does not follow links inside \(destination)\n")
+    #expect(
+      result.errors
+        == "error: export: \(destination)/Work is a symbolic link; export does not follow links inside \(destination)\n"
+    )
     #expect(entries(outside).isEmpty)
     #expect(entries(destination) == ["Work"])
   }
@@ -386,10 +415,14 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
 
   @Test func refusesBadArguments() throws {
     #expect(harness.run("export").errors.contains("name the folder to export to"))
-    #expect(harness.run("export \(quoted(destination)) Nowhere").errors == "error: no category named \"Nowhere\"\n")
-    #expect(!FileManager.default.fileExists(atPath: destination), "a failed export leaves no DEST behind")
+    #expect(
+      harness.run("export \(quoted(destination)) Nowhere").errors
+        == "error: no category named \"Nowhere\"\n")
+    #expect(
+      !FileManager.default.fileExists(atPath: destination), "a failed export leaves no DEST behind")
     let missingParent = harness.folder.appendingPathComponent("no/such/dest").path
-    #expect(harness.run("export \(quoted(missingParent))").errors.contains("No such file or directory"))
+    #expect(
+      harness.run("export \(quoted(missingParent))").errors.contains("No such file or directory"))
   }
 
   @Test func changesNothingInTheStore() throws {
@@ -407,10 +440,15 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     let completer = Completer(session: harness.session)
     let folder = harness.folder.path + "/"
     try makeFile(folder + "notes.txt", [])
-    #expect(completer.candidates(after: ["import"], partial: folder + "no") == [folder + "notes.txt"])
-    #expect(completer.candidates(after: ["import", "a"], partial: folder + "no") == [folder + "notes.txt"])
-    #expect(completer.candidates(after: ["export"], partial: folder + "no") == [folder + "notes.txt"])
-    #expect(completer.candidates(after: ["export", "--force", "/tmp/x"], partial: "W") == ["Work/"])
+    #expect(
+      completer.candidates(after: ["import"], partial: folder + "no") == [folder + "notes.txt"])
+    #expect(
+      completer.candidates(after: ["import", "a"], partial: folder + "no") == [folder + "notes.txt"]
+    )
+    #expect(
+      completer.candidates(after: ["export"], partial: folder + "no") == [folder + "notes.txt"])
+    #expect(
+      completer.candidates(after: ["export", "--force", "/tmp/x"], partial: "W") == ["Work/"])
     #expect(completer.candidates(after: ["export", "/tmp/x", "Work/"], partial: "H") == ["Home/"])
   }
 }

@@ -23,8 +23,12 @@ import Testing
   }
 
   @Test func findsTheStartupFileInXDGConfigThenHome() {
-    #expect(Invocation.startupFilePath(environment: ["XDG_CONFIG_HOME": "/c", "HOME": "/h"]) == "/c/docsh/docshrc")
-    #expect(Invocation.startupFilePath(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"]) == "/h/.config/docsh/docshrc")
+    #expect(
+      Invocation.startupFilePath(environment: ["XDG_CONFIG_HOME": "/c", "HOME": "/h"])
+        == "/c/docsh/docshrc")
+    #expect(
+      Invocation.startupFilePath(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"])
+        == "/h/.config/docsh/docshrc")
     #expect(Invocation.startupFilePath(environment: [:]) == nil)
   }
 
@@ -54,14 +58,20 @@ import Testing
     let plain = try Invocation(arguments: [])
     let withOption = try Invocation(arguments: ["-s", "/x/s.json"])
     #expect(withOption.resolvedStorePath(environment: ["DOCSH_STORE": "/y"]) == "/x/s.json")
-    #expect(plain.resolvedStorePath(environment: ["DOCSH_STORE": "/y", "XDG_DATA_HOME": "/d"]) == "/y")
-    #expect(plain.resolvedStorePath(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]) == "/d/docsh/store.json")
-    #expect(plain.resolvedStorePath(environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]) == "/h/.local/share/docsh/store.json")
+    #expect(
+      plain.resolvedStorePath(environment: ["DOCSH_STORE": "/y", "XDG_DATA_HOME": "/d"]) == "/y")
+    #expect(
+      plain.resolvedStorePath(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"])
+        == "/d/docsh/store.json")
+    #expect(
+      plain.resolvedStorePath(environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"])
+        == "/h/.local/share/docsh/store.json")
     #expect(plain.resolvedStorePath(environment: [:]) == nil)
   }
 
   @Test func findsTheHistoryFileAndLetsDevNullTurnItOff() {
-    #expect(Invocation.historyPath(environment: ["DOCSH_HISTORY": "/dev/null", "HOME": "/h"]) == nil)
+    #expect(
+      Invocation.historyPath(environment: ["DOCSH_HISTORY": "/dev/null", "HOME": "/h"]) == nil)
     #expect(Invocation.historyPath(environment: ["DOCSH_HISTORY": "/x/h"]) == "/x/h")
     #expect(Invocation.historyPath(environment: ["XDG_STATE_HOME": "/s"]) == "/s/docsh/history")
     #expect(Invocation.historyPath(environment: ["HOME": "/h"]) == "/h/.local/state/docsh/history")
@@ -81,7 +91,8 @@ import Testing
   func docsh(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws
     -> DocshProcess.Result
   {
-    try DocshProcess.run(arguments, input: input, environment: environment, home: folder.path("home"))
+    try DocshProcess.run(
+      arguments, input: input, environment: environment, home: folder.path("home"))
   }
 
   @Test func printsVersionAndHelp() throws {
@@ -109,7 +120,9 @@ import Testing
   }
 
   @Test func stopsAtTheFirstFailureAndWritesNothingAfterTheLastSave() throws {
-    let result = try docsh(["-s", store, "-c", "mkdir Kept\nsave\nmkdir Lost\ncat Nowhere/x\nmkdir Never"])
+    let result = try docsh([
+      "-s", store, "-c", "mkdir Kept\nsave\nmkdir Lost\ncat Nowhere/x\nmkdir Never",
+    ])
     #expect(result.status == 1)
     #expect(result.errors == "-c:4: error: no category named \"Nowhere\"\n")
     let listing = try docsh(["-s", store, "-c", "ls"])
@@ -120,7 +133,8 @@ import Testing
 
   @Test func reportsScriptErrorsWithFileAndLine() throws {
     let script = folder.path("bad.docsh")
-    try "# comment\nmkdir A\n\nnew A/x <<END\none\nEND\nrm A/missing\n".write(toFile: script, atomically: true, encoding: .utf8)
+    try "# comment\nmkdir A\n\nnew A/x <<END\none\nEND\nrm A/missing\n".write(
+      toFile: script, atomically: true, encoding: .utf8)
     let result = try docsh(["-s", store, script])
     #expect(result.status == 1)
     #expect(result.errors == "\(script):7: error: no document named \"missing\" in \"A\"\n")
@@ -176,7 +190,8 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: folder.path("data/docsh/store.json")))
     let home = try docsh(["-c", "mkdir H"])
     #expect(home.status == 0)
-    #expect(FileManager.default.fileExists(atPath: folder.path("home/.local/share/docsh/store.json")))
+    #expect(
+      FileManager.default.fileExists(atPath: folder.path("home/.local/share/docsh/store.json")))
   }
 
   @Test func exportsAndImportsThroughTheBinary() throws {
@@ -197,18 +212,23 @@ import Testing
     // Again: every name exists now, so nothing is imported and the run fails.
     let again = try docsh(["-s", other, "-c", "import \(exported)/-rf"])
     #expect(again.status == 1)
-    #expect(again.errors == "-c:1: error: import: \(exported)/-rf: a category named \"-rf\" exists (use --replace to import into it)\n")
+    #expect(
+      again.errors
+        == "-c:1: error: import: \(exported)/-rf: a category named \"-rf\" exists (use --replace to import into it)\n"
+    )
   }
 
   @Test(arguments: ["tour", "journal", "reading-list"])
   func runsTheExamples(name: String) throws {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent()
       .deletingLastPathComponent()
     let script = root.appendingPathComponent("examples/\(name).docsh").path
     let result = try docsh(["-s", store, script])
     #expect(result.status == 0, "\(result.errors)")
     let listing = try docsh(["-s", store, "-c", "ls --json"])
-    let categories = try JSONSerialization.jsonObject(with: Data(listing.output.utf8)) as? [[String: Any]]
+    let categories =
+      try JSONSerialization.jsonObject(with: Data(listing.output.utf8)) as? [[String: Any]]
     let expected: [String: [String]] = [
       "tour": ["Reading list", "Work"], "journal": ["Journal"],
       "reading-list": ["Finished", "Reading", "To read"],
@@ -221,7 +241,8 @@ import Testing
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = [
-      "-c", "\"$0\" -s \"$1\" -c 'mkdir Kept; help; help; help; help' | head -c 1 > /dev/null; exit 0",
+      "-c",
+      "\"$0\" -s \"$1\" -c 'mkdir Kept; help; help; help; help' | head -c 1 > /dev/null; exit 0",
       DocshProcess.executable.path, store,
     ]
     process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]

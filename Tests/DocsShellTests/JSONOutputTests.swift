@@ -11,14 +11,18 @@ import Testing
     folder = try DocshProcess.Folder()
     store = folder.path("store.json")
     let setup = try DocshProcess.run(
-      ["-s", store, "-c", "mkdir Work Empty; cd Work; new Plan <<END\nTODO: ship \"it\"\nEND\nnew Notes x; save; mkdir Unsaved"],
+      [
+        "-s", store, "-c",
+        "mkdir Work Empty; cd Work; new Plan <<END\nTODO: ship \"it\"\nEND\nnew Notes x; save; mkdir Unsaved",
+      ],
       home: folder.path("home"))
     #expect(setup.status == 0, "\(setup.errors)")
   }
 
   /// Runs `command` and parses its standard output as JSON.
   func json(_ command: String) throws -> Any {
-    let result = try DocshProcess.run(["-s", store, "--no-save", "-c", command], home: folder.path("home"))
+    let result = try DocshProcess.run(
+      ["-s", store, "--no-save", "-c", command], home: folder.path("home"))
     #expect(result.status == 0, "\(command): \(result.errors)")
     #expect(result.errors == "", "\(command) wrote to standard error: \(result.errors)")
     #expect(result.output.hasSuffix("\n"))
@@ -66,7 +70,8 @@ import Testing
   @Test func statusListsUnsavedChanges() throws {
     let clean = try #require(try json("status --json") as? [String: Any])
     #expect(clean["changes"] as? Int == 0)
-    let status = try #require(try json("mkdir Fresh; write Work/Notes y; status --json") as? [String: Any])
+    let status = try #require(
+      try json("mkdir Fresh; write Work/Notes y; status --json") as? [String: Any])
     #expect(status["changes"] as? Int == 2)
     let categories = try #require(status["categories"] as? [String: Any])
     #expect(categories["new"] as? [String] == ["Fresh"])

@@ -23,7 +23,8 @@ import Testing
     }
     harness.run("mkdir Work; cd Work")
     harness.run("new Long", more: [])
-    harness.run("write Long <<END", more: Self.lines(50).split(separator: "\n").map(String.init) + ["END"])
+    harness.run(
+      "write Long <<END", more: Self.lines(50).split(separator: "\n").map(String.init) + ["END"])
     harness.run("new Short <<END", more: ["one", "two", "END"])
     return (harness, recorder)
   }
@@ -70,12 +71,16 @@ import Testing
     let (harness, _) = try makeHarness(rows: 10, status: 127)
     let result = harness.run("cat Long")
     #expect(result.output == Self.lines(50))
-    #expect(result.errors == "docsh: the pager (test-pager) could not run; set DOCSH_PAGER or use --no-pager\n")
+    #expect(
+      result.errors
+        == "docsh: the pager (test-pager) could not run; set DOCSH_PAGER or use --no-pager\n")
   }
 
   @Test func theEnvironmentChoosesThePager() throws {
     let rows = { 24 }
-    #expect(Pager.fromEnvironment(["DOCSH_PAGER": "most", "PAGER": "more"], rows: rows)?.command == "most")
+    #expect(
+      Pager.fromEnvironment(["DOCSH_PAGER": "most", "PAGER": "more"], rows: rows)?.command == "most"
+    )
     #expect(Pager.fromEnvironment(["PAGER": "more"], rows: rows)?.command == "more")
     #expect(Pager.fromEnvironment(["DOCSH_PAGER": "cat", "PAGER": "more"], rows: rows) == nil)
     #expect(Pager.fromEnvironment(["PAGER": " "], rows: rows) == nil)

@@ -20,7 +20,8 @@ final class ShellHarness {
       .appendingPathComponent("docsh-shell-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     storePath = folder.appendingPathComponent("store.json").path
-    session = try ShellHarness.makeSession(storePath: storePath, isInteractive: isInteractive, assumeYes: assumeYes)
+    session = try ShellHarness.makeSession(
+      storePath: storePath, isInteractive: isInteractive, assumeYes: assumeYes)
     interpreter = Interpreter(session: session)
     var pending = answers
     session.ask = { [unowned session] question in
@@ -32,7 +33,8 @@ final class ShellHarness {
     }
   }
 
-  static func makeSession(storePath: String, isInteractive: Bool, assumeYes: Bool) throws -> Session {
+  static func makeSession(storePath: String, isInteractive: Bool, assumeYes: Bool) throws -> Session
+  {
     var tick: Int64 = 0
     var nextID: UInt64 = 0
     let context = try Context(
@@ -94,7 +96,9 @@ final class ShellHarness {
       var consumed: [String] = []
       do {
         try interpreter.execute(typed) {
-          guard index < lines.count, lines[index].hasPrefix("> ") || lines[index] == ">" else { return nil }
+          guard index < lines.count, lines[index].hasPrefix("> ") || lines[index] == ">" else {
+            return nil
+          }
           let more = String(lines[index].dropFirst(2))
           consumed.append(more)
           index += 1
@@ -107,7 +111,9 @@ final class ShellHarness {
       session.output.flush()
       let printed = session.output.takeCaptured()
       result += printed
-      if !printed.isEmpty && !printed.hasSuffix("\n") { result += ShellHarness.noNewlineMarker + "\n" }
+      if !printed.isEmpty && !printed.hasSuffix("\n") {
+        result += ShellHarness.noNewlineMarker + "\n"
+      }
       result += session.errors.takeCaptured()
     }
     return result

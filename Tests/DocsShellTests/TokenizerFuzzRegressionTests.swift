@@ -18,12 +18,14 @@ import Testing
 
   @Test(arguments: inputs)
   func inputIsHandled(name: String) throws {
-    let bytes = try Data(contentsOf: TokenizerFuzzRegressionTests.folder.appendingPathComponent(name))
+    let bytes = try Data(
+      contentsOf: TokenizerFuzzRegressionTests.folder.appendingPathComponent(name))
     let line = String(decoding: bytes, as: UTF8.self)
     if let commands = try? Tokenizer.commands(in: line) {
       // What tokenizes re-escapes into words that tokenize back to themselves.
       for command in commands where !command.words.isEmpty {
-        let again = try Tokenizer.commands(in: command.words.map(Tokenizer.escapeWord).joined(separator: " "))
+        let again = try Tokenizer.commands(
+          in: command.words.map(Tokenizer.escapeWord).joined(separator: " "))
         #expect(again.first?.words == command.words)
       }
     }

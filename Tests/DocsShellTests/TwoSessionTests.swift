@@ -8,7 +8,8 @@ import Testing
   @Test func interleavedSavesOfTwoProcessesAllLand() throws {
     let folder = try DocshProcess.Folder()
     let store = folder.path("store.json")
-    let seed = try DocshProcess.run(["-s", store, "-c", "mkdir Shared; new Shared/log start"], home: folder.path("home"))
+    let seed = try DocshProcess.run(
+      ["-s", store, "-c", "mkdir Shared; new Shared/log start"], home: folder.path("home"))
     #expect(seed.status == 0)
     let rounds = 150
     var processes: [(name: String, process: Process, errors: URL)] = []
@@ -42,7 +43,8 @@ import Testing
       #expect(names == Set((0..<rounds).map { "doc-\($0)" }), "\(entry.name) lost documents")
       for index in [0, rounds - 1] {
         let document = try #require(context.document(named: "doc-\(index)", in: category.id))
-        #expect(try context.content(of: document.id) == "written by \(entry.name) in round \(index)")
+        #expect(
+          try context.content(of: document.id) == "written by \(entry.name) in round \(index)")
       }
     }
     #expect(JSONStore(path: store).check().isSound)

@@ -51,7 +51,8 @@ extension Context {
         summary.deletedCategories.append(then.category)
       case (.document(let then), nil):
         summary.deletedDocuments.append(then.document)
-      case (.category(let then), .category(let now)?) where then.category.name.text != now.category.name.text:
+      case (.category(let then), .category(let now)?)
+      where then.category.name.text != now.category.name.text:
         summary.updatedCategories.append(Update(object: now.category, properties: [.name]))
       case (.document(let then), .document(let now)?):
         let properties = changedProperties(from: then, to: now)

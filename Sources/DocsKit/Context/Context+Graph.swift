@@ -46,9 +46,17 @@ extension Context {
   func restore(_ id: ObjectID, to state: ObjectState?, kind: ObjectState?) {
     switch state ?? kind {
     case .category:
-      if case .category(let record) = state { setCategory(id, to: record) } else { setCategory(id, to: nil) }
+      if case .category(let record) = state {
+        setCategory(id, to: record)
+      } else {
+        setCategory(id, to: nil)
+      }
     case .document:
-      if case .document(let record) = state { setDocument(id, to: record) } else { setDocument(id, to: nil) }
+      if case .document(let record) = state {
+        setDocument(id, to: record)
+      } else {
+        setDocument(id, to: nil)
+      }
     case nil:
       break
     }

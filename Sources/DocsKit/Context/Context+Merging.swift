@@ -22,7 +22,8 @@ public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch kind {
-    case .bothChanged(let property): return "\(path): \(property) changed here and in the other session"
+    case .bothChanged(let property):
+      return "\(path): \(property) changed here and in the other session"
     case .changedHereDeletedThere: return "\(path): changed here, deleted by the other session"
     case .deletedHereChangedThere: return "\(path): deleted here, changed by the other session"
     case .nameTaken: return "\(path): the other session gave this name to something else"
@@ -66,11 +67,14 @@ extension Context {
     func categoryName(_ id: ObjectID) -> String {
       (categoryRecords[categoryID(id)] ?? myCategories[id])?.category.name.text ?? "?"
     }
-    func path(_ document: Document) -> String { "\(categoryName(document.categoryID))/\(document.name)" }
+    func path(_ document: Document) -> String {
+      "\(categoryName(document.categoryID))/\(document.name)"
+    }
     /// Puts back a category of this session that the other one deleted.
     func ensureCategory(_ id: ObjectID, for document: Document) {
       guard categoryRecords[categoryID(id)] == nil, var record = myCategories[id] else { return }
-      found.append(MergeConflict(path: record.category.name.text + "/", kind: .changedHereDeletedThere))
+      found.append(
+        MergeConflict(path: record.category.name.text + "/", kind: .changedHereDeletedThere))
       record.location = nil
       record.sequence = nextSequenceNumber()
       if categoryIDsByKey[record.category.name.key] == nil { setCategory(id, to: record) }
@@ -89,7 +93,8 @@ extension Context {
         }
       case (.category(let base)?, .category(let mine)?):
         guard var theirs = categoryRecords[change.id] else {
-          found.append(MergeConflict(path: mine.category.name.text + "/", kind: .changedHereDeletedThere))
+          found.append(
+            MergeConflict(path: mine.category.name.text + "/", kind: .changedHereDeletedThere))
           if categoryIDsByKey[mine.category.name.key] == nil {
             var restored = mine
             restored.location = nil
@@ -98,10 +103,12 @@ extension Context {
           continue
         }
         let theirName = theirs.category.name.text
-        guard mine.category.name.text != base.category.name.text, theirName != mine.category.name.text
+        guard mine.category.name.text != base.category.name.text,
+          theirName != mine.category.name.text
         else { continue }
         if theirName != base.category.name.text {
-          found.append(MergeConflict(path: mine.category.name.text + "/", kind: .bothChanged("name")))
+          found.append(
+            MergeConflict(path: mine.category.name.text + "/", kind: .bothChanged("name")))
         }
         if let other = categoryIDsByKey[mine.category.name.key], other != change.id {
           found.append(MergeConflict(path: mine.category.name.text + "/", kind: .nameTaken))
@@ -212,7 +219,8 @@ extension Context {
       else { continue }
       let left = membersByCategory[change.id].map { Array($0.values) } ?? []
       if theirs.category.name.text != base.category.name.text || !left.isEmpty {
-        found.append(MergeConflict(path: theirs.category.name.text + "/", kind: .deletedHereChangedThere))
+        found.append(
+          MergeConflict(path: theirs.category.name.text + "/", kind: .deletedHereChangedThere))
       }
       for documentID in left { setDocument(documentID, to: nil) }
       setCategory(change.id, to: nil)

@@ -117,7 +117,8 @@ extension Context {
   ) throws(ContextError) -> Document {
     guard var record = documentRecords[id] else { throw .noSuchDocument(id) }
     guard categoryRecords[categoryID] != nil else { throw .noSuchCategory(categoryID) }
-    let validName = try name.map { name throws(ContextError) in try validated(name) }
+    let validName =
+      try name.map { name throws(ContextError) in try validated(name) }
       ?? record.document.name
     try checkDocumentNameIsFree(validName, in: categoryID, for: id)
     guard validName.text != record.document.name.text || categoryID != record.document.categoryID

@@ -131,7 +131,8 @@ extension Context {
     func rewrite(_ group: UndoGroup) -> UndoGroup {
       var group = group
       group.changes = group.changes.map {
-        UndoGroup.Change(id: $0.id, before: rewrite($0.before, $0.id), after: rewrite($0.after, $0.id))
+        UndoGroup.Change(
+          id: $0.id, before: rewrite($0.before, $0.id), after: rewrite($0.after, $0.id))
       }
       return group
     }

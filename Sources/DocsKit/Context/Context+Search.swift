@@ -28,7 +28,9 @@ extension Context {
     // Sorting only what matched is cheaper than sorting every document first.
     let candidates: [Document]
     if let id {
-      candidates = (membersByCategory[id]?.values ?? [:].values).compactMap { documentRecords[$0]?.document }
+      candidates = (membersByCategory[id]?.values ?? [:].values).compactMap {
+        documentRecords[$0]?.document
+      }
     } else {
       candidates = documentRecords.values.map(\.document)
     }
@@ -52,7 +54,8 @@ extension Context {
     } catch let error as StoreError {
       throw .store(error)
     } catch let error as JSONTextError {
-      throw .store(.invalidStore(store.displayName, reason: "a content cannot be decoded: \(error.reason)"))
+      throw .store(
+        .invalidStore(store.displayName, reason: "a content cannot be decoded: \(error.reason)"))
     } catch {
       throw .store(.invalidStore(store.displayName, reason: "\(error)"))
     }

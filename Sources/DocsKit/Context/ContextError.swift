@@ -51,7 +51,8 @@ extension ContextError: CustomStringConvertible {
     case .conflicts(let conflicts):
       let list = conflicts.map(\.description).joined(separator: "; ")
       let resolvable = conflicts.allSatisfy(\.isResolvableByKeepingMine)
-      let advice = resolvable
+      let advice =
+        resolvable
         ? "nothing was written — 'save --mine' keeps your values, 'revert' takes theirs"
         : "nothing was written — rename one of them and save again, or 'revert' to take theirs"
       let count = conflicts.count == 1 ? "a conflict" : "\(conflicts.count) conflicts"

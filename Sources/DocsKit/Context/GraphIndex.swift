@@ -16,7 +16,8 @@ struct GraphIndex {
     for stored in graph.categories {
       let key = stored.name.key
       if let other = categoryIDsByKey[key], let existing = categories[other] {
-        guard report("two categories are named \"\(existing.category.name)\" and \"\(stored.name)\"")
+        guard
+          report("two categories are named \"\(existing.category.name)\" and \"\(stored.name)\"")
         else { return }
         continue
       }

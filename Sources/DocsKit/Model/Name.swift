@@ -127,14 +127,16 @@ extension NameError: CustomStringConvertible {
     case .empty:
       return "a name cannot be empty"
     case .tooLong(_, let byteCount):
-      return "a name may hold at most \(Name.maximumByteCount) bytes of UTF-8, this one has \(byteCount)"
+      return
+        "a name may hold at most \(Name.maximumByteCount) bytes of UTF-8, this one has \(byteCount)"
     case .reserved(let name):
       return "\"\(name)\" is reserved and cannot be a name"
     case .containsSlash(let name):
       return "a name cannot contain \"/\": \"\(name.count <= 80 ? name : name.prefix(79) + "…")\""
     case .containsControlCharacter(_, let value):
       let hex = String(value, radix: 16, uppercase: true)
-      return "a name cannot contain the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)"
+      return
+        "a name cannot contain the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)"
     }
   }
 }

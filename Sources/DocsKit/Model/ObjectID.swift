@@ -21,7 +21,8 @@ public struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible 
   /// Parses the canonical textual form of a UUID (either letter case); `nil` when malformed.
   public init?(_ text: some StringProtocol) {
     var utf8 = Array(text.utf8)
-    guard let id = utf8.withUnsafeMutableBufferPointer({ ObjectID(uuidBytes: UnsafeBufferPointer($0)) })
+    guard
+      let id = utf8.withUnsafeMutableBufferPointer({ ObjectID(uuidBytes: UnsafeBufferPointer($0)) })
     else { return nil }
     self = id
   }

@@ -19,7 +19,8 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
   public static func now() -> Timestamp {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
-    return Timestamp(millisecondsSince1970: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+    return Timestamp(
+      millisecondsSince1970: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
   }
 
   /// Whole seconds since the epoch (rounded down).
@@ -103,7 +104,10 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
   /// followed by a fraction of a second, then `Z` or a `±HH:MM` offset. `nil` when malformed.
   public init?(iso8601 text: some StringProtocol) {
     var bytes = Array(text.utf8)
-    guard let parsed = bytes.withUnsafeMutableBufferPointer({ Timestamp(iso8601Bytes: UnsafeBufferPointer($0)) })
+    guard
+      let parsed = bytes.withUnsafeMutableBufferPointer({
+        Timestamp(iso8601Bytes: UnsafeBufferPointer($0))
+      })
     else { return nil }
     self = parsed
   }
@@ -152,7 +156,8 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
       guard let offsetHour = number(index + 1, 2), index + 3 < b.count,
         b[index + 3] == UInt8(ascii: ":"), let offsetMinute = number(index + 4, 2)
       else { return nil }
-      offsetSeconds = (offsetHour * 3600 + offsetMinute * 60) * (b[index] == UInt8(ascii: "+") ? 1 : -1)
+      offsetSeconds =
+        (offsetHour * 3600 + offsetMinute * 60) * (b[index] == UInt8(ascii: "+") ? 1 : -1)
       index += 6
     default:
       return nil
@@ -208,5 +213,6 @@ struct CivilTime {
 /// `value` in decimal, left-padded with zeros to `width` digits.
 func pad(_ value: Int, _ width: Int) -> String {
   let digits = String(value)
-  return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+  return digits.count >= width
+    ? digits : String(repeating: "0", count: width - digits.count) + digits
 }

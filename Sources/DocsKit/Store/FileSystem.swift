@@ -53,7 +53,8 @@ public protocol FileSystem: Sendable {
     at directory: Int32, _ name: String, flags: Int32, mode: UInt32
   ) throws(SystemCallError) -> Int32
   /// `read(2)`: how many bytes were read, 0 at the end.
-  func read(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int
+  func read(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError)
+    -> Int
   /// `pread(2)` at `offset`.
   func read(
     _ file: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int

@@ -126,7 +126,8 @@ public final class JSONStore: DocumentStore {
     defer { window.deallocate() }
     var windowStart = 0
     var windowCount = 0
-    func read(into target: UnsafeMutableRawBufferPointer, at offset: Int) throws(StoreError) -> Int {
+    func read(into target: UnsafeMutableRawBufferPointer, at offset: Int) throws(StoreError) -> Int
+    {
       do {
         return try fileSystem.readFully(loadedFile, into: target, at: offset)
       } catch {
@@ -139,7 +140,8 @@ public final class JSONStore: DocumentStore {
         let large = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
         defer { large.deallocate() }
         guard try read(into: large, at: location.offset) == location.length else {
-          throw StoreError.invalidStore(path, reason: "the file was cut short (a content ends past its end)")
+          throw StoreError.invalidStore(
+            path, reason: "the file was cut short (a content ends past its end)")
         }
         try visit(index, UnsafeRawBufferPointer(large))
         continue
@@ -148,7 +150,8 @@ public final class JSONStore: DocumentStore {
         windowStart = location.offset
         windowCount = try read(into: window, at: location.offset)
         guard location.length <= windowCount else {
-          throw StoreError.invalidStore(path, reason: "the file was cut short (a content ends past its end)")
+          throw StoreError.invalidStore(
+            path, reason: "the file was cut short (a content ends past its end)")
         }
       }
       let start = location.offset - windowStart
@@ -156,7 +159,9 @@ public final class JSONStore: DocumentStore {
     }
   }
 
-  private func decodeContent(at location: StoredLocation, in file: Int32) throws(StoreError) -> String {
+  private func decodeContent(at location: StoredLocation, in file: Int32) throws(StoreError)
+    -> String
+  {
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
     defer { bytes.deallocate() }
     let count: Int
@@ -188,7 +193,8 @@ public final class JSONStore: DocumentStore {
       file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
     } catch {
       if error.code != ENOENT {
-        report.problems.append(StoreError.system(path, operation: "open", errno: error.code).description)
+        report.problems.append(
+          StoreError.system(path, operation: "open", errno: error.code).description)
       }
       report.exists = false
       return report
@@ -217,7 +223,8 @@ public final class JSONStore: DocumentStore {
         let content = try decodeContent(at: document.contentLocation, in: file)
         if content.utf8.count != document.size {
           report.problems.append(
-            "\(place): the stored size \(document.size) does not match its content (\(content.utf8.count) bytes)")
+            "\(place): the stored size \(document.size) does not match its content (\(content.utf8.count) bytes)"
+          )
         }
       } catch {
         report.problems.append("\(place): its content cannot be read: \(error)")
@@ -319,8 +326,11 @@ public final class JSONStore: DocumentStore {
       try fileSystem.close(temporary)
       // Open the new file for reading before it replaces the store, so that every step
       // that can fail comes before the rename.
-      reader = try fileSystem.open(at: directory, temporaryName, flags: O_RDONLY | O_CLOEXEC, mode: 0)
-      let newStatus = try reader.map { file throws(SystemCallError) in try fileSystem.status(of: file) }
+      reader = try fileSystem.open(
+        at: directory, temporaryName, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+      let newStatus = try reader.map { file throws(SystemCallError) in
+        try fileSystem.status(of: file)
+      }
       if current != nil { try keepBackup(in: directory) }
       try fileSystem.rename(at: directory, temporaryName, to: fileName)
       renamed = true

@@ -77,7 +77,9 @@ enum JSONText {
     guard let base = literal.baseAddress else { return false }
     var position = 0
     while position < literal.count {
-      guard let found = memchr(base + position, 0x5C, literal.count - position) else { return false }
+      guard let found = memchr(base + position, 0x5C, literal.count - position) else {
+        return false
+      }
       var index = base.distance(to: UnsafeRawPointer(found))
       var run = 0
       while index < literal.count, literal[index] == 0x5C {
@@ -91,14 +93,18 @@ enum JSONText {
   }
 
   /// Whether `needle` occurs in `haystack`: `memchr` for its first byte, `memcmp` for the rest.
-  static func contains(_ needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer) -> Bool {
+  static func contains(_ needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer)
+    -> Bool
+  {
     guard let first = needle.first, let needleBase = needle.baseAddress,
       let base = haystack.baseAddress, needle.count <= haystack.count
     else { return needle.isEmpty }
     var position = 0
     let last = haystack.count - needle.count
     while position <= last {
-      guard let found = memchr(base + position, Int32(first), last - position + 1) else { return false }
+      guard let found = memchr(base + position, Int32(first), last - position + 1) else {
+        return false
+      }
       let index = base.distance(to: UnsafeRawPointer(found))
       if memcmp(base + index, needleBase, needle.count) == 0 { return true }
       position = index + 1
@@ -163,7 +169,8 @@ enum JSONText {
     while index < body.count {
       let byte = body[index]
       if byte < 0x20 {
-        throw JSONTextError(offset: offsetBase + index, reason: "unescaped control character in a string")
+        throw JSONTextError(
+          offset: offsetBase + index, reason: "unescaped control character in a string")
       }
       if byte == UInt8(ascii: "\"") {
         throw JSONTextError(offset: offsetBase + index, reason: "unescaped quote in a string")
@@ -194,23 +201,27 @@ enum JSONText {
           guard index + 6 <= body.count, body[index] == UInt8(ascii: "\\"),
             body[index + 1] == UInt8(ascii: "u")
           else {
-            throw JSONTextError(offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
+            throw JSONTextError(
+              offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
           }
           let low = try hex4(at: index + 2)
           guard (0xDC00...0xDFFF).contains(low) else {
-            throw JSONTextError(offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
+            throw JSONTextError(
+              offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
           }
           scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
           index += 6
         } else if (0xDC00...0xDFFF).contains(scalar) {
-          throw JSONTextError(offset: offsetBase + index - 6, reason: "unpaired surrogate in \\u escape")
+          throw JSONTextError(
+            offset: offsetBase + index - 6, reason: "unpaired surrogate in \\u escape")
         }
         guard let unicode = Unicode.Scalar(scalar) else {
           throw JSONTextError(offset: offsetBase + index, reason: "invalid \\u escape")
         }
         bytes.append(contentsOf: UTF8.encode(unicode) ?? UTF8.EncodedScalar())
       default:
-        throw JSONTextError(offset: offsetBase + index - 1, reason: "invalid escape \\\(Unicode.Scalar(escaped))")
+        throw JSONTextError(
+          offset: offsetBase + index - 1, reason: "invalid escape \\\(Unicode.Scalar(escaped))")
       }
     }
   }

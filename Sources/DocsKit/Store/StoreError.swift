@@ -35,16 +35,19 @@ extension StoreError: CustomStringConvertible {
       }
       return "\(path): not a docsh store (no \"format\": \"docsh-store\")"
     case .newerVersion(let path, let version, let supported):
-      return "\(path): written by a newer docsh (format version \(version); this docsh reads up to \(supported))"
+      return
+        "\(path): written by a newer docsh (format version \(version); this docsh reads up to \(supported))"
     case .invalidStore(let path, let reason):
       return "\(path): not a valid docsh store: \(reason)"
     case .system(let path, let operation, let code):
       return "\(path): \(operation) failed: \(StoreError.message(for: code))"
     case .modifiedElsewhere(let path, let loaded, let current):
       let now = current.map { "generation \($0)" } ?? "a different file"
-      return "\(path): another session saved the store since it was loaded (loaded generation \(loaded), now \(now)); nothing was written — use 'revert' to load theirs"
+      return
+        "\(path): another session saved the store since it was loaded (loaded generation \(loaded), now \(now)); nothing was written — use 'revert' to load theirs"
     case .deletedElsewhere(let path):
-      return "\(path): the store was deleted or moved since it was loaded; nothing was written — 'revert' starts from what is there now"
+      return
+        "\(path): the store was deleted or moved since it was loaded; nothing was written — 'revert' starts from what is there now"
     case .locked(let path):
       return "\(path): another process is saving the store right now; try again"
     case .refusedToOverwriteDamagedStore(let path):

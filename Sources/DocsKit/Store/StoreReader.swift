@@ -60,7 +60,9 @@ struct StoreReader: ~Copyable {
 
     init(_ bytes: UnsafeRawBufferPointer) {
       func equals(_ text: StaticString) -> Bool {
-        guard text.utf8CodeUnitCount == bytes.count, let base = bytes.baseAddress else { return false }
+        guard text.utf8CodeUnitCount == bytes.count, let base = bytes.baseAddress else {
+          return false
+        }
         return memcmp(text.utf8Start, base, bytes.count) == 0
       }
       switch bytes.count {
@@ -70,7 +72,8 @@ struct StoreReader: ~Copyable {
       case 7: self = equals("version") ? .version : equals("content") ? .content : .other
       case 8: self = equals("modified") ? .modified : .other
       case 9: self = equals("documents") ? .documents : .other
-      case 10: self = equals("generation") ? .generation : equals("categories") ? .categories : .other
+      case 10:
+        self = equals("generation") ? .generation : equals("categories") ? .categories : .other
       default: self = .other
       }
     }
@@ -100,7 +103,9 @@ struct StoreReader: ~Copyable {
         if format != "docsh-store" { throw failure(.notAStore(format), at: start, "") }
       case .version:
         let value = try readInteger("version")
-        if value > StoreReader.supportedVersion { throw failure(.newerVersion(value), at: start, "") }
+        if value > StoreReader.supportedVersion {
+          throw failure(.newerVersion(value), at: start, "")
+        }
         version = value
       case .generation:
         generation = try readInteger("generation")
@@ -153,7 +158,8 @@ struct StoreReader: ~Copyable {
       graph.documents[index].categoryID = id
     }
     graph.categories.append(
-      StoredCategory(id: id, name: name, location: StoredLocation(offset: start, length: offset - start)))
+      StoredCategory(
+        id: id, name: name, location: StoredLocation(offset: start, length: offset - start)))
   }
 
   private mutating func readDocument(into graph: inout LoadedGraph) throws(StoreReadFailure) {
@@ -206,7 +212,8 @@ struct StoreReader: ~Copyable {
   private mutating func readTimestamp() throws(StoreReadFailure) -> Timestamp {
     let at = offset
     let parsed: Timestamp?? = try withStringBody { body, hasEscapes in
-      hasEscapes ? .none : .some(body.withMemoryRebound(to: UInt8.self) { Timestamp(iso8601Bytes: $0) })
+      hasEscapes
+        ? .none : .some(body.withMemoryRebound(to: UInt8.self) { Timestamp(iso8601Bytes: $0) })
     }
     if case .some(let time?) = parsed { return time }
     let text = try stringAt(at)
@@ -221,7 +228,8 @@ struct StoreReader: ~Copyable {
     // Most names are plain ASCII: printable, no slash, no space at either end. Those are
     // valid as they stand; anything else goes through the full rules.
     let plain = try withStringBody { body, hasEscapes -> Name? in
-      guard !hasEscapes, let first = body.first, let last = body.last, first != 0x20, last != 0x20 else {
+      guard !hasEscapes, let first = body.first, let last = body.last, first != 0x20, last != 0x20
+      else {
         return nil
       }
       for byte in body where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") { return nil }
@@ -358,16 +366,19 @@ struct StoreReader: ~Copyable {
     while let byte = try peek(), byte >= 0x30 && byte <= 0x39 {
       let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
       let (sum, overflow2) = times.addingReportingOverflow(Int(byte - 0x30))
-      guard !overflow1, !overflow2 else { throw failure(.malformed, at: at, "\"\(key)\" is too large") }
+      guard !overflow1, !overflow2 else {
+        throw failure(.malformed, at: at, "\"\(key)\" is too large")
+      }
       value = sum
       position += 1
       count += 1
     }
     let following = try peek()
-    let isNumberSyntax = following.map {
-      $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
-        || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+")
-    } ?? false
+    let isNumberSyntax =
+      following.map {
+        $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+          || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+")
+      } ?? false
     guard count > 0, !isNumberSyntax else {
       throw failure(.malformed, at: at, "\"\(key)\" is not a whole number of 0 or more")
     }
@@ -399,14 +410,16 @@ struct StoreReader: ~Copyable {
     let literal = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
     defer { literal.deallocate() }
     if literalOffset >= bufferStart {
-      literal.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[(literalOffset - bufferStart)..<position]))
+      literal.copyMemory(
+        from: UnsafeRawBufferPointer(rebasing: buffer[(literalOffset - bufferStart)..<position]))
     } else {
       try readFully(into: literal, at: literalOffset)
     }
     do {
       return try JSONText.decodeLiteral(UnsafeRawBufferPointer(literal))
     } catch {
-      let reason = error.reason == JSONText.invalidUTF8 ? "a string is not valid UTF-8" : error.reason
+      let reason =
+        error.reason == JSONText.invalidUTF8 ? "a string is not valid UTF-8" : error.reason
       throw failure(.malformed, at: literalOffset + error.offset, reason)
     }
   }
@@ -542,7 +555,8 @@ struct StoreReader: ~Copyable {
       throw StoreReadFailure(kind: .system(error), offset: fileOffset, reason: "")
     }
     guard count == target.count else {
-      throw StoreReadFailure(kind: .malformed, offset: fileOffset, reason: "the file ends inside a string")
+      throw StoreReadFailure(
+        kind: .malformed, offset: fileOffset, reason: "the file ends inside a string")
     }
   }
 
@@ -556,4 +570,3 @@ struct StoreReader: ~Copyable {
     StoreReadFailure(kind: kind, offset: offset, reason: reason)
   }
 }
-

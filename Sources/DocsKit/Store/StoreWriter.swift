@@ -50,7 +50,8 @@ struct StoreWriter {
     if let location = document.unchangedLocation, source != nil,
       let contentLocation = document.contentLocation
     {
-      if var run = pendingRun, run.lastSequence + 1 == document.sequence, run.end <= location.offset {
+      if var run = pendingRun, run.lastSequence + 1 == document.sequence, run.end <= location.offset
+      {
         // The two objects are neighbours in the loaded file: copy the comma between them too.
         run.end = location.end
         run.lastSequence = document.sequence

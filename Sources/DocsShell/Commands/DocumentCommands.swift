@@ -19,14 +19,17 @@ struct NewDocumentCommand: ShellCommand {
   let input: ContentInput
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    (path, input) = try ContentInput.nameAndText(arguments, hereDocument, or: Self.usageError("name the document to create"))
+    (path, input) = try ContentInput.nameAndText(
+      arguments, hereDocument, or: Self.usageError("name the document to create"))
   }
 
   func run(in session: Session) throws(ShellError) {
-    let (category, name) = try ShellPath(path).entry(in: session.context, from: session.currentCategory)
+    let (category, name) = try ShellPath(path).entry(
+      in: session.context, from: session.currentCategory)
     // Check the name before asking for text, so nobody types into a name that is taken.
     if let existing = session.context.document(named: name, in: category.id) {
-      throw .context(.duplicateDocumentName(name, existing: existing.name.text, in: category.name.text))
+      throw .context(
+        .duplicateDocumentName(name, existing: existing.name.text, in: category.name.text))
     }
     let content = try input.text(in: session) ?? ""
     _ = try ShellError.catching { () throws(ContextError) in
@@ -48,7 +51,8 @@ struct WriteDocumentCommand: ShellCommand {
   let input: ContentInput
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    (path, input) = try ContentInput.nameAndText(arguments, hereDocument, or: Self.usageError("name the document to write"))
+    (path, input) = try ContentInput.nameAndText(
+      arguments, hereDocument, or: Self.usageError("name the document to write"))
   }
 
   func run(in session: Session) throws(ShellError) {
@@ -79,7 +83,8 @@ struct AppendCommand: ShellCommand {
   let input: ContentInput
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    (path, input) = try ContentInput.nameAndText(arguments, hereDocument, or: Self.usageError("name the document to append to"))
+    (path, input) = try ContentInput.nameAndText(
+      arguments, hereDocument, or: Self.usageError("name the document to append to"))
   }
 
   func run(in session: Session) throws(ShellError) {
@@ -159,7 +164,8 @@ struct CatCommand: ShellCommand {
   func run(in session: Session) throws(ShellError) {
     var documents: [Document] = []
     for path in paths {
-      documents.append(try ShellPath(path).document(in: session.context, from: session.currentCategory))
+      documents.append(
+        try ShellPath(path).document(in: session.context, from: session.currentCategory))
     }
     for document in documents {
       let content = try ShellError.catching { () throws(ContextError) in
@@ -210,8 +216,15 @@ struct InfoCommand: ShellCommand {
     let rows: [[TableRenderer.Cell]] = [
       ["name:", TableRenderer.Cell(document.name.text)],
       ["category:", TableRenderer.Cell(category, style: .category)],
-      ["size:", TableRenderer.Cell(SizeFormatting.exactBytes(document.size) + (document.size == 1 ? " byte" : " bytes"))],
-      ["modified:", TableRenderer.Cell(session.settings.dates.full(document.modified.millisecondsSince1970))],
+      [
+        "size:",
+        TableRenderer.Cell(
+          SizeFormatting.exactBytes(document.size) + (document.size == 1 ? " byte" : " bytes")),
+      ],
+      [
+        "modified:",
+        TableRenderer.Cell(session.settings.dates.full(document.modified.millisecondsSince1970)),
+      ],
       ["id:", TableRenderer.Cell(document.id.description, style: .dim)],
     ]
     for line in TableRenderer(colors: session.settings.colors).render(rows: rows) {
@@ -241,10 +254,13 @@ struct RemoveCommand: ShellCommand {
   func run(in session: Session) throws(ShellError) {
     var documents: [Document] = []
     for path in paths {
-      if case .category(let category)? = try? session.resolve(path), session.currentCategory == nil || path.hasPrefix("/") {
+      if case .category(let category)? = try? session.resolve(path),
+        session.currentCategory == nil || path.hasPrefix("/")
+      {
         throw .wrongKind(category.name.text, expected: "a document (use rmdir for categories)")
       }
-      let document = try ShellPath(path).document(in: session.context, from: session.currentCategory)
+      let document = try ShellPath(path).document(
+        in: session.context, from: session.currentCategory)
       if !documents.contains(where: { $0.id == document.id }) { documents.append(document) }
     }
     for document in documents {

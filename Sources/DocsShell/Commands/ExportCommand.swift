@@ -24,11 +24,14 @@ struct ExportCommand: ShellCommand {
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
     try Self.refuseHereDocument(hereDocument)
-    let parsed = try ParsedArguments.parse(arguments, flags: ["f", "force"], for: Self.configuration)
+    let parsed = try ParsedArguments.parse(
+      arguments, flags: ["f", "force"], for: Self.configuration)
     guard let destination = parsed.positionals.first else {
       throw Self.usageError("name the folder to export to")
     }
-    guard !destination.isEmpty else { throw Self.usageError("the folder to export to cannot be empty") }
+    guard !destination.isEmpty else {
+      throw Self.usageError("the folder to export to cannot be empty")
+    }
     self.destination = destination
     categoryPaths = Array(parsed.positionals.dropFirst())
     replacing = !parsed.flags.isEmpty
@@ -40,16 +43,21 @@ struct ExportCommand: ShellCommand {
       categories = session.context.categories()
     } else {
       for path in categoryPaths {
-        let category = try ShellPath(path).category(in: session.context, from: session.currentCategory)
+        let category = try ShellPath(path).category(
+          in: session.context, from: session.currentCategory)
         if !categories.contains(where: { $0.id == category.id }) { categories.append(category) }
       }
     }
     let folders = categories.map { category in
-      FileExport.Folder(name: category.name.text, documents: session.context.documents(in: category.id))
+      FileExport.Folder(
+        name: category.name.text, documents: session.context.documents(in: category.id))
     }
-    try FileExport(destination: session.filePath(destination), replacing: replacing).write(folders) {
+    try FileExport(destination: session.filePath(destination), replacing: replacing).write(folders)
+    {
       document throws(ShellError) in
-      try ShellError.catching { () throws(ContextError) in try session.context.content(of: document.id) }
+      try ShellError.catching { () throws(ContextError) in
+        try session.context.content(of: document.id)
+      }
     }
     if session.settings.isInteractive {
       let documents = folders.reduce(0) { $0 + $1.documents.count }

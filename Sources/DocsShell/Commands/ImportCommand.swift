@@ -23,7 +23,9 @@ struct ImportCommand: ShellCommand {
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
     try Self.refuseHereDocument(hereDocument)
     let parsed = try ParsedArguments.parse(arguments, flags: ["replace"], for: Self.configuration)
-    guard !parsed.positionals.isEmpty else { throw Self.usageError("name the files or folders to import") }
+    guard !parsed.positionals.isEmpty else {
+      throw Self.usageError("name the files or folders to import")
+    }
     paths = parsed.positionals
     replacing = parsed.flags.contains("replace")
   }
@@ -33,7 +35,8 @@ struct ImportCommand: ShellCommand {
       var files: [ImportedFile] = []
       for path in paths.map(session.filePath) {
         if try FileImport.kind(of: path) == .folder {
-          throw .input("import: \(path) is a folder; folders become categories at the top (cd / first)")
+          throw .input(
+            "import: \(path) is a folder; folders become categories at the top (cd / first)")
         }
         files.append(try FileImport.readFile(at: path))
       }
@@ -45,7 +48,8 @@ struct ImportCommand: ShellCommand {
     for path in paths.map(session.filePath) {
       if try FileImport.kind(of: path) == .file {
         throw .input(
-          "import: \(path) is a file; documents live in categories: cd into one first (or import a folder)")
+          "import: \(path) is a file; documents live in categories: cd into one first (or import a folder)"
+        )
       }
       folders.append(try FileImport.readFolder(at: path))
     }
@@ -55,7 +59,8 @@ struct ImportCommand: ShellCommand {
       if let existing = session.context.category(named: folder.name) {
         guard replacing else {
           throw .input(
-            "import: \(folder.path): a category named \"\(existing.name)\" exists (use --replace to import into it)")
+            "import: \(folder.path): a category named \"\(existing.name)\" exists (use --replace to import into it)"
+          )
         }
         category = existing
       } else {
@@ -67,17 +72,22 @@ struct ImportCommand: ShellCommand {
     }
     for line in folders.flatMap(\.skipped) { session.errors.writeLine(session.displayed(line)) }
     let documents = folders.reduce(0) { $0 + $1.files.count }
-    report("\(count(documents, "document")) in \(count(folders.count, "category", plural: "categories"))", in: session)
+    report(
+      "\(count(documents, "document")) in \(count(folders.count, "category", plural: "categories"))",
+      in: session)
   }
 
   /// Creates (or, with `--replace`, rewrites) a document for each file.
-  private func add(_ files: [ImportedFile], to category: Category, in session: Session) throws(ShellError) {
+  private func add(_ files: [ImportedFile], to category: Category, in session: Session)
+    throws(ShellError)
+  {
     try checkDistinct(files.map { ($0.name, $0.path) }, what: "document")
     for file in files {
       if let existing = session.context.document(named: file.name, in: category.id) {
         guard replacing else {
           throw .input(
-            "import: \(file.path): \"\(category.name)/\(existing.name)\" exists (use --replace to replace it)")
+            "import: \(file.path): \"\(category.name)/\(existing.name)\" exists (use --replace to replace it)"
+          )
         }
         _ = try ShellError.catching { () throws(ContextError) in
           try session.context.setContent(file.content, of: existing.id, modified: file.modified)
@@ -92,7 +102,9 @@ struct ImportCommand: ShellCommand {
   }
 
   /// Refuses two paths that would give one name (ignoring case, as names do).
-  private func checkDistinct(_ names: [(name: String, path: String)], what: String) throws(ShellError) {
+  private func checkDistinct(_ names: [(name: String, path: String)], what: String)
+    throws(ShellError)
+  {
     var seen: [NameKey: String] = [:]
     for (name, path) in names {
       if let other = seen[NameKey(name)] {

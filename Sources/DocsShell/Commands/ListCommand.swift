@@ -39,7 +39,9 @@ struct ListCommand: ShellCommand {
       }
       self.order = order
     }
-    guard parsed.positionals.count <= 1 else { throw Self.usageError("lists one category at a time") }
+    guard parsed.positionals.count <= 1 else {
+      throw Self.usageError("lists one category at a time")
+    }
     path = parsed.positionals.first
   }
 
@@ -51,7 +53,9 @@ struct ListCommand: ShellCommand {
     case .top:
       listCategories(in: session)
     case .category(let category):
-      listDocuments(session.context.documents(in: category.id, sortedBy: sortKey, order: sortOrder), in: session)
+      listDocuments(
+        session.context.documents(in: category.id, sortedBy: sortKey, order: sortOrder), in: session
+      )
     case .entry(let category, let name):
       guard let document = session.context.document(named: name, in: category.id) else {
         throw .noSuchDocument(name, in: category.name.text)

@@ -20,7 +20,9 @@ struct MoveCommand: ShellCommand {
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
     try Self.refuseHereDocument(hereDocument)
     let parsed = try ParsedArguments.parse(arguments, for: Self.configuration)
-    guard parsed.positionals.count == 2 else { throw Self.usageError("give a source and a destination") }
+    guard parsed.positionals.count == 2 else {
+      throw Self.usageError("give a source and a destination")
+    }
     source = parsed.positionals[0]
     destination = parsed.positionals[1]
   }

@@ -105,7 +105,8 @@ struct RemoveCategoryCommand: ShellCommand {
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
     try Self.refuseHereDocument(hereDocument)
-    let parsed = try ParsedArguments.parse(arguments, flags: ["f", "force"], for: Self.configuration)
+    let parsed = try ParsedArguments.parse(
+      arguments, flags: ["f", "force"], for: Self.configuration)
     guard !parsed.positionals.isEmpty else { throw Self.usageError("name the category to delete") }
     force = parsed.flags.contains("f") || parsed.flags.contains("force")
     paths = parsed.positionals

@@ -110,7 +110,8 @@ struct GrepCommand: ShellCommand {
       return
     }
     for match in matches {
-      let place = "\(categoryName(match.document.categoryID))/\(match.document.name):\(match.lineNumber):"
+      let place =
+        "\(categoryName(match.document.categoryID))/\(match.document.name):\(match.lineNumber):"
       session.output.writeLine(session.displayed(place + " " + match.line))
     }
   }

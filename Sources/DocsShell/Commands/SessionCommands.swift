@@ -73,7 +73,8 @@ struct RevertCommand: ShellCommand {
 
   init(arguments: [String], hereDocument: String?) throws(ShellError) {
     try Self.refuseHereDocument(hereDocument)
-    let parsed = try ParsedArguments.parse(arguments, flags: ["f", "force"], for: Self.configuration)
+    let parsed = try ParsedArguments.parse(
+      arguments, flags: ["f", "force"], for: Self.configuration)
     guard parsed.positionals.isEmpty else { throw Self.usageError("takes no names") }
     force = !parsed.flags.isEmpty
   }
@@ -181,7 +182,9 @@ struct HelpCommand: ShellCommand {
       let rows = CommandRegistry.commands.map { command -> [TableRenderer.Cell] in
         let configuration = command.configuration
         let names = ([configuration.name] + configuration.aliases).joined(separator: ", ")
-        return [TableRenderer.Cell(names, style: .bold), TableRenderer.Cell(configuration.abstract)]
+        return [
+          TableRenderer.Cell(names, style: .bold), TableRenderer.Cell(configuration.abstract),
+        ]
       }
       for line in TableRenderer(colors: session.settings.colors).render(rows: rows) {
         session.output.writeLine("  " + line)
@@ -245,7 +248,8 @@ struct CheckCommand: ShellCommand {
       session.output.writeLine(session.displayed(line))
     }
     guard report.isSound else {
-      throw .input("the store has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
+      throw .input(
+        "the store has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
     }
   }
 }

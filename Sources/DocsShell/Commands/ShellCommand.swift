@@ -76,8 +76,8 @@ enum CommandRegistry {
     FindCommand.self, GrepCommand.self, ImportCommand.self, ExportCommand.self,
     StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
     RedoCommand.self, HistoryCommand.self, SourceCommand.self, HelpCommand.self,
-      ExitCommand.self,
-    ]
+    ExitCommand.self,
+  ]
 
   /// Every command by each word that runs it.
   private static let commandsByName: [String: any ShellCommand.Type] = {

@@ -42,7 +42,8 @@ extension ShellError: CustomStringConvertible {
     case .noSuchDocument(let name, let category):
       return "no document named \"\(shown(name))\" in \"\(category)\""
     case .notInCategory(let name):
-      return "\"\(shown(name))\": documents live in categories; cd into one or write CATEGORY/\(shown(name))"
+      return
+        "\"\(shown(name))\": documents live in categories; cd into one or write CATEGORY/\(shown(name))"
     case .pathTooDeep(let path):
       return "\"\(shown(path))\": a path is at most /CATEGORY/NAME"
     case .wrongKind(let path, let expected):
@@ -61,7 +62,9 @@ extension ShellError: CustomStringConvertible {
 
 extension ShellError {
   /// Runs `body`, turning a model error into a shell error.
-  static func catching<Result>(_ body: () throws(ContextError) -> Result) throws(ShellError) -> Result {
+  static func catching<Result>(_ body: () throws(ContextError) -> Result) throws(ShellError)
+    -> Result
+  {
     do {
       return try body()
     } catch {

@@ -28,12 +28,14 @@ struct ShellPath {
   ///   deeper than a document.
   func resolve(in context: Context, from current: Category?) throws(ShellError) -> ResolvedPath {
     // The common case, a plain name in the current category, needs no lookup.
-    if let current, text != ".", text != "..", !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/")) {
+    if let current, text != ".", text != "..", !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/"))
+    {
       return .entry(current, name: text)
     }
     var parts: [String] = []
     // `Archive/` names the category Archive from anywhere: categories do not nest.
-    let namesCategory = insistsOnCategory && !text.dropLast().contains("/") && text != "../" && text != "./"
+    let namesCategory =
+      insistsOnCategory && !text.dropLast().contains("/") && text != "../" && text != "./"
     if !text.hasPrefix("/"), !namesCategory, let current { parts.append(current.name.text) }
     for component in text.split(separator: "/", omittingEmptySubsequences: true) {
       switch component {

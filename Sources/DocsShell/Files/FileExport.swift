@@ -1,7 +1,8 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import DocsKit
 
 /// Writes documents as files for `export`: `DEST/CATEGORY/NAME`, content byte for byte, the
 /// file's modification time the document's.
@@ -88,7 +89,9 @@ struct FileExport {
       switch status.st_mode & S_IFMT {
       case S_IFDIR: break
       case S_IFLNK:
-        throw .input("export: \(folderPath) is a symbolic link; export does not follow links inside \(destination)")
+        throw .input(
+          "export: \(folderPath) is a symbolic link; export does not follow links inside \(destination)"
+        )
       default:
         throw .input("export: \(folderPath) exists and is not a folder")
       }
@@ -140,7 +143,8 @@ struct FileExport {
     let directory = openat(root, folder.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard directory >= 0 else {
       if errno == ELOOP || errno == ENOTDIR {
-        throw .input("export: \(folderPath) is not a folder (links inside \(destination) are not followed)")
+        throw .input(
+          "export: \(folderPath) is not a folder (links inside \(destination) are not followed)")
       }
       throw failure(folderPath, errno)
     }
@@ -149,10 +153,12 @@ struct FileExport {
       let bytes = Array(try content(document).utf8)
       let path = shown(folder.name, document.name.text)
       if replacing {
-        try replace(document.name.text, in: directory, with: bytes, modified: document.modified, path: path)
+        try replace(
+          document.name.text, in: directory, with: bytes, modified: document.modified, path: path)
       } else {
         let file = openat(
-          directory, document.name.text, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+          directory, document.name.text, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666
+        )
         guard file >= 0 else {
           if errno == EEXIST { throw .input("export: \(path) exists (use --force to replace it)") }
           throw failure(path, errno)
@@ -172,7 +178,8 @@ struct FileExport {
     var file: Int32 = -1
     for _ in 0..<16 {
       temporary = ".docsh-export-" + String(generator.next() as UInt64, radix: 36)
-      file = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+      file = openat(
+        directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
       if file >= 0 || errno != EEXIST { break }
     }
     guard file >= 0 else { throw failure(path, errno) }
@@ -186,7 +193,9 @@ struct FileExport {
   }
 
   /// Writes `bytes` to `file`, sets its modification time and closes it.
-  private func finish(_ file: Int32, bytes: [UInt8], modified: Timestamp, path: String) throws(ShellError) {
+  private func finish(_ file: Int32, bytes: [UInt8], modified: Timestamp, path: String)
+    throws(ShellError)
+  {
     var code: Int32 = 0
     bytes.withUnsafeBytes { buffer in
       var done = 0

@@ -1,7 +1,8 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import DocsKit
 
 /// A text file read for `import`: where it came from, the document name it gives, its text
 /// and its modification date.
@@ -88,14 +89,17 @@ enum FileImport {
       switch status.st_mode & S_IFMT {
       case S_IFREG:
         try checkDocumentName(entryName, path: entryPath)
-        let file = openat(folder, entryName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let file = openat(
+          folder, entryName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard file >= 0 else { throw failure(entryPath, errno) }
         defer { close(file) }
         files.append(try read(file, path: entryPath, name: entryName))
       case S_IFDIR:
-        skipped.append("import: skipped \(entryPath)/: a subfolder (only a folder's files are imported)")
+        skipped.append(
+          "import: skipped \(entryPath)/: a subfolder (only a folder's files are imported)")
       case S_IFLNK:
-        skipped.append("import: skipped \(entryPath): a symbolic link (links inside a folder are not followed)")
+        skipped.append(
+          "import: skipped \(entryPath): a symbolic link (links inside a folder are not followed)")
       default:
         skipped.append("import: skipped \(entryPath): not a regular file")
       }
@@ -121,7 +125,8 @@ enum FileImport {
   private static func categoryName(ofPath path: String) throws(ShellError) -> String {
     let name = lastComponent(of: path)
     guard name != ".", name != "..", name != "/" else {
-      throw .input("import: \(path): name the folder by its own name (it becomes the category's name)")
+      throw .input(
+        "import: \(path): name the folder by its own name (it becomes the category's name)")
     }
     let valid: Name
     do {
@@ -151,7 +156,9 @@ enum FileImport {
 
   // MARK: - Reading
 
-  private static func read(_ file: Int32, path: String, name: String) throws(ShellError) -> ImportedFile {
+  private static func read(_ file: Int32, path: String, name: String) throws(ShellError)
+    -> ImportedFile
+  {
     var status = stat()
     guard fstat(file, &status) == 0 else { throw failure(path, errno) }
     guard status.st_mode & S_IFMT == S_IFREG else {

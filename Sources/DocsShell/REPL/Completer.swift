@@ -1,7 +1,8 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import DocsKit
 
 /// Tab completion: command names for the first word, then what each command takes —
 /// categories, documents and paths, files for `source`, commands for `help`.
@@ -12,7 +13,8 @@ struct Completer {
   func complete(lineBeforeCursor: String, word: String) -> [String] {
     let context = CompletionContext(lineBeforeCursor: lineBeforeCursor, wordBeingCompleted: word)
     guard !context.isInComment else { return [] }
-    return context.replacements(for: candidates(after: context.precedingWords, partial: context.partialWord))
+    return context.replacements(
+      for: candidates(after: context.precedingWords, partial: context.partialWord))
   }
 
   /// The full words that could stand where `partial` is typed, unescaped.

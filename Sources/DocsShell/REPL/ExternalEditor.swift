@@ -51,28 +51,38 @@ struct ExternalEditor {
 
   private func write(_ text: String, to path: String) throws(ShellError) {
     let file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard file >= 0 else { throw .input("cannot create \(path): \(String(cString: strerror(errno)))") }
+    guard file >= 0 else {
+      throw .input("cannot create \(path): \(String(cString: strerror(errno)))")
+    }
     defer { close(file) }
     var bytes = Array(text.utf8)
     var done = 0
     while done < bytes.count {
-      let count = bytes.withUnsafeMutableBytes { Glibc.write(file, $0.baseAddress.map { $0 + done }, $0.count - done) }
+      let count = bytes.withUnsafeMutableBytes {
+        Glibc.write(file, $0.baseAddress.map { $0 + done }, $0.count - done)
+      }
       if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { throw .input("cannot write \(path): \(String(cString: strerror(errno)))") }
+      guard count > 0 else {
+        throw .input("cannot write \(path): \(String(cString: strerror(errno)))")
+      }
       done += count
     }
   }
 
   private func read(_ path: String) throws(ShellError) -> String {
     let file = open(path, O_RDONLY | O_CLOEXEC)
-    guard file >= 0 else { throw .input("cannot read the edited text: \(String(cString: strerror(errno)))") }
+    guard file >= 0 else {
+      throw .input("cannot read the edited text: \(String(cString: strerror(errno)))")
+    }
     defer { close(file) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
       let count = chunk.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else { throw .input("cannot read the edited text: \(String(cString: strerror(errno)))") }
+      guard count >= 0 else {
+        throw .input("cannot read the edited text: \(String(cString: strerror(errno)))")
+      }
       if count == 0 { break }
       bytes.append(contentsOf: chunk[0..<count])
     }

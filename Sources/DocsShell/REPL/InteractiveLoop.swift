@@ -65,7 +65,8 @@ final class InteractiveLoop {
     guard count > 0 else { return true }
     let what = count == 1 ? "1 unsaved change" : "\(count) unsaved changes"
     while true {
-      guard case .line(let answer) = reader.readLine(prompt: "Save \(what) before leaving? [Y/n/c] ")
+      guard
+        case .line(let answer) = reader.readLine(prompt: "Save \(what) before leaving? [Y/n/c] ")
       else { return false }
       switch answer.trimmingBlanks().lowercased() {
       case "", "y", "yes":
@@ -88,7 +89,8 @@ final class InteractiveLoop {
 
   private func report(_ error: ShellError) {
     session.output.flush()
-    session.errors.writeLine(session.settings.colors.styled("error:", .error) + " " + session.displayed(error.description))
+    session.errors.writeLine(
+      session.settings.colors.styled("error:", .error) + " " + session.displayed(error.description))
     session.errors.flush()
   }
 }

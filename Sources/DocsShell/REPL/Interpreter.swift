@@ -1,7 +1,8 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import DocsKit
 
 /// Runs lines of docsh: tokenizes them, collects here-documents, finds each command in the
 /// registry and runs it as one undo group. Used by the REPL, scripts, `-c` and `source`.
@@ -34,7 +35,8 @@ final class Interpreter {
         hereDocument = try collectHereDocument(until: delimiter, from: moreLines)
       }
       guard let type = CommandRegistry.command(named: name) else { throw .unknownCommand(name) }
-      let command = try type.init(arguments: Array(parsed.words.dropFirst()), hereDocument: hereDocument)
+      let command = try type.init(
+        arguments: Array(parsed.words.dropFirst()), hereDocument: hereDocument)
       if type.configuration.pagesOutput, let pager = session.pager {
         try runPaged(command, of: type, through: pager, words: parsed.words)
       } else {
@@ -45,7 +47,9 @@ final class Interpreter {
     }
   }
 
-  private func run(_ command: any ShellCommand, of type: any ShellCommand.Type, words: [String]) throws(ShellError) {
+  private func run(_ command: any ShellCommand, of type: any ShellCommand.Type, words: [String])
+    throws(ShellError)
+  {
     if type.configuration.isUndoable {
       try session.context.performChanges(Interpreter.actionName(words)) { () throws(ShellError) in
         try command.run(in: session)
@@ -58,7 +62,8 @@ final class Interpreter {
   /// Runs `command` with its output held back, then shows it through `pager` when it is
   /// longer than the screen. Output written before a failure is shown too.
   private func runPaged(
-    _ command: any ShellCommand, of type: any ShellCommand.Type, through pager: Pager, words: [String]
+    _ command: any ShellCommand, of type: any ShellCommand.Type, through pager: Pager,
+    words: [String]
   ) throws(ShellError) {
     session.output.hold()
     var failure: ShellError?
@@ -113,7 +118,8 @@ final class Interpreter {
   /// Runs the commands of the file at `path` in this session, for `source`.
   private func source(_ path: String) throws(ShellError) {
     guard sourceDepth < Interpreter.maximumSourceDepth else {
-      throw .input("source: files source each other more than \(Interpreter.maximumSourceDepth) deep")
+      throw .input(
+        "source: files source each other more than \(Interpreter.maximumSourceDepth) deep")
     }
     let file = open(path, O_RDONLY | O_CLOEXEC)
     guard file >= 0 else { throw .input("source: \(path): \(String(cString: strerror(errno)))") }

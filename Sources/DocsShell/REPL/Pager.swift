@@ -22,7 +22,8 @@ struct Pager {
 
   /// The pager the environment asks for; `nil` when it turns paging off (`cat` or an empty
   /// value, as git takes them) or when the default `less` is not installed.
-  static func fromEnvironment(_ environment: [String: String], rows: @escaping () -> Int) -> Pager? {
+  static func fromEnvironment(_ environment: [String: String], rows: @escaping () -> Int) -> Pager?
+  {
     for key in ["DOCSH_PAGER", "PAGER"] {
       guard let value = environment[key] else { continue }
       let command = value.trimmingBlanks()
@@ -74,7 +75,8 @@ struct Pager {
       return
     }
     if status == 126 || status == 127 {
-      errors.writeLine("docsh: the pager (\(command)) could not run; set DOCSH_PAGER or use --no-pager")
+      errors.writeLine(
+        "docsh: the pager (\(command)) could not run; set DOCSH_PAGER or use --no-pager")
       screen.write(bytes: output)
     }
   }

@@ -14,7 +14,8 @@ extension Interpreter {
     let file = open(path, O_RDONLY | O_CLOEXEC)
     guard file >= 0 else {
       if errno != ENOENT {
-        session.errors.writeLine("docsh: \(session.displayed(path)): \(String(cString: strerror(errno)))")
+        session.errors.writeLine(
+          "docsh: \(session.displayed(path)): \(String(cString: strerror(errno)))")
       }
       return
     }

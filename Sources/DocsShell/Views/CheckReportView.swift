@@ -9,9 +9,12 @@ struct CheckReportView {
       return ["\(report.path): no store yet (nothing saved), nothing to check"]
     }
     guard !report.isSound else {
-      let categories = report.categoryCount == 1 ? "1 category" : "\(report.categoryCount) categories"
+      let categories =
+        report.categoryCount == 1 ? "1 category" : "\(report.categoryCount) categories"
       let documents = report.documentCount == 1 ? "1 document" : "\(report.documentCount) documents"
-      return ["\(report.path): sound (generation \(report.generation), \(categories), \(documents))"]
+      return [
+        "\(report.path): sound (generation \(report.generation), \(categories), \(documents))"
+      ]
     }
     let count = report.problems.count
     return ["\(report.path): \(count) problem\(count == 1 ? "" : "s")"]

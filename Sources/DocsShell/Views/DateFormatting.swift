@@ -1,7 +1,8 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import DocsKit
 
 /// How far local time is ahead of UTC at a given moment; injected so tests are deterministic.
 struct TimeZoneOffset: Sendable {
@@ -74,7 +75,9 @@ struct DateFormatting: Sendable {
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
   ]
 
-  private func localFields(_ milliseconds: Int64) -> (fields: Timestamp.CalendarFields, offsetSeconds: Int) {
+  private func localFields(_ milliseconds: Int64) -> (
+    fields: Timestamp.CalendarFields, offsetSeconds: Int
+  ) {
     let moment = Timestamp(millisecondsSince1970: milliseconds)
     let offset = timeZone.secondsEast(moment.secondsSince1970)
     return (moment.calendarFields(offsetSeconds: offset), offset)

@@ -23,7 +23,8 @@ struct ListingView {
         [
           TableRenderer.Cell(category.name.text + "/", style: .category),
           // "1 document " keeps the numbers of "12 documents" aligned.
-          TableRenderer.Cell("\(summary.documentCount) " + (summary.documentCount == 1 ? "document " : "documents")),
+          TableRenderer.Cell(
+            "\(summary.documentCount) " + (summary.documentCount == 1 ? "document " : "documents")),
           TableRenderer.Cell(size(summary.totalSize), style: .size),
           TableRenderer.Cell(summary.latestModification.map(date) ?? "-", style: .dim),
         ]

@@ -78,14 +78,18 @@ final class FaultInjectingFileSystem: FileSystem {
       let hit: Bool
       switch state.rule {
       case .call(let number)?: hit = state.calls.count == number
-      case .operation(let name, let occurrence)?: hit = name == operation && state.counts[operation] == occurrence
+      case .operation(let name, let occurrence)?:
+        hit = name == operation && state.counts[operation] == occurrence
       case nil: hit = false
       }
       guard hit else { return nil }
       state.injected = state.calls.last
       return state.code
     }
-    if let failure { throw SystemCallError(FaultInjectingFileSystem.realName[operation] ?? operation, code: failure) }
+    if let failure {
+      throw SystemCallError(
+        FaultInjectingFileSystem.realName[operation] ?? operation, code: failure)
+    }
   }
 
   private func opened(_ file: Int32) -> Int32 {
@@ -100,17 +104,23 @@ final class FaultInjectingFileSystem: FileSystem {
     return opened(try real.open(path, flags: flags, mode: mode))
   }
 
-  func open(at directory: Int32, _ name: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+  func open(at directory: Int32, _ name: String, flags: Int32, mode: UInt32) throws(SystemCallError)
+    -> Int32
+  {
     try check("openat", name)
     return opened(try real.open(at: directory, name, flags: flags, mode: mode))
   }
 
-  func read(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
+  func read(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError)
+    -> Int
+  {
     try check("read")
     return try real.read(file, into: buffer)
   }
 
-  func read(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemCallError) -> Int {
+  func read(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int)
+    throws(SystemCallError) -> Int
+  {
     try check("pread")
     return try real.read(file, into: buffer, at: offset)
   }
@@ -120,7 +130,9 @@ final class FaultInjectingFileSystem: FileSystem {
     return try real.write(file, from: buffer)
   }
 
-  func copy(from source: Int32, at offset: Int, to destination: Int32, count: Int) throws(SystemCallError) -> Int {
+  func copy(from source: Int32, at offset: Int, to destination: Int32, count: Int)
+    throws(SystemCallError) -> Int
+  {
     try check("copy")
     return try real.copy(from: source, at: offset, to: destination, count: count)
   }
@@ -145,7 +157,8 @@ final class FaultInjectingFileSystem: FileSystem {
     return try real.status(at: directory, name)
   }
 
-  func rename(at directory: Int32, _ source: String, to destination: String) throws(SystemCallError) {
+  func rename(at directory: Int32, _ source: String, to destination: String) throws(SystemCallError)
+  {
     try check("rename", "\(source) → \(destination)")
     try real.rename(at: directory, source, to: destination)
   }

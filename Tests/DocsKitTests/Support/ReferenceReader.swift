@@ -36,12 +36,14 @@ enum ReferenceReader {
 
   private static func viaSerialization(_ data: Data) throws -> GraphSnapshot {
     guard let top = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-      top["format"] as? String == "docsh-store", let categories = top["categories"] as? [[String: Any]]
+      top["format"] as? String == "docsh-store",
+      let categories = top["categories"] as? [[String: Any]]
     else { throw Failure(description: "not a store") }
     return try GraphSnapshot(
       categories: categories.map { category in
         guard let idText = category["id"] as? String, let id = ObjectID(idText),
-          let name = category["name"] as? String, let documents = category["documents"] as? [[String: Any]]
+          let name = category["name"] as? String,
+          let documents = category["documents"] as? [[String: Any]]
         else { throw Failure(description: "bad category") }
         return GraphSnapshot.Cat(
           id: id, name: name,
@@ -99,14 +101,19 @@ enum ReferenceReader {
 
   /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` with Foundation's calendar.
   static func parseDate(_ text: String) throws -> Timestamp {
-    let pattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|([+-])(\d{2}):(\d{2}))$/
-    guard let match = text.wholeMatch(of: pattern) else { throw Failure(description: "bad date \(text)") }
+    let pattern =
+      /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|([+-])(\d{2}):(\d{2}))$/
+    guard let match = text.wholeMatch(of: pattern) else {
+      throw Failure(description: "bad date \(text)")
+    }
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
     let components = DateComponents(
       year: Int(match.1), month: Int(match.2), day: Int(match.3), hour: Int(match.4),
       minute: Int(match.5), second: Int(match.6))
-    guard let date = calendar.date(from: components) else { throw Failure(description: "bad date \(text)") }
+    guard let date = calendar.date(from: components) else {
+      throw Failure(description: "bad date \(text)")
+    }
     var millis = Int64(date.timeIntervalSince1970.rounded()) * 1000
     if let fraction = match.7 {
       let digits = String(fraction.prefix(3)).padding(toLength: 3, withPad: "0", startingAt: 0)

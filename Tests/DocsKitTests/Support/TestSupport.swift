@@ -198,7 +198,9 @@ struct GraphSnapshot: Equatable, CustomStringConvertible {
   var description: String {
     categories.map { category in
       "\(category.name) [\(category.id)]: "
-        + category.documents.map { "\($0.name)(\($0.size), \($0.modified), \($0.content.count) bytes)" }
+        + category.documents.map {
+          "\($0.name)(\($0.size), \($0.modified), \($0.content.count) bytes)"
+        }
         .joined(separator: ", ")
     }.joined(separator: "\n")
   }
@@ -239,12 +241,14 @@ func storeText(
     let array = try #require(String(data: data, encoding: .utf8))
     return String(array.dropFirst().dropLast())
   }
-  var text = "{\"format\":\"docsh-store\",\"version\":1,\"generation\":\(generation),\"categories\":["
+  var text =
+    "{\"format\":\"docsh-store\",\"version\":1,\"generation\":\(generation),\"categories\":["
   text += try categories.map { category in
     let documents = try category.documents.map { document in
       "{\"id\":\"\(document.id)\",\"name\":\(try literal(document.name)),\"content\":\(try literal(document.content)),\"size\":\(document.size),\"modified\":\"\(document.modified)\"}"
     }
-    return "{\"id\":\"\(category.id)\",\"name\":\(try literal(category.name)),\"documents\":[\(documents.joined(separator: ","))]}"
+    return
+      "{\"id\":\"\(category.id)\",\"name\":\(try literal(category.name)),\"documents\":[\(documents.joined(separator: ","))]}"
   }.joined(separator: ",")
   text += "]}\n"
   return text
