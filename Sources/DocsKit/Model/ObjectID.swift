@@ -29,30 +29,30 @@ public struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible 
 
   /// Parses the 36 bytes of a canonical UUID; `nil` when malformed.
   init?(uuidBytes bytes: UnsafeBufferPointer<UInt8>) {
-    guard bytes.count == 36 else { return nil }
-    var high: UInt64 = 0
-    var low: UInt64 = 0
-    var nibbles = 0
-    for (index, byte) in bytes.enumerated() {
-      if index == 8 || index == 13 || index == 18 || index == 23 {
-        guard byte == UInt8(ascii: "-") else { return nil }
-        continue
+    guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
+      bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+    else { return nil }
+    /// The hex digits of `range` as one number; `nil` for any other character.
+    func hex(_ range: Range<Int>) -> UInt64? {
+      var value: UInt64 = 0
+      for index in range {
+        let byte = bytes[index]
+        let digit = byte &- UInt8(ascii: "0")
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        if digit < 10 {
+          value = value << 4 | UInt64(digit)
+        } else if letter < 6 {
+          value = value << 4 | UInt64(letter + 10)
+        } else {
+          return nil
+        }
       }
-      let value: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte &- UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte &- UInt8(ascii: "a") &+ 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte &- UInt8(ascii: "A") &+ 10
-      default: return nil
-      }
-      if nibbles < 16 {
-        high = high << 4 | UInt64(value)
-      } else {
-        low = low << 4 | UInt64(value)
-      }
-      nibbles += 1
+      return value
     }
-    self.init(high: high, low: low)
+    guard let a = hex(0..<8), let b = hex(9..<13), let c = hex(14..<18), let d = hex(19..<23),
+      let e = hex(24..<36)
+    else { return nil }
+    self.init(high: a << 32 | b << 16 | c, low: d << 48 | e)
   }
 
   /// A new random identifier (UUID version 4).
