@@ -10,6 +10,9 @@ deps:
 	@missing=""; \
 	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev pkg-config"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || missing="$$missing python3-pexpect"; \
+	command -v groff >/dev/null || missing="$$missing groff-base"; \
+	command -v zsh >/dev/null || missing="$$missing zsh"; \
+	command -v chattr >/dev/null || missing="$$missing e2fsprogs"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \

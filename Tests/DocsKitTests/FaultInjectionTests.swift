@@ -161,9 +161,9 @@ import Testing
     #expect(scenario.context.hasChanges)
   }
 
-  @Test(
-    .enabled(if: geteuid() != 0, "root ignores permission bits; the fault injector covers EACCES"))
-  func aReallyReadOnlyFolderIsReportedAndChangesNothing() throws {
+  /// A folder nobody may write into: mode 0500, and for root (whom permission bits do not
+  /// stop) the immutable attribute as well.
+  @Test func aReallyReadOnlyFolderIsReportedAndChangesNothing() throws {
     let harness = try Harness()
     let context = try harness.openContext()
     try context.createCategory(named: "Work")
@@ -172,9 +172,24 @@ import Testing
     let old = try bytes(at: harness.storePath)
     #expect(chmod(harness.folder.path, 0o500) == 0)
     defer { chmod(harness.folder.path, 0o700) }
-    #expect(throws: ContextError.self) { try context.save() }
+    if geteuid() == 0 {
+      try #require(try changeAttributes("+i", of: harness.folder.path), "chattr +i is needed to make a folder read-only for root")
+    }
+    defer { if geteuid() == 0 { _ = try? changeAttributes("-i", of: harness.folder.path) } }
+    let error = #expect(throws: ContextError.self) { try context.save() }
+    #expect(error?.description.hasPrefix("\(harness.storePath): open failed:") == true)
     #expect(try bytes(at: harness.storePath) == old)
     #expect(context.hasChanges)
+  }
+
+  /// Runs `chattr FLAG PATH`; whether it worked.
+  private func changeAttributes(_ flag: String, of path: String) throws -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+    process.arguments = [flag, path]
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus == 0
   }
 
   @Test func aShortCopyFromTheOldFileFailsTheSave() throws {
