@@ -173,7 +173,9 @@ import Testing
     #expect(chmod(harness.folder.path, 0o500) == 0)
     defer { chmod(harness.folder.path, 0o700) }
     if geteuid() == 0 {
-      try #require(try changeAttributes("+i", of: harness.folder.path), "chattr +i is needed to make a folder read-only for root")
+      try #require(
+        try changeAttributes("+i", of: harness.folder.path),
+        "chattr +i is needed to make a folder read-only for root")
     }
     defer { if geteuid() == 0 { _ = try? changeAttributes("-i", of: harness.folder.path) } }
     let error = #expect(throws: ContextError.self) { try context.save() }

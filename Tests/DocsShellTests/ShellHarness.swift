@@ -10,7 +10,6 @@ final class ShellHarness {
   let storePath: String
   let session: Session
   let interpreter: Interpreter
-  private(set) var tick: Int64 = 0
 
   /// 2026-11-29T14:53:00Z, the moment the harness's clock starts at.
   static let start: Int64 = 1_795_963_980_000

@@ -75,7 +75,6 @@ extension Context {
       guard categoryRecords[categoryID(id)] == nil, var record = myCategories[id] else { return }
       found.append(
         MergeConflict(path: record.category.name.text + "/", kind: .changedHereDeletedThere))
-      record.location = nil
       record.sequence = nextSequenceNumber()
       if categoryIDsByKey[record.category.name.key] == nil { setCategory(id, to: record) }
     }
@@ -87,7 +86,6 @@ extension Context {
         if let existing = categoryIDsByKey[mine.category.name.key] {
           sameNamedCategory[change.id] = existing  // both created it: one category
         } else {
-          mine.location = nil
           mine.sequence = nextSequenceNumber()
           setCategory(change.id, to: mine)
         }
@@ -96,9 +94,7 @@ extension Context {
           found.append(
             MergeConflict(path: mine.category.name.text + "/", kind: .changedHereDeletedThere))
           if categoryIDsByKey[mine.category.name.key] == nil {
-            var restored = mine
-            restored.location = nil
-            setCategory(change.id, to: restored)
+            setCategory(change.id, to: mine)
           }
           continue
         }

@@ -13,7 +13,7 @@ extension Context {
     performChanges("mkdir \(validName)") {
       setCategory(
         category.id,
-        to: CategoryRecord(category: category, location: nil, sequence: nextSequenceNumber()))
+        to: CategoryRecord(category: category, sequence: nextSequenceNumber()))
     }
     return category
   }
@@ -27,7 +27,6 @@ extension Context {
     try checkCategoryNameIsFree(validName, for: id)
     guard record.category.name.text != validName.text else { return record.category }
     record.category.name = validName
-    record.location = nil
     performChanges("rename category \(validName)") { setCategory(id, to: record) }
     return record.category
   }

@@ -68,7 +68,6 @@ extension Context {
       if case .fault = record.content { record.content = .fault(placed.content) }
       documentRecords[id] = record
     }
-    for id in categoryRecords.keys { categoryRecords[id]?.location = nil }
     rewriteUndoHistory { id, record in
       var record = record
       record.location = nil

@@ -104,8 +104,6 @@ public final class Context {
 /// A category as the context keeps it.
 struct CategoryRecord: Hashable, Sendable {
   var category: Category
-  /// Where the category object lies in the loaded file while it is unchanged.
-  var location: StoredLocation?
   /// The category's place in the file's order.
   var sequence: Int
 }

@@ -26,7 +26,7 @@ struct GraphIndex {
         continue
       }
       categories[stored.id] = CategoryRecord(
-        category: Category(id: stored.id, name: stored.name), location: stored.location,
+        category: Category(id: stored.id, name: stored.name),
         sequence: nextSequence)
       categoryIDsByKey[key] = stored.id
       membersByCategory[stored.id] = [:]

@@ -29,8 +29,6 @@ public struct StoredCategory: Sendable {
   public var id: ObjectID
   /// The category's name.
   public var name: Name
-  /// Where the whole category object lies in the loaded file, when known.
-  public var location: StoredLocation?
 }
 
 /// A document as a store hands it over or takes it back: metadata plus where its content is.

@@ -158,8 +158,7 @@ struct StoreReader: ~Copyable {
       graph.documents[index].categoryID = id
     }
     graph.categories.append(
-      StoredCategory(
-        id: id, name: name, location: StoredLocation(offset: start, length: offset - start)))
+      StoredCategory(id: id, name: name))
   }
 
   private mutating func readDocument(into graph: inout LoadedGraph) throws(StoreReadFailure) {
