@@ -18,6 +18,12 @@ import Testing
     return "state-\(index) \(padding)"
   }
 
+  /// The inode of the file at `path` (a save renames a new one over it); 0 when missing.
+  static func inode(of path: String) -> UInt64 {
+    var status = stat()
+    return stat(path, &status) == 0 ? UInt64(status.st_ino) : 0
+  }
+
   @Test func theStoreSurvivesKillsDuringSaves() throws {
     let kills = Int(ProcessInfo.processInfo.environment["DOCSH_CRASH_KILLS"] ?? "") ?? 200
     let folder = try DocshProcess.Folder()
@@ -44,7 +50,19 @@ import Testing
       process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
+      let before = CrashTests.inode(of: store)
       try process.run()
+      // Every other round waits for the first save to land before the random delay, so that
+      // kills fall across the saves however slowly a loaded machine starts the process; the
+      // rest land anywhere from the start, the first save included.
+      if round % 2 == 1 {
+        let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+        while process.isRunning, DispatchTime.now().uptimeNanoseconds < deadline,
+          CrashTests.inode(of: store) == before
+        {
+          usleep(500)
+        }
+      }
       usleep(UInt32.random(in: 0..<40_000, using: &generator))
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
