@@ -18,14 +18,19 @@ let package = Package(
       name: "DocsShell",
       dependencies: ["DocsKit", "CLibEdit"]
     ),
+    .target(
+      name: "DocsTestSupport",
+      dependencies: ["DocsKit"],
+      path: "Tests/DocsTestSupport"
+    ),
     .testTarget(
       name: "DocsKitTests",
-      dependencies: ["DocsKit"],
+      dependencies: ["DocsKit", "DocsTestSupport"],
       exclude: ["FuzzRegressions"]
     ),
     .testTarget(
       name: "DocsShellTests",
-      dependencies: ["DocsShell", "DocsKit"],
+      dependencies: ["DocsShell", "DocsKit", "DocsTestSupport"],
       exclude: ["Transcripts", "FuzzRegressions"]
     ),
   ],

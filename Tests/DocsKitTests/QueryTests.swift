@@ -1,3 +1,4 @@
+import DocsTestSupport
 import Testing
 
 @testable import DocsKit

@@ -1,3 +1,4 @@
+import DocsTestSupport
 import Foundation
 import Testing
 

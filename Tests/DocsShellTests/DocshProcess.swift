@@ -1,3 +1,4 @@
+import DocsTestSupport
 import Foundation
 
 /// Runs the real `docsh` binary built beside the tests, with a clean environment.
@@ -24,16 +25,7 @@ struct DocshProcess {
   }()
 
   /// A temporary folder removed when the value goes away.
-  final class Folder {
-    let url: URL
-    init() throws {
-      url = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "docsh-run-\(UUID().uuidString)")
-      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    deinit { try? FileManager.default.removeItem(at: url) }
-  }
+  typealias Folder = TemporaryFolder
 
   /// Runs docsh with `arguments`, `input` on standard input and `environment` added to a
   /// minimal one (HOME in `home`, no colors, UTC).

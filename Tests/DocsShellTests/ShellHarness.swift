@@ -1,4 +1,5 @@
 import DocsKit
+import DocsTestSupport
 import Foundation
 
 @testable import DocsShell
@@ -34,18 +35,10 @@ final class ShellHarness {
 
   static func makeSession(storePath: String, isInteractive: Bool, assumeYes: Bool) throws -> Session
   {
-    var tick: Int64 = 0
-    var nextID: UInt64 = 0
+    let clock = TestClock(start: ShellHarness.start, step: 1000)
+    let ids = SequentialIDs()
     let context = try Context(
-      store: JSONStore(path: storePath),
-      clock: {
-        tick += 1
-        return Timestamp(millisecondsSince1970: ShellHarness.start + tick * 1000)
-      },
-      makeID: {
-        nextID += 1
-        return ObjectID(high: 0x4000, low: 0x8000_0000_0000_0000 | nextID)
-      })
+      store: JSONStore(path: storePath), clock: clock.now, makeID: ids.make)
     var settings = SessionSettings()
     settings.isInteractive = isInteractive
     settings.assumeYes = assumeYes

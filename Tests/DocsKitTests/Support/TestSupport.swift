@@ -1,79 +1,12 @@
+import DocsTestSupport
 import Foundation
 import Testing
 
 @testable import DocsKit
 
-// MARK: - Injected clock and identities
+// Clocks, identities, seeded randomness and temporary folders come from DocsTestSupport.
 
-/// A clock that never reads the system time: reading n returns `start + n × 1.001 s`, so every
-/// reading is distinct, has milliseconds, and tests can say exactly which reading a date is.
-final class TestClock {
-  static let start: Int64 = 1_800_000_000_123
-  private(set) var readings = 0
-
-  func now() -> Timestamp {
-    readings += 1
-    return TestClock.reading(readings)
-  }
-
-  /// The value of reading `number` (counting from 1).
-  static func reading(_ number: Int) -> Timestamp {
-    Timestamp(millisecondsSince1970: start + Int64(number) * 1_001)
-  }
-}
-
-/// Identities 1, 2, 3 … in the order objects are made.
-final class SequentialIDs {
-  private var next: UInt64
-
-  /// Starts after `number`: the first identity made is `number + 1`.
-  init(after number: UInt64 = 0) {
-    next = number
-  }
-
-  func make() -> ObjectID {
-    next += 1
-    return SequentialIDs.id(next)
-  }
-
-  static func id(_ number: UInt64) -> ObjectID {
-    ObjectID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_0000_0000 | number)
-  }
-}
-
-// MARK: - Folders and files
-
-/// A unique folder under the system's temporary folder, removed when the value goes away.
-final class TemporaryFolder {
-  let url: URL
-
-  init(_ label: String = "test") throws {
-    let safe = label.filter { $0.isLetter || $0.isNumber }.prefix(40)
-    url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("docskit-\(safe)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  deinit {
-    // Put back write permission on anything a test locked down, then remove it all.
-    chmod(url.path, 0o700)
-    try? FileManager.default.removeItem(at: url)
-  }
-
-  var path: String { url.path }
-
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-  /// The names in the folder, sorted.
-  func entries() throws -> [String] {
-    try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-  }
-
-  /// Names left by a save in progress: `.NAME.*` (temp files, backups being linked).
-  func temporaryEntries(of storeName: String = "store.json") throws -> [String] {
-    try entries().filter { $0.hasPrefix("." + storeName + ".") }
-  }
-}
+// MARK: - Files
 
 /// The bytes of a file.
 func bytes(at path: String) throws -> [UInt8] {
@@ -256,23 +189,6 @@ func storeText(
 
 /// The canonical text of sequential id `n`.
 func idText(_ number: UInt64) -> String { SequentialIDs.id(number).description }
-
-// MARK: - Seeded randomness
-
-/// SplitMix64: a small seeded generator, so a failing random case can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// Text that is awkward for a JSON writer and reader: every escape, control characters,
 /// accents in both normal forms, CJK, emoji with modifiers and joiners, separators.
