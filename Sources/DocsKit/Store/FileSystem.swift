@@ -89,6 +89,39 @@ public protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
+  /// Writes all of `bytes` to `file`, call after call (short writes, EINTR).
+  /// - Throws: the first failing `write(2)`; `EPIPE` when the reader of a pipe is gone (with
+  ///   SIGPIPE ignored), `EIO` when a write takes nothing.
+  public func writeFully(_ file: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
+    var done = 0
+    while done < bytes.count {
+      let count = try write(file, from: UnsafeRawBufferPointer(rebasing: bytes[done...]))
+      guard count > 0 else { throw SystemCallError("write", code: EIO) }
+      done += count
+    }
+  }
+
+  /// Writes all of `bytes` to `file`; as the buffer form does.
+  public func writeFully(_ file: Int32, _ bytes: [UInt8]) throws(SystemCallError) {
+    let written = bytes.withUnsafeBytes { buffer in
+      Result { () throws(SystemCallError) in try writeFully(file, buffer) }
+    }
+    try written.get()
+  }
+
+  /// Reads `file` from where it stands to its end (a pipe: until the writer closes it).
+  /// - Throws: the first failing `read(2)`.
+  public func readToEnd(_ file: Int32) throws(SystemCallError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    defer { chunk.deallocate() }
+    while true {
+      let count = try read(file, into: chunk)
+      if count == 0 { return bytes }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+    }
+  }
+
   /// Reads into all of `buffer` from `offset` on, call after call; fewer bytes only at the
   /// end of the file. Returns how many were read.
   func readFully(

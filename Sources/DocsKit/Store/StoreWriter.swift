@@ -133,15 +133,7 @@ struct StoreWriter {
   }
 
   private mutating func flush() throws(SystemCallError) {
-    var done = 0
-    while done < buffer.count {
-      let result = buffer.withUnsafeBytes { bytes in
-        Result { () throws(SystemCallError) in
-          try fileSystem.write(file, from: UnsafeRawBufferPointer(rebasing: bytes[done...]))
-        }
-      }
-      done += try result.get()
-    }
+    try fileSystem.writeFully(file, buffer)
     flushed += buffer.count
     buffer.removeAll(keepingCapacity: true)
   }
