@@ -23,6 +23,32 @@ import Testing
     #expect(context.category(named: query)?.name.text == found)
   }
 
+  @Test(arguments: [
+    (CategorySortKey.name, SortOrder.ascending, ["Bare", "busy", "Empty", "heavy"]),
+    (CategorySortKey.name, SortOrder.descending, ["heavy", "Empty", "busy", "Bare"]),
+    // Ties (the two empty categories, the two of 5 bytes) stay in name order either way.
+    (CategorySortKey.size, SortOrder.descending, ["heavy", "Bare", "busy", "Empty"]),
+    (CategorySortKey.size, SortOrder.ascending, ["Empty", "Bare", "busy", "heavy"]),
+    (CategorySortKey.modified, SortOrder.descending, ["heavy", "busy", "Bare", "Empty"]),
+    (CategorySortKey.modified, SortOrder.ascending, ["Empty", "Bare", "busy", "heavy"]),
+  ])
+  func categoryListingsSortByTheirSummaries(
+    key: CategorySortKey, order: SortOrder, expected: [String]
+  ) throws {
+    let (context, _, _) = try makeMemoryContext()
+    for name in ["heavy", "Empty", "busy", "Bare"] { try context.createCategory(named: name) }
+    func category(_ name: String) throws -> ObjectID { try #require(context.category(named: name)).id }
+    try context.createDocument(named: "a", in: category("Bare"), content: "12345")
+    try context.createDocument(named: "a", in: category("busy"), content: "123")
+    try context.createDocument(named: "b", in: category("busy"), content: "45")
+    try context.createDocument(named: "a", in: category("heavy"), content: "123456789")
+    let listings = context.categoryListings(sortedBy: key, order: order)
+    #expect(listings.map(\.category.name.text) == expected)
+    let busy = try #require(listings.first { $0.category.name.text == "busy" })
+    #expect(busy.summary == context.summary(of: busy.category.id))
+    #expect(busy.summary.documentCount == 2 && busy.summary.totalSize == 5)
+  }
+
   @Test func anInvalidNameFindsNothing() throws {
     let (context, _, _) = try makeMemoryContext()
     try context.createCategory(named: "Work")

@@ -30,6 +30,23 @@ extension Context {
     return summary
   }
 
+  /// Every category with its summary, sorted by `key` in `order`; ties by name, A to Z.
+  public func categoryListings(
+    sortedBy key: CategorySortKey = .name, order: SortOrder = .ascending
+  ) -> [CategoryListing] {
+    let listings = categories().map { CategoryListing(category: $0, summary: summary(of: $0.id)) }
+    func value(_ listing: CategoryListing) -> Int64 {
+      switch key {
+      case .name: return 0
+      case .size: return Int64(listing.summary.totalSize)
+      case .modified: return listing.summary.latestModification?.millisecondsSince1970 ?? .min
+      }
+    }
+    guard key != .name else { return order == .ascending ? listings : listings.reversed() }
+    // `categories()` is in name order and sorting is stable: ties keep it.
+    return listings.sorted { order == .ascending ? value($0) < value($1) : value($0) > value($1) }
+  }
+
   /// The documents of the category `id`, sorted by `key` in `order`; ties by name.
   public func documents(
     in id: ObjectID, sortedBy key: DocumentSortKey = .name, order: SortOrder = .ascending
@@ -110,6 +127,19 @@ extension Context {
     let right = rhs.key.folded
     return left != right ? left < right : lhs.text < rhs.text
   }
+}
+
+/// What categories can be sorted by.
+public enum CategorySortKey: String, Sendable, CaseIterable {
+  case name, size, modified
+}
+
+/// A category with its summary, as a listing of the categories shows it.
+public struct CategoryListing: Hashable, Sendable {
+  /// The category.
+  public var category: Category
+  /// Its documents counted, sized and dated.
+  public var summary: CategorySummary
 }
 
 /// What `ls` shows of a category at the top: its documents counted, sized and dated.
