@@ -37,7 +37,9 @@ import Testing
   ) throws {
     let (context, _, _) = try makeMemoryContext()
     for name in ["heavy", "Empty", "busy", "Bare"] { try context.createCategory(named: name) }
-    func category(_ name: String) throws -> ObjectID { try #require(context.category(named: name)).id }
+    func category(_ name: String) throws -> ObjectID {
+      try #require(context.category(named: name)).id
+    }
     try context.createDocument(named: "a", in: category("Bare"), content: "12345")
     try context.createDocument(named: "a", in: category("busy"), content: "123")
     try context.createDocument(named: "b", in: category("busy"), content: "45")
