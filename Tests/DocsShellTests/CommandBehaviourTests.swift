@@ -52,13 +52,13 @@ import Testing
 
   @Test func sourceRunsAFileInThisSessionAndReportsItsErrorsWithFileAndLine() throws {
     let harness = try ShellHarness()
-    let good = harness.folder.appendingPathComponent("good.docsh").path
+    let good = harness.folder.url.appendingPathComponent("good.docsh").path
     try "mkdir Sourced\ncd Sourced\nnew Note <<END\nfrom a file\nEND\n".write(
       toFile: good, atomically: true, encoding: .utf8)
     #expect(harness.run("source \(good)").errors.isEmpty)
     #expect(harness.session.location == "/Sourced")
     #expect(harness.run("cat Note").output == "from a file\n")
-    let bad = harness.folder.appendingPathComponent("bad.docsh").path
+    let bad = harness.folder.url.appendingPathComponent("bad.docsh").path
     try "pwd\nmkdir Fine\nrm Missing\nmkdir Never\n".write(
       toFile: bad, atomically: true, encoding: .utf8)
     let result = harness.run("source \(bad)")
@@ -69,7 +69,7 @@ import Testing
 
   @Test func aFileThatSourcesItselfStopsAtTheDepthLimit() throws {
     let harness = try ShellHarness()
-    let loop = harness.folder.appendingPathComponent("loop.docsh").path
+    let loop = harness.folder.url.appendingPathComponent("loop.docsh").path
     try "source \(loop)\n".write(toFile: loop, atomically: true, encoding: .utf8)
     let result = harness.run("source \(loop)")
     #expect(

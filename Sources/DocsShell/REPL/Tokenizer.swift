@@ -310,6 +310,9 @@ struct CompletionContext: Equatable, Sendable {
           wordStart = nil
         case .hash where wordStart == nil:
           inComment = true
+        case .backslash where index + 1 < bytes.count && bytes[index + 1] == .newline:
+          // A line continuation vanishes, as the tokenizer drops it: it starts no word.
+          index += 1
         default:
           if wordStart == nil { wordStart = index }
           if byte == .singleQuote { quote = .single }
