@@ -109,4 +109,27 @@ import Testing
     #expect(completer.candidates(after: ["cat"], partial: "pl") == ["Plan", "Plans"])
     #expect(completer.complete(lineBeforeCursor: "cd /Mee", word: "/Mee") == ["/Meeting\\ Notes/"])
   }
+
+  /// Tab after a dash offers the command's declared options; after an option that takes a
+  /// value, the values it allows; an option's value is not counted as a positional word.
+  @Test func completionOffersDeclaredOptionsAndTheirValues() throws {
+    let harness = try ShellHarness()
+    harness.run("mkdir Work; new Work/Plan x")
+    let completer = Completer(session: harness.session)
+    #expect(
+      completer.candidates(after: ["ls"], partial: "-") == ["--json", "--sort", "-l", "-r", "-s"])
+    #expect(completer.candidates(after: ["ls"], partial: "--s") == ["--sort"])
+    #expect(completer.candidates(after: ["ls", "-s"], partial: "") == ["date", "name", "size"])
+    #expect(completer.candidates(after: ["ls", "--sort"], partial: "s") == ["size"])
+    #expect(completer.candidates(after: ["ls", "-ls"], partial: "d") == ["date"])
+    #expect(completer.candidates(after: ["ls", "-s", "size"], partial: "W") == ["Work/"])
+    #expect(
+      completer.candidates(after: ["rm"], partial: "-") == [
+        "--force", "--recursive", "-R", "-f", "-r",
+      ])
+    #expect(completer.candidates(after: ["grep", "-i", "plan"], partial: "W") == ["Work/"])
+    // grep's options end at its pattern; new takes none, so a dash is a name.
+    #expect(completer.candidates(after: ["grep", "plan"], partial: "-") == [])
+    #expect(completer.candidates(after: ["new"], partial: "-") == [])
+  }
 }

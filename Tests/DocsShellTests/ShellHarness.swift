@@ -36,9 +36,10 @@ final class ShellHarness {
   /// 2026-11-29T14:53:00Z, the moment the harness's clock starts at.
   static let start: Int64 = 1_795_963_980_000
 
+  /// A harness; `colored` turns colors on and makes both outputs look like terminals.
   init(
     isInteractive: Bool = false, assumeYes: Bool = false, answers: [String] = [],
-    pager: (any Paging)? = nil
+    pager: (any Paging)? = nil, colored: Bool = false
   ) throws {
     folder = try TemporaryFolder("shell")
     storePath = folder.path("store.json")
@@ -50,10 +51,12 @@ final class ShellHarness {
     settings.isInteractive = isInteractive
     settings.assumeYes = assumeYes
     settings.dates = DateFormatting(timeZone: .fixed(seconds: 0))
-    let errors = TextOutput()
+    settings.colors = Colors(enabled: colored)
+    let errors = TextOutput(capturingAsTerminal: colored)
     let nobody = NobodyAtTheTerminal()
     session = Session(
-      context: context, output: TextOutput(), errors: errors, settings: settings,
+      context: context, output: TextOutput(capturingAsTerminal: colored), errors: errors,
+      settings: settings,
       collaborators: SessionCollaborators(
         questions: ScriptedAnswers(answers, echoingTo: errors), typedLines: nobody,
         history: nobody, pager: pager,

@@ -214,3 +214,45 @@ import Testing
     #expect(TableRenderer().render(rows: []) == [])
   }
 }
+
+/// Every command's output with colors on, to a terminal: the views' own escape sequences
+/// reach it as colors, never escaped into visible text (`\e[32m`), while a name or content
+/// holding ESC is still shown escaped.
+@Suite struct ColoredOutputTests {
+  static let setup = [
+    "mkdir Work Archive", "new Work/Plan ship it", "new Work/Notes todo: call", "save",
+    "write Work/Plan ship it now", "new Archive/Old todo: gone", "rm Archive/Old",
+  ]
+
+  @Test(arguments: [
+    "ls", "ls -l", "ls Work", "ls -l Work", "info Work/Plan", "find plan", "grep todo",
+    "grep -l todo", "grep -c todo", "status", "check", "help", "help ls", "pwd", "cat Work/Plan",
+    "undo", "redo", "cd Nowhere", "ls --json", "status --json",
+  ])
+  func colorsAreNeverShownAsText(command: String) throws {
+    let harness = try ShellHarness(colored: true)
+    for line in Self.setup { harness.run(line) }
+    let result = harness.run(command)
+    #expect(!result.output.isEmpty || !result.errors.isEmpty, "\(command) printed nothing")
+    for (name, text) in [("output", result.output), ("errors", result.errors)] {
+      #expect(!text.contains("\\e["), "\(command): \(name) shows a color as text: \(text)")
+    }
+  }
+
+  @Test(arguments: [("ls", "Work/"), ("status", "changed:"), ("info Work/Plan", "category:")])
+  func colorsAreOnWhereTheViewStylesText(command: String, styled: String) throws {
+    let harness = try ShellHarness(colored: true)
+    for line in Self.setup { harness.run(line) }
+    let output = harness.run(command).output
+    #expect(output.contains("\u{1B}["), "\(command) is not colored: \(output)")
+    #expect(output.contains(styled))
+  }
+
+  @Test func aNameHoldingNothingButTextIsNotMistakenForColor() throws {
+    let harness = try ShellHarness(colored: true)
+    harness.run("mkdir Work")
+    harness.run("new Work/Plan \u{1B}[31mred")
+    let output = harness.run("cat Work/Plan").output
+    #expect(output.contains("\\e[31mred"), "content with ESC is shown escaped: \(output)")
+  }
+}

@@ -646,6 +646,22 @@ def test_no_color_and_auto_mean_no_escape_sequences(sandbox):
     check("\x1b[" not in raw, f"with NO_COLOR=1 and auto, ls wrote escape sequences: {raw!r}")
 
 
+@sandboxed
+def test_status_colors_are_colors_not_text(sandbox):
+    sandbox.setup("mkdir Work")
+    for arguments, colored in ((("--color", "always"), True), (("--color", "never"), False)):
+        terminal = sandbox.start(*arguments)
+        terminal.line("new Work/Plan x")
+        terminal.prompt(dirty=True)
+        terminal.line("status")
+        terminal.prompt(dirty=True, what="the prompt after status")
+        raw = output_between(last_raw(terminal), "status", "docsh:")
+        check("new:" in clean(raw) and "Work/Plan" in clean(raw), f"status shows no new document: {raw!r}")
+        check("\\e[" not in raw, f"status with {arguments} shows color codes as text: {raw!r}")
+        check(("\x1b[" in raw) == colored, f"status with {arguments}: escape sequences {raw!r}")
+        terminal.close()
+
+
 def last_raw(terminal):
     """The raw output read by the last `expect`."""
     return terminal.last_match_raw

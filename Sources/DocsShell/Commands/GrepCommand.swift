@@ -53,9 +53,11 @@ struct GrepCommand: ShellCommand {
   }
 
   func run(in session: Session) throws -> CommandResult {
+    // `/` searches every category, as at the top.
     let scope: Category? =
       try category.map { path throws(ShellError) in
-        try ShellPath(path).category(in: session.context, from: session.currentCategory)
+        path == "/"
+          ? nil : try ShellPath(path).category(in: session.context, from: session.currentCategory)
       } ?? session.currentCategory
     let matches = try session.context.searchContents(for: pattern, in: scope?.id)
     var categoryNames: [ObjectID: String] = [:]

@@ -41,6 +41,10 @@ struct RemoveCommand: ShellCommand {
         categoryPaths.append(path)
         continue
       }
+      // At the top a plain name can only be a category.
+      if isRecursive && session.currentCategory == nil && !path.contains("/") {
+        throw ShellError.noSuchCategory(path)
+      }
       let document = try ShellPath(path).document(
         in: session.context, from: session.currentCategory)
       if !documents.contains(where: { $0.id == document.id }) { documents.append(document) }
