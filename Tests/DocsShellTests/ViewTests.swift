@@ -227,7 +227,8 @@ import Testing
   @Test(arguments: [
     "ls", "ls -l", "ls Work", "ls -l Work", "info Work/Plan", "find plan", "grep todo",
     "grep -l todo", "grep -c todo", "status", "check", "help", "help ls", "pwd", "cat Work/Plan",
-    "undo", "redo", "cd Nowhere", "ls --json", "status --json",
+    "undo", "redo", "cd Nowhere", "ls --json", "status --json", "tree", "tree Work",
+    "cp Work/Plan Work/Notes",
   ])
   func colorsAreNeverShownAsText(command: String) throws {
     let harness = try ShellHarness(colored: true)

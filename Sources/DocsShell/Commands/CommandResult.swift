@@ -77,6 +77,20 @@ struct StatusReport: Sendable {
   var entries: [StatusEntry]
 }
 
+/// What `tree` shows: the categories, each with its documents, in name order.
+struct TreeReport: Sendable {
+  /// One category and the names of its documents.
+  struct Branch: Sendable {
+    var categoryName: String
+    var documentNames: [String]
+  }
+
+  /// The category at the root; `nil` when the tree starts at the top.
+  var rootCategory: String?
+  /// The categories shown (one when ``rootCategory`` is set).
+  var branches: [Branch]
+}
+
 /// What a command found or did: plain values for ``ResultView`` to show as text, a table or
 /// JSON. Commands never format; views never change the model.
 enum CommandResult: Sendable {
@@ -106,6 +120,8 @@ enum CommandResult: Sendable {
   case commandList([CommandConfiguration])
   /// One command's usage, help and example (`help COMMAND`).
   case commandHelp(CommandConfiguration)
+  /// Categories and documents as a tree (`tree`).
+  case tree(TreeReport)
   /// The lines typed, oldest first (`history`).
   case history([String])
   /// A request to the interpreter: run the lines of this file in the session (`source`).

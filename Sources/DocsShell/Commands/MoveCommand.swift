@@ -37,7 +37,8 @@ struct MoveCommand: ShellCommand {
       guard let document = context.document(named: name, in: category.id) else {
         throw ShellError.noSuchDocument(name, in: category.name.text)
       }
-      let (target, newName) = try documentDestination(for: document, in: session)
+      let (target, newName) = try ShellPath(destination).documentDestination(
+        in: context, from: session.currentCategory)
       try context.moveDocument(document.id, to: target.id, renamingTo: newName)
     }
     return .nothing
@@ -51,21 +52,5 @@ struct MoveCommand: ShellCommand {
       throw ShellError.wrongKind(destination, expected: "a category name (categories do not nest)")
     }
     try session.context.renameCategory(category.id, to: String(name))
-  }
-
-  /// Where the document goes: a category and, when renamed, its new name.
-  private func documentDestination(
-    for document: Document, in session: Session
-  ) throws(ShellError) -> (Category, String?) {
-    let path = ShellPath(destination)
-    switch try session.resolve(destination) {
-    case .top:
-      throw .wrongKind(destination, expected: "a category or document name")
-    case .category(let category):
-      return (category, nil)
-    case .entry(let category, let name):
-      if path.insistsOnCategory { throw .noSuchCategory(name) }
-      return (category, name)
-    }
   }
 }

@@ -54,6 +54,8 @@ struct ResultView {
       writeLines(HelpView.help(of: command))
     case .history(let entries):
       writeLines(HistoryView.lines(entries))
+    case .tree(let report):
+      writeTable(TreeView(report: report).lines(colors: colors))
     }
   }
 
@@ -230,5 +232,36 @@ enum HistoryView {
       let number = String(index + 1)
       return String(repeating: " ", count: width - number.count) + number + "  " + entry
     }
+  }
+}
+
+/// What `tree` draws: tree(1)'s lines, names escaped as table cells are, categories colored
+/// as `ls` colors them, and the counts at the end.
+struct TreeView {
+  let report: TreeReport
+
+  func lines(colors: Colors) -> [String] {
+    func name(_ text: String) -> String { escapedForTerminal(text, allowingNewlinesAndTabs: false) }
+    func leaves(_ names: [String], indent: String) -> [String] {
+      names.enumerated().map { index, leaf in
+        indent + (index == names.count - 1 ? "└── " : "├── ") + name(leaf)
+      }
+    }
+    let documentCount = report.branches.reduce(0) { $0 + $1.documentNames.count }
+    let documents = documentCount == 1 ? "1 document" : "\(documentCount) documents"
+    if let root = report.rootCategory {
+      let names = report.branches.first?.documentNames ?? []
+      return [colors.styled(name(root) + "/", .category)] + leaves(names, indent: "")
+        + ["", documents]
+    }
+    var lines = ["/"]
+    for (index, branch) in report.branches.enumerated() {
+      let isLast = index == report.branches.count - 1
+      lines.append(
+        (isLast ? "└── " : "├── ") + colors.styled(name(branch.categoryName) + "/", .category))
+      lines += leaves(branch.documentNames, indent: isLast ? "    " : "│   ")
+    }
+    let count = report.branches.count
+    return lines + ["", "\(count) categor\(count == 1 ? "y" : "ies"), \(documents)"]
   }
 }
