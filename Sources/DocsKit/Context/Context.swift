@@ -43,10 +43,7 @@ public final class Context {
   public init(
     store: any DocumentStore,
     clock: @escaping () -> Timestamp = { Timestamp.now() },
-    makeID: @escaping () -> ObjectID = {
-      var generator = SystemRandomNumberGenerator()
-      return ObjectID.random(using: &generator)
-    }
+    makeID: @escaping () -> ObjectID = RandomIDSource().make
   ) throws(StoreError) {
     self.store = store
     self.clock = clock
