@@ -33,7 +33,7 @@ bench-deps:
 build: deps
 	$(SWIFT) build
 
-## The Swift runtime linked in statically: docsh starts in about half the time (no
+## The Swift runtime linked in statically: docsh starts in about a third less time (no
 ## libswiftCore and its companions to load and relocate), which is most of what a quick
 ## command costs.
 release: deps
