@@ -459,7 +459,8 @@ public final class IndexedStore: DocumentStore {
     scanned = nil
     issuedFromIndex = [:]
     isRacy = false
-    guard let status = file.loadedFileStatus else {
+    // Stat the new file now it is in place: the rename changed its change time.
+    guard let status = file.statusOfLoadedFile() else {
       loadedIdentity = nil
       return receipt
     }

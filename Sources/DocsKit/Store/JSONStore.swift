@@ -155,6 +155,12 @@ public final class JSONStore: DocumentStore {
   /// The `fstat` of the loaded file when it was loaded or saved; `nil` when there was none.
   var loadedFileStatus: FileStatus? { loadedStatus }
 
+  /// A new `fstat` of the loaded file (a rename changes its change time); `nil` on failure.
+  func statusOfLoadedFile() -> FileStatus? {
+    guard let loadedFile else { return nil }
+    return try? fileSystem.status(of: loadedFile)
+  }
+
   /// The id and name in the header of the category object at `offset` of the loaded file;
   /// `nil` when the bytes there are not the start of a category.
   func categoryHeader(at offset: Int) -> (id: ObjectID?, name: Name?)? {
