@@ -252,13 +252,15 @@ public final class IndexedStore: DocumentStore {
           try index.documents(of: category, base: unloaded.placement.documents.offset)
         }
       }
-      if let rows = rows ?? nil, let documents = rows,
-        isPlausible(documents, for: unloaded)
-      {
-        if !isRacy || verify(documents, of: category, unloaded) {
+      if let answered = rows, let found = answered {
+        if let documents = found, isPlausible(documents, for: unloaded),
+          !isRacy || verify(documents, of: category, unloaded)
+        {
           for document in documents { issuedFromIndex[document.contentLocation] = document.id }
           return documents
         }
+        // It describes this file, yet the file contradicts it: rebuild it from the file.
+        return try scanLoadedFile(rebuildingIndex: true).documents(of: category)
       }
     }
     return try scanLoadedFile().documents(of: category)
@@ -339,7 +341,7 @@ public final class IndexedStore: DocumentStore {
     } catch {
       // A range from the index that holds no string: the index lied. Read the file.
       guard scanned == nil, issuedFromIndex[location] != nil else { throw error }
-      _ = try scanLoadedFile()
+      _ = try scanLoadedFile(rebuildingIndex: true)
       return try file.readContent(at: remapped(location))
     }
   }
@@ -358,11 +360,19 @@ public final class IndexedStore: DocumentStore {
   }
 
   /// Reads the loaded file whole, for when the index does not (or no longer) describe it.
-  private func scanLoadedFile() throws(StoreError) -> ScannedFile {
+  /// When `rebuildingIndex`, the index described this file but the file contradicts it:
+  /// it is rebuilt from what was read.
+  private func scanLoadedFile(rebuildingIndex: Bool = false) throws(StoreError) -> ScannedFile {
     if let scanned { return scanned }
     let graph = try file.readLoadedGraph()
     let scan = ScannedFile(graph: graph, indexLied: !issuedFromIndex.isEmpty)
     scanned = scan
+    if rebuildingIndex, let index, let identity = loadedIdentity {
+      indexState = .rebuilt(reason: "the store contradicted it")
+      withIndex(index) { () throws(SQLiteError) in
+        try index.rebuild(from: graph, identity: identity) { _ in }
+      }
+    }
     return scan
   }
 
@@ -416,7 +426,7 @@ public final class IndexedStore: DocumentStore {
         disable(index, error)
       } catch {
         // The file could not be read as the index said: the index is wrong.
-        _ = try? scanLoadedFile()
+        _ = try? scanLoadedFile(rebuildingIndex: true)
       }
     }
     return built
