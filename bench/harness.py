@@ -485,11 +485,11 @@ def index_rows(rows, new_row, D, docsh, personal, large, T):
               expect=contains("Document 00000"))
 
     r = new_row(10, "`find` a name fragment (large)", 2, anchor_label="`sqlite3` `LIKE '%…%'`")
-    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, L, sq("find 00815")),
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, L, sq("find 00142")),
               "sqlite3 %s/store.db %s" % (L, sq(
                   "SELECT c.name, d.name FROM documents d JOIN categories c ON c.id = "
-                  "d.category_id WHERE d.name LIKE '%00815%' ORDER BY c.name, d.name")),
-              shell=False, expect=contains("Document 00815"))
+                  "d.category_id WHERE d.name LIKE '%00142%' ORDER BY c.name, d.name")),
+              shell=False, expect=contains("Document 00142"))
 
     for n, words, what in ((11, RARE, "a rare word"), (12, COMMON, "two common words")):
         r = new_row(n, "`search` %s, top 20 (large)" % what, 1.5,
