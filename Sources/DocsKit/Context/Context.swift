@@ -21,6 +21,12 @@ public final class Context {
   var membersByCategory: [ObjectID: [NameKey: ObjectID]] = [:]
   /// Orders new objects after the ones loaded, so a save keeps the file's order.
   var nextSequence = 0
+  /// Categories whose documents are still in the store, with the store's handle and totals.
+  var unloadedCategories: [ObjectID: UnloadedCategory] = [:]
+  /// The last failure to load a category's documents for a query that cannot throw.
+  public internal(set) var loadFailure: ContextError?
+  /// The tokenizer of ranked search, made when first needed.
+  var searchTokenizer: (any SearchTokenizing)?
 
   // MARK: - Change tracking and undo
 
@@ -71,6 +77,11 @@ public final class Context {
     documentRecords = index.documents
     membersByCategory = index.membersByCategory
     nextSequence = index.nextSequence
+    unloadedCategories = [:]
+    for category in graph.categories {
+      if let unloaded = category.unloaded { unloadedCategories[category.id] = unloaded }
+    }
+    loadFailure = nil
     generation = graph.generation
     baseline = [:]
     undoStack = []
