@@ -49,8 +49,13 @@ enum DocshMain {
     settings.colors = colors(
       for: invocation.color, isTerminal: output.isTerminal, environment: environment)
     let reporter = ErrorReporter(errors: errors, colors: settings.colors)
+    // The index lives in the cache: derived data, rebuilt from the store whenever in doubt.
+    let cacheFolder = Invocation.xdgPath(
+      "XDG_CACHE_HOME", fallback: ".cache", file: "docsh", environment: environment)
+    let progress = errors.isTerminal ? ProgressBar(output: errors) : nil
+    let store = IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress)
     if invocation.check {
-      let report = JSONStore(path: storePath).check()
+      let report = store.check()
       ResultView(
         output: output, errors: errors, colors: settings.colors, dates: settings.dates,
         now: Timestamp.now()
@@ -59,7 +64,7 @@ enum DocshMain {
     }
     let context: Context
     do {
-      context = try Context(store: JSONStore(path: storePath))
+      context = try Context(store: store)
     } catch {
       return reporter.report(error, at: "docsh")
     }
@@ -68,6 +73,7 @@ enum DocshMain {
       let session = Session(
         context: context, output: output, errors: errors, settings: settings,
         collaborators: .nonInteractive())
+      session.warnOnceAboutTheIndex()
       return runNonInteractively(invocation, interpreter: Interpreter(session: session))
     }
     let reader = EditLineReader(historyPath: Invocation.historyPath(environment: environment))
@@ -81,6 +87,7 @@ enum DocshMain {
       collaborators: SessionCollaborators(
         questions: terminal, typedLines: terminal, history: terminal, pager: pager,
         clock: { Timestamp.now() }))
+    session.warnOnceAboutTheIndex()
     let completer = Completer(session: session)
     reader.enableCompletion { line, word in completer.complete(lineBeforeCursor: line, word: word) }
     let interpreter = Interpreter(session: session)
@@ -135,6 +142,7 @@ enum DocshMain {
       reporter.report(error, at: "docsh")
       return .storeFailed  // whatever the reason, the changes could not be written
     }
+    session.warnOnceAboutTheIndex()
     return .success
   }
 

@@ -53,6 +53,7 @@ final class Session {
   let collaborators: SessionCollaborators
 
   private var currentCategoryID: ObjectID?
+  private var hasWarnedAboutTheIndex = false
   private var previousCategoryID: ObjectID??
 
   /// A session on `context` at the top level.
@@ -114,6 +115,13 @@ final class Session {
     guard let answer = collaborators.questions.ask(question + " [y/N] ") else { return false }
     let word = answer.trimmingBlanks().lowercased()
     return word == "y" || word == "yes"
+  }
+
+  /// Says once per run, on standard error, why docsh works without its index, when it does.
+  func warnOnceAboutTheIndex() {
+    guard !hasWarnedAboutTheIndex, let warning = context.indexWarning else { return }
+    hasWarnedAboutTheIndex = true
+    tell("docsh: warning: \(warning)")
   }
 
   /// Tells the person at the terminal something while a command runs (before a question or

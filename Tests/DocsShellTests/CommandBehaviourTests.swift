@@ -4,6 +4,10 @@ import Testing
 
 @testable import DocsShell
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Commands whose behaviour a transcript cannot show: questions answered, files sourced,
 /// completion candidates, and the registry that help and completion share.
 @Suite struct CommandBehaviourTests {
@@ -131,5 +135,32 @@ import Testing
     // grep's options end at its pattern; new takes none, so a dash is a name.
     #expect(completer.candidates(after: ["grep", "plan"], partial: "-") == [])
     #expect(completer.candidates(after: ["new"], partial: "-") == [])
+  }
+
+  /// A category that cannot be loaded (the file was cut short under the session) makes the
+  /// command that needed it fail with the store's error, instead of showing it empty.
+  @Test func aCategoryThatCannotLoadFailsTheCommand() throws {
+    let first = try ShellHarness()
+    first.run("mkdir Work Home; new Work/Plan x; new Home/List y; save")
+    // Dated safely in the past, the store is not "racily clean": once the index has been
+    // rebuilt for that date, a new session trusts it and loads no category at open.
+    var past = [
+      timeval(tv_sec: time(nil) - 10, tv_usec: 0), timeval(tv_sec: time(nil) - 10, tv_usec: 0),
+    ]
+    #expect(utimes(first.storePath, &past) == 0)
+    let writer = try ShellHarness(folder: first.folder)
+    let second = try ShellHarness(folder: first.folder)
+    let work = try #require(second.session.context.category(named: "Work"))
+    #expect(!second.session.context.isLoaded(work.id))
+    // Another session saves: the index now describes its file, so the second session must
+    // read its own (older) file, which is then cut short.
+    let older = first.folder.path("older.json")
+    #expect(link(second.storePath, older) == 0)
+    #expect(writer.run("new Home/Other z; save").errors.isEmpty)
+    #expect(truncate(older, 80) == 0)
+    let result = second.run("ls Work")
+    #expect(result.output.isEmpty)
+    #expect(result.errors.hasPrefix("error: "), "\(result.errors)")
+    #expect(result.errors.contains("store.json"), "\(result.errors)")
   }
 }

@@ -39,14 +39,16 @@ final class ShellHarness {
   /// A harness; `colored` turns colors on and makes both outputs look like terminals.
   init(
     isInteractive: Bool = false, assumeYes: Bool = false, answers: [String] = [],
-    pager: (any Paging)? = nil, colored: Bool = false
+    pager: (any Paging)? = nil, colored: Bool = false, folder existing: TemporaryFolder? = nil
   ) throws {
-    folder = try TemporaryFolder("shell")
+    folder = try existing ?? TemporaryFolder("shell")
     storePath = folder.path("store.json")
     let clock = TestClock(start: ShellHarness.start, step: 1000)
     let ids = SequentialIDs()
+    // The store as docsh opens it: with its index, in a cache folder of the test's own.
     let context = try Context(
-      store: JSONStore(path: storePath), clock: clock.now, makeID: ids.make)
+      store: IndexedStore(path: storePath, cacheFolder: folder.path("cache")), clock: clock.now,
+      makeID: ids.make)
     var settings = SessionSettings()
     settings.isInteractive = isInteractive
     settings.assumeYes = assumeYes

@@ -257,3 +257,54 @@ import Testing
     #expect(output.contains("\\e[31mred"), "content with ESC is shown escaped: \(output)")
   }
 }
+
+/// The progress line of long store work: nothing within half a second, then one line
+/// redrawn in place at most every 100 ms, cleared at the end.
+@Suite struct ProgressBarTests {
+  final class Clock {
+    var now: Int64 = 0
+  }
+
+  @Test func showsNothingForShortWork() {
+    let output = TextOutput(capturingAsTerminal: true)
+    let clock = Clock()
+    let bar = ProgressBar(output: output) { clock.now }
+    bar.beginTask(.indexingStore, totalBytes: 1000)
+    clock.now = 400_000_000
+    bar.advanceTask(to: 900)
+    bar.endTask()
+    #expect(output.takeCaptured() == "")
+  }
+
+  @Test func drawsWhatHowFarAndHowLongLeftThenClears() {
+    let output = TextOutput(capturingAsTerminal: true)
+    let clock = Clock()
+    let bar = ProgressBar(output: output) { clock.now }
+    bar.beginTask(.indexingStore, totalBytes: 200_000_000)
+    clock.now = 1_000_000_000
+    bar.advanceTask(to: 50_000_000)
+    let first = output.takeCaptured()
+    #expect(first.hasPrefix("\r") && first.hasSuffix("\u{1B}[K"))
+    #expect(first.contains("indexing the store"))
+    #expect(
+      first.contains("25%") && first.contains("50 MB of 200 MB") && first.contains("3 s left"))
+    clock.now += 50_000_000
+    bar.advanceTask(to: 60_000_000)
+    #expect(output.takeCaptured() == "", "redrawn within 100 ms")
+    clock.now += 100_000_000
+    bar.advanceTask(to: 100_000_000)
+    #expect(output.takeCaptured().contains("50%"))
+    bar.endTask()
+    #expect(output.takeCaptured() == "\r\u{1B}[K")
+  }
+
+  @Test(arguments: [(0, 1000, "0%"), (1000, 1000, "100%"), (1500, 1000, "100%")])
+  func neverOverflowsTheBar(done: Int, total: Int, percent: String) {
+    let line = ProgressBar.line(
+      .indexingContents, completed: done, of: total, elapsed: 1_000_000_000)
+    #expect(line.contains(percent) && line.contains("building the search index"))
+    #expect(
+      line.contains(
+        "[" + String(repeating: done == 0 ? "-" : "#", count: ProgressBar.barWidth) + "]"))
+  }
+}

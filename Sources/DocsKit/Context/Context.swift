@@ -6,8 +6,9 @@
 ///
 /// A context has one owner and is not `Sendable`; give each session its own.
 public final class Context {
-  /// The store this context loads from and saves to.
-  public let store: any DocumentStore
+  /// The store this context loads from and saves to; the shell reaches it only through the
+  /// context.
+  let store: any DocumentStore
   let clock: () -> Timestamp
   let makeID: () -> ObjectID
 
@@ -25,6 +26,13 @@ public final class Context {
   var unloadedCategories: [ObjectID: UnloadedCategory] = [:]
   /// The last failure to load a category's documents for a query that cannot throw.
   public internal(set) var loadFailure: ContextError?
+
+  /// The failure a query that cannot throw recorded since the last call, if any, and forgets
+  /// it: what that query answered was incomplete.
+  public func takeLoadFailure() -> ContextError? {
+    defer { loadFailure = nil }
+    return loadFailure
+  }
   /// The tokenizer of ranked search, made when first needed.
   var searchTokenizer: (any SearchTokenizing)?
 

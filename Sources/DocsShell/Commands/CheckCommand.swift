@@ -15,6 +15,6 @@ struct CheckCommand: ShellCommand {
   init(_ arguments: ParsedArguments) {}
 
   func run(in session: Session) -> CommandResult {
-    .checkReport(session.context.store.check())
+    .checkReport(session.context.check())
   }
 }

@@ -34,6 +34,14 @@ struct LocatedMatch: Sendable {
   var match: ContentMatch
 }
 
+/// One hit of `search`, with its document's place.
+struct LocatedHit: Sendable {
+  /// The document and its category's name.
+  var document: LocatedDocument
+  /// The score, highlights and snippet.
+  var hit: SearchHit
+}
+
 /// What `grep` reports: the lines, each document once (`-l`), or counts (`-c`).
 enum GrepReport: Sendable {
   /// Every matching line: `CATEGORY/NAME:LINE: text`.
@@ -110,6 +118,8 @@ enum CommandResult: Sendable {
   case foundDocuments([LocatedDocument], OutputFormat)
   /// What `grep` found.
   case matches(GrepReport, OutputFormat)
+  /// What `search` found, best first.
+  case searchHits([LocatedHit], OutputFormat)
   /// Contents to print as they are (`cat`).
   case contents([String])
   /// The unsaved changes (`status`).

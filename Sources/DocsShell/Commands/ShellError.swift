@@ -40,6 +40,8 @@ enum ShellError: Error, Sendable {
   case declined
   /// The model refused.
   case context(ContextError)
+  /// The search query is not valid.
+  case invalidSearch(SearchQueryError)
   /// `check` found problems (they were shown first).
   case storeHasProblems(count: Int)
   /// The editor could not be used.
@@ -160,6 +162,8 @@ extension ShellError: CustomStringConvertible {
       return "nothing changed"
     case .context(let error):
       return error.description
+    case .invalidSearch(let error):
+      return "search: " + error.description
     case .storeHasProblems(let count):
       return "the store has \(count) problem\(count == 1 ? "" : "s")"
     case .editor(let error):

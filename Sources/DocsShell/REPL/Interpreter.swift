@@ -62,14 +62,21 @@ final class Interpreter {
   private func run(_ command: any ShellCommand, of type: any ShellCommand.Type, words: [String])
     throws
   {
+    let context = session.context
+    // A query that cannot throw records a category it could not load: what it answered is
+    // incomplete, so the command fails (and, inside its undo group, changes nothing).
+    func runCheckingLoads() throws -> CommandResult {
+      let result = try command.run(in: session)
+      if let failure = context.takeLoadFailure() { throw failure }
+      return result
+    }
     let result: CommandResult
     if type.configuration.isUndoable {
-      result = try session.context.performChanges(Interpreter.actionName(words)) {
-        try command.run(in: session)
-      }
+      result = try context.performChanges(Interpreter.actionName(words), runCheckingLoads)
     } else {
-      result = try command.run(in: session)
+      result = try runCheckingLoads()
     }
+    session.warnOnceAboutTheIndex()
     switch result {
     case .runFile(let path):
       try source(path)

@@ -40,6 +40,10 @@ struct ResultView {
       let view = MatchesView(report: report)
       if format == .json { return writeJSON(view.json()) }
       view.write(to: output)
+    case .searchHits(let hits, let format):
+      let view = SearchView(hits: hits)
+      if format == .json { return writeJSON(view.json()) }
+      writeTable(view.lines(colors: colors))
     case .contents(let contents):
       for content in contents { writeContent(content) }
     case .status(let report, let format):
@@ -263,5 +267,52 @@ struct TreeView {
     }
     let count = report.branches.count
     return lines + ["", "\(count) categor\(count == 1 ? "y" : "ies"), \(documents)"]
+  }
+}
+
+/// What `search` prints: `CATEGORY/NAME  …snippet…`, the words that matched marked in the
+/// name and the snippet; or JSON with the score.
+struct SearchView {
+  let hits: [LocatedHit]
+
+  /// One line per hit, best first; control characters escaped, highlights styled.
+  func lines(colors: Colors) -> [String] {
+    hits.map { located in
+      let name = located.document.document.name.text
+      return escapedForTerminal(located.document.categoryName, allowingNewlinesAndTabs: false)
+        + "/" + SearchView.marked(name, located.hit.nameHighlights, colors: colors) + "  "
+        + SearchView.marked(
+          located.hit.snippet.text, located.hit.snippet.highlights, colors: colors)
+    }
+  }
+
+  /// `[{"category","name","score","snippet"}]`, in the order printed.
+  func json() -> JSONValue {
+    .array(
+      hits.map { located in
+        .object([
+          ("category", .string(located.document.categoryName)),
+          ("name", .string(located.document.document.name.text)),
+          ("score", .number(located.hit.score)), ("snippet", .string(located.hit.snippet.text)),
+        ])
+      })
+  }
+
+  /// `text` escaped, with the pieces in `highlights` styled as matches.
+  static func marked(_ text: String, _ highlights: [Range<String.Index>], colors: Colors)
+    -> String
+  {
+    var result = ""
+    var position = text.startIndex
+    for range in highlights.sorted(by: { $0.lowerBound < $1.lowerBound })
+    where range.lowerBound >= position && range.upperBound <= text.endIndex {
+      result += escapedForTerminal(
+        String(text[position..<range.lowerBound]), allowingNewlinesAndTabs: false)
+      result += colors.styled(
+        escapedForTerminal(String(text[range]), allowingNewlinesAndTabs: false), .match)
+      position = range.upperBound
+    }
+    return result
+      + escapedForTerminal(String(text[position..<text.endIndex]), allowingNewlinesAndTabs: false)
   }
 }
