@@ -56,16 +56,30 @@ extension Context {
     let documents = (membersByCategory[id]?.values ?? [:].values).compactMap {
       documentRecords[$0]?.document
     }
-    let byName: (Document, Document) -> Bool = { Context.nameOrder($0.name, $1.name) }
-    let ascending: (Document, Document) -> Bool
+    // Sorted as positions over contiguous keys: sorting the documents themselves moved
+    // every value (two strings and their reference counts) at each step.
+    let folded = documents.map(\.name.key.folded)
+    let numbers: [Int64]
     switch key {
-    case .name: ascending = byName
-    case .size: ascending = { $0.size != $1.size ? $0.size < $1.size : byName($0, $1) }
-    case .modified:
-      ascending = { $0.modified != $1.modified ? $0.modified < $1.modified : byName($0, $1) }
+    case .name: numbers = []
+    case .size: numbers = documents.map { Int64($0.size) }
+    case .modified: numbers = documents.map(\.modified.millisecondsSince1970)
     }
-    return order == .ascending
-      ? documents.sorted(by: ascending) : documents.sorted { ascending($1, $0) }
+    let order = folded.withUnsafeBufferPointer { folded in
+      numbers.withUnsafeBufferPointer { numbers in
+        func ascending(_ left: Int, _ right: Int) -> Bool {
+          if !numbers.isEmpty && numbers[left] != numbers[right] {
+            return numbers[left] < numbers[right]
+          }
+          if folded[left] != folded[right] { return folded[left] < folded[right] }
+          return documents[left].name.text < documents[right].name.text
+        }
+        return order == .ascending
+          ? documents.indices.sorted(by: ascending)
+          : documents.indices.sorted { ascending($1, $0) }
+      }
+    }
+    return order.map { documents[$0] }
   }
 
   /// The document named `name` in the category `id`, if there is one.
