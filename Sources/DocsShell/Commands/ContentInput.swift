@@ -32,16 +32,24 @@ enum ContentInput: Sendable {
     }
   }
 
+  /// Whether the text was given (words or a here-document), so nothing will be asked.
+  var isGiven: Bool {
+    if case .none = self { return false }
+    return true
+  }
+
   /// The text given on the line, if any.
   var givenText: String? {
     switch self {
     case .words(let words):
-      // Joined as bytes: scripts of thousands of `new` lines spend their time here otherwise.
+      // Joined as bytes, each word copied as one run: scripts of thousands of `new` lines
+      // spend their time here otherwise.
       var bytes: [UInt8] = []
       bytes.reserveCapacity(words.reduce(words.count) { $0 + $1.utf8.count })
       for (index, word) in words.enumerated() {
         if index > 0 { bytes.append(0x20) }
-        bytes.append(contentsOf: word.utf8)
+        var word = word
+        word.withUTF8 { bytes.append(contentsOf: $0) }
       }
       return String(decoding: bytes, as: UTF8.self)
     case .hereDocument(let text): return text

@@ -19,8 +19,11 @@ struct NewDocumentCommand: ContentCommand {
   func run(in session: Session) throws -> CommandResult {
     let (category, name) = try ShellPath(target.path).entry(
       in: session.context, from: session.currentCategory)
-    // Check the name before asking for text, so nobody types into a name that is taken.
-    if let existing = session.context.document(named: name, in: category.id) {
+    // Check the name before asking for text, so nobody types into a name that is taken
+    // (text given on the line is checked by the model as the document is made).
+    if !target.input.isGiven,
+      let existing = session.context.document(named: name, in: category.id)
+    {
       throw ContextError.duplicateDocumentName(
         name, existing: existing.name.text, in: category.name.text)
     }
