@@ -87,6 +87,11 @@ final class SystemSQLite: SQLiteLibrary {
       if let connection { sqlite3_close_v2(connection) }
       throw SQLiteError(operation: "open", code: code, message: message)
     }
+    // Keep the -wal and -shm files when the last connection closes: every docsh command
+    // is a process of its own, and making, sizing and deleting them each time was most of
+    // what opening the index cost. They are removed with the database when it is rebuilt.
+    var persist: Int32 = 1
+    _ = sqlite3_file_control(connection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
     return connection
   }
 
