@@ -72,7 +72,7 @@ enum DocshMain {
     guard settings.isInteractive else {
       let session = Session(
         context: context, output: output, errors: errors, settings: settings,
-        collaborators: .nonInteractive())
+        collaborators: .nonInteractive(progress: progress))
       session.warnOnceAboutTheIndex()
       return runNonInteractively(invocation, interpreter: Interpreter(session: session))
     }
@@ -86,7 +86,7 @@ enum DocshMain {
       context: context, output: output, errors: errors, settings: settings,
       collaborators: SessionCollaborators(
         questions: terminal, typedLines: terminal, history: terminal, pager: pager,
-        clock: { Timestamp.now() }))
+        clock: { Timestamp.now() }, progress: progress))
     session.warnOnceAboutTheIndex()
     let completer = Completer(session: session)
     reader.enableCompletion { line, word in completer.complete(lineBeforeCursor: line, word: word) }

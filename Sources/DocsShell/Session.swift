@@ -27,14 +27,30 @@ struct SessionCollaborators {
   var pager: (any Paging)?
   /// The time now, for showing recent dates.
   var clock: () -> Timestamp
+  /// Shows long work as it goes (a terminal's standard error); `nil` shows nothing.
+  var progress: (any ProgressShowing)? = nil
 
   /// A run where nobody is at the terminal: no answers, no typed lines, no history, no pager.
-  static func nonInteractive(clock: @escaping () -> Timestamp = { Timestamp.now() })
-    -> SessionCollaborators
-  {
+  static func nonInteractive(
+    clock: @escaping () -> Timestamp = { Timestamp.now() },
+    progress: (any ProgressShowing)? = nil
+  ) -> SessionCollaborators {
     let nobody = NobodyAtTheTerminal()
     return SessionCollaborators(
-      questions: nobody, typedLines: nobody, history: nobody, pager: nil, clock: clock)
+      questions: nobody, typedLines: nobody, history: nobody, pager: nil, clock: clock,
+      progress: progress)
+  }
+
+  /// Long work of `total` `unit`s called `title`: `body` reports how far it is through the
+  /// `advance` it is given. Nothing shows without a progress reporter.
+  func reportingProgress<Result>(
+    _ title: String, total: Int, unit: ProgressUnit,
+    _ body: (_ advance: (Int) -> Void) throws -> Result
+  ) rethrows -> Result {
+    guard let progress else { return try body { _ in } }
+    progress.begin(title, total: total, unit: unit)
+    defer { progress.end() }
+    return try body { progress.advance(to: $0) }
   }
 }
 

@@ -163,4 +163,28 @@ import Testing
     #expect(result.errors.hasPrefix("error: "), "\(result.errors)")
     #expect(result.errors.contains("store.json"), "\(result.errors)")
   }
+
+  /// Records the progress the shell reports.
+  final class ProgressRecorder: ProgressShowing {
+    var events: [String] = []
+    func begin(_ title: String, total: Int, unit: ProgressUnit) {
+      events.append("begin \(title) \(total)")
+    }
+    func advance(to completed: Int) { events.append("advance \(completed)") }
+    func end() { events.append("end") }
+  }
+
+  /// Export reports each document written, import each file of a folder it reads.
+  @Test func exportAndImportReportTheirProgress() throws {
+    let recorder = ProgressRecorder()
+    let harness = try ShellHarness(progress: recorder)
+    harness.run("mkdir Work; new Work/a 1; new Work/b 2; new Work/c 3")
+    let destination = harness.folder.path("out")
+    #expect(harness.run("export \(destination)").errors.isEmpty)
+    #expect(recorder.events == ["begin exporting 3", "advance 1", "advance 2", "advance 3", "end"])
+    recorder.events = []
+    #expect(harness.run("rmdir -f Work; import \(destination)/Work").errors.isEmpty)
+    #expect(
+      recorder.events == ["begin importing Work 3", "advance 0", "advance 1", "advance 2", "end"])
+  }
 }

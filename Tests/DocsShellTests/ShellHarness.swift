@@ -39,7 +39,8 @@ final class ShellHarness {
   /// A harness; `colored` turns colors on and makes both outputs look like terminals.
   init(
     isInteractive: Bool = false, assumeYes: Bool = false, answers: [String] = [],
-    pager: (any Paging)? = nil, colored: Bool = false, folder existing: TemporaryFolder? = nil
+    pager: (any Paging)? = nil, colored: Bool = false, folder existing: TemporaryFolder? = nil,
+    progress: (any ProgressShowing)? = nil
   ) throws {
     folder = try existing ?? TemporaryFolder("shell")
     storePath = folder.path("store.json")
@@ -62,7 +63,8 @@ final class ShellHarness {
       collaborators: SessionCollaborators(
         questions: ScriptedAnswers(answers, echoingTo: errors), typedLines: nobody,
         history: nobody, pager: pager,
-        clock: { Timestamp(millisecondsSince1970: ShellHarness.start + 86_400_000) }))
+        clock: { Timestamp(millisecondsSince1970: ShellHarness.start + 86_400_000) },
+        progress: progress))
     interpreter = Interpreter(session: session)
   }
 

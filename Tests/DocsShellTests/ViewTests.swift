@@ -1,3 +1,4 @@
+import DocsKit
 import Testing
 
 @testable import DocsShell
@@ -265,6 +266,13 @@ import Testing
     var now: Int64 = 0
   }
 
+  @Test func countsThingsInTheirOwnUnit() {
+    let line = ProgressBar.line(
+      "importing", completed: 1200, of: 5000, unit: .items("files"), elapsed: 2_000_000_000)
+    #expect(
+      line.contains("1200 of 5000 files") && line.contains("24%") && line.contains("6 s left"))
+  }
+
   @Test func showsNothingForShortWork() {
     let output = TextOutput(capturingAsTerminal: true)
     let clock = Clock()
@@ -301,7 +309,8 @@ import Testing
   @Test(arguments: [(0, 1000, "0%"), (1000, 1000, "100%"), (1500, 1000, "100%")])
   func neverOverflowsTheBar(done: Int, total: Int, percent: String) {
     let line = ProgressBar.line(
-      .indexingContents, completed: done, of: total, elapsed: 1_000_000_000)
+      ProgressTask.indexingContents.description, completed: done, of: total,
+      elapsed: 1_000_000_000)
     #expect(line.contains(percent) && line.contains("building the search index"))
     #expect(
       line.contains(

@@ -10,11 +10,14 @@ public enum ProgressTask: Sendable, Equatable, CustomStringConvertible {
   case indexingStore
   /// Building the full-text index (the first search).
   case indexingContents
+  /// Reading every content of the store to check it.
+  case checkingStore
 
   public var description: String {
     switch self {
     case .indexingStore: return "indexing the store"
     case .indexingContents: return "building the search index"
+    case .checkingStore: return "checking the store"
     }
   }
 }
@@ -519,7 +522,16 @@ public final class IndexedStore: DocumentStore {
   }
 
   public func check() -> StoreCheckReport {
-    let (report, graph, status) = file.checkedScan()
+    var began = false
+    let (report, graph, status) = file.checkedScan { completed, total in
+      guard let progress else { return }
+      if !began {
+        progress.beginTask(.checkingStore, totalBytes: total)
+        began = true
+      }
+      progress.advanceTask(to: completed)
+    }
+    if began { progress?.endTask() }
     var checked = report
     guard cacheFolder != nil else { return checked }
     guard let graph, let status, report.isSound, let index = openIndex() else {

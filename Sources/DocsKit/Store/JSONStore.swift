@@ -281,8 +281,11 @@ public final class JSONStore: DocumentStore {
     checkedScan().report
   }
 
-  /// What ``check()`` reports, with the graph it read and the file's `fstat`, when it could.
-  func checkedScan() -> (report: StoreCheckReport, graph: LoadedGraph?, status: FileStatus?) {
+  /// What ``check()`` reports, with the graph it read and the file's `fstat`, when it could;
+  /// `advance` hears how far through the file (bytes done, bytes in all) the contents are.
+  func checkedScan(
+    advance: (_ completed: Int, _ total: Int) -> Void = { _, _ in }
+  ) -> (report: StoreCheckReport, graph: LoadedGraph?, status: FileStatus?) {
     var report = StoreCheckReport(path: path)
     let file: Int32
     do {
@@ -313,7 +316,9 @@ public final class JSONStore: DocumentStore {
     }
     let categoryNames = Dictionary(
       graph.categories.map { ($0.id, $0.name.text) }, uniquingKeysWith: { first, _ in first })
-    for document in graph.documents {
+    let total = (try? fileSystem.status(of: file).size) ?? 0
+    for (position, document) in graph.documents.enumerated() {
+      if position % 256 == 0 { advance(document.contentLocation.offset, total) }
       let place = "\(categoryNames[document.categoryID] ?? "?")/\(document.name)"
       do {
         let content = try decodeContent(at: document.contentLocation, in: file)

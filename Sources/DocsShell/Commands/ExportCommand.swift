@@ -53,12 +53,15 @@ struct ExportCommand: ShellCommand {
       FileExport.Folder(
         name: category.name.text, documents: session.context.documents(in: category.id))
     }
-    try FileExport(destination: session.filePath(destination), replacing: replacing).write(folders)
-    { document in
-      try session.context.content(of: document.id)
+    let documents = folders.reduce(0) { $0 + $1.documents.count }
+    let export = FileExport(destination: session.filePath(destination), replacing: replacing)
+    try session.collaborators.reportingProgress(
+      "exporting", total: documents, unit: .items("documents")
+    ) { advance in
+      try export.write(
+        folders, content: { try session.context.content(of: $0.id) }, progress: advance)
     }
     guard session.settings.isInteractive else { return .nothing }
-    let documents = folders.reduce(0) { $0 + $1.documents.count }
     return .messages([
       "Exported \(documents) document\(documents == 1 ? "" : "s") in \(folders.count) "
         + "categor\(folders.count == 1 ? "y" : "ies") to \(destination)."

@@ -43,7 +43,7 @@ struct ImportCommand: ShellCommand {
     var folders: [ImportedFolder] = []
     for path in paths.map(session.filePath) {
       if try FileImport.kind(of: path) == .file { throw ImportError.fileAtTop(path: path) }
-      folders.append(try FileImport.readFolder(at: path))
+      folders.append(try readFolder(at: path, in: session))
     }
     try checkDistinct(folders.map { ($0.name, $0.path) }, what: "category")
     for folder in folders {
@@ -96,6 +96,25 @@ struct ImportCommand: ShellCommand {
 
   private func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
     "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
+  }
+
+  /// Reads the folder at `path`, its files counted on the progress line: the count is known
+  /// once the folder is listed.
+  private func readFolder(at path: String, in session: Session) throws(ImportError)
+    -> ImportedFolder
+  {
+    let progress = session.collaborators.progress
+    var began = false
+    defer { if began { progress?.end() } }
+    return try FileImport.readFolder(at: path) { done, total in
+      guard let progress else { return }
+      if !began {
+        progress.begin(
+          "importing \(FileImport.lastComponent(of: path))", total: total, unit: .items("files"))
+        began = true
+      }
+      progress.advance(to: done)
+    }
   }
 
   /// `Imported 3 documents.`, for the person at the terminal only.

@@ -30,7 +30,8 @@ struct FileExport {
   /// - Throws: ``ExportError`` naming the path that stopped it; then nothing
   ///   outside what was already there is left behind.
   func write(
-    _ folders: [Folder], content: (Document) throws -> String
+    _ folders: [Folder], content: (Document) throws -> String,
+    progress: (_ written: Int) -> Void = { _ in }
   ) throws {
     for folder in folders {
       try checkSafe(folder.name)
@@ -56,8 +57,12 @@ struct FileExport {
     var created = Created()
     do {
       if existed { try checkExisting(folders, in: root) }
+      var written = 0
       for folder in folders {
-        try write(folder, in: root, created: &created, content: content)
+        try write(folder, in: root, created: &created, content: content) {
+          written += 1
+          progress(written)
+        }
       }
     } catch {
       created.remove(in: root)
@@ -130,7 +135,7 @@ struct FileExport {
 
   private func write(
     _ folder: Folder, in root: Int32, created: inout Created,
-    content: (Document) throws -> String
+    content: (Document) throws -> String, wrote: () -> Void
   ) throws {
     let folderPath = shown(folder.name)
     if mkdirat(root, folder.name, 0o755) == 0 {
@@ -163,6 +168,7 @@ struct FileExport {
         created.files.append((folder.name, document.name.text))
         try finish(file, bytes: bytes, modified: document.modified, path: path)
       }
+      wrote()
     }
   }
 

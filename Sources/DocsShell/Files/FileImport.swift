@@ -68,7 +68,10 @@ enum FileImport {
   /// Reads the folder at `path` and its regular files.
   /// - Throws: ``ImportError`` naming the folder or the first file that cannot be
   ///   imported.
-  static func readFolder(at path: String) throws(ImportError) -> ImportedFolder {
+  /// `progress` hears how many of the folder's entries were read, of how many.
+  static func readFolder(
+    at path: String, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+  ) throws(ImportError) -> ImportedFolder {
     let name = try categoryName(ofPath: path)
     let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard folder >= 0 else { throw failure(path, errno) }
@@ -76,7 +79,9 @@ enum FileImport {
     let shownFolder = path.hasSuffix("/") ? String(path.dropLast()) : path
     var files: [ImportedFile] = []
     var skipped: [String] = []
-    for entry in try entries(of: folder, path: path) {
+    let names = try entries(of: folder, path: path)
+    for (position, entry) in names.enumerated() {
+      progress(position, names.count)
       guard let entryName = String(validating: entry, as: UTF8.self) else {
         let shown = String(decoding: entry, as: UTF8.self)
         throw .nameNotUTF8(path: "\(shownFolder)/\(shown)")

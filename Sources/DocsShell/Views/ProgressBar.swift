@@ -4,11 +4,29 @@ import DocsKit
   import Glibc
 #endif
 
-/// Draws the store's long work as one line on a terminal's standard error, redrawn in place
-/// and cleared at the end: what, how far, how long left. Nothing shows for work done within
-/// ``delay``; the shell makes one only when standard error is a terminal, so a pipe or a
-/// `--json` output never sees it.
-final class ProgressBar: ProgressObserver {
+/// What a piece of long work counts in.
+enum ProgressUnit: Sendable {
+  /// Bytes, shown as sizes: `86 MB of 227 MB`.
+  case bytes
+  /// Things, shown as counts: `1200 of 5000 files`.
+  case items(String)
+}
+
+/// Long work the shell itself does (import, export), reported as it goes.
+protocol ProgressShowing: AnyObject {
+  /// Work called `title` starts, `total` units long.
+  func begin(_ title: String, total: Int, unit: ProgressUnit)
+  /// `completed` units are done.
+  func advance(to completed: Int)
+  /// The work is over.
+  func end()
+}
+
+/// Draws long work as one line on a terminal's standard error, redrawn in place and cleared
+/// at the end: what, how far, how long left. Nothing shows for work done within ``delay``;
+/// the shell makes one only when standard error is a terminal, so a pipe or a `--json`
+/// output never sees it. It draws the store's work (indexing, checking) and the shell's own.
+final class ProgressBar: ProgressObserver, ProgressShowing {
   /// How long work runs before the bar appears.
   static let delay: Int64 = 500_000_000
   /// The least time between two redraws.
@@ -18,7 +36,8 @@ final class ProgressBar: ProgressObserver {
 
   private let output: TextOutput
   private let clock: () -> Int64
-  private var task: ProgressTask?
+  private var title: String?
+  private var unit = ProgressUnit.bytes
   private var total = 0
   private var started: Int64 = 0
   private var lastDrawn: Int64?
@@ -29,44 +48,67 @@ final class ProgressBar: ProgressObserver {
     self.clock = clock
   }
 
+  // MARK: - The store's work
+
   func beginTask(_ task: ProgressTask, totalBytes: Int) {
-    self.task = task
-    total = max(totalBytes, 1)
+    begin(task.description, total: totalBytes, unit: .bytes)
+  }
+
+  func advanceTask(to completedBytes: Int) {
+    advance(to: completedBytes)
+  }
+
+  func endTask() {
+    end()
+  }
+
+  // MARK: - Drawing
+
+  func begin(_ title: String, total: Int, unit: ProgressUnit) {
+    self.title = title
+    self.unit = unit
+    self.total = max(total, 1)
     started = clock()
     lastDrawn = nil
   }
 
-  func advanceTask(to completedBytes: Int) {
-    guard let task else { return }
+  func advance(to completed: Int) {
+    guard let title else { return }
     let now = clock()
     let elapsed = now - started
     guard elapsed >= ProgressBar.delay else { return }
     if let lastDrawn, now - lastDrawn < ProgressBar.redrawInterval { return }
     lastDrawn = now
     output.write(
-      "\r" + ProgressBar.line(task, completed: completedBytes, of: total, elapsed: elapsed)
+      "\r" + ProgressBar.line(title, completed: completed, of: total, unit: unit, elapsed: elapsed)
         + "\u{1B}[K")
     output.flush()
   }
 
-  func endTask() {
+  func end() {
     if lastDrawn != nil {
       output.write("\r\u{1B}[K")
       output.flush()
     }
-    task = nil
+    title = nil
     lastDrawn = nil
   }
 
   /// `indexing the store  [#########---------------]  38%  86 MB of 227 MB, 2 s left`.
-  static func line(_ task: ProgressTask, completed: Int, of total: Int, elapsed: Int64) -> String {
+  static func line(
+    _ title: String, completed: Int, of total: Int, unit: ProgressUnit = .bytes, elapsed: Int64
+  ) -> String {
     let done = min(max(completed, 0), total)
     let filled = done * barWidth / total
     let bar =
       String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled)
-    let percent = done * 100 / total
-    var text = "\(task)  [\(bar)]  \(percent)%  "
-    text += SizeFormatting.humanReadable(done) + " of " + SizeFormatting.humanReadable(total)
+    var text = "\(title)  [\(bar)]  \(done * 100 / total)%  "
+    switch unit {
+    case .bytes:
+      text += SizeFormatting.humanReadable(done) + " of " + SizeFormatting.humanReadable(total)
+    case .items(let noun):
+      text += "\(done) of \(total) \(noun)"
+    }
     if done > 0 && done < total {
       let left = Int64(Double(elapsed) * Double(total - done) / Double(done) / 1e9)
       text +=

@@ -103,6 +103,14 @@ import Testing
     _ = try again.search(SearchQuery("content"))
     #expect(recorder.events.first == "begin building the search index \(size)")
     #expect(recorder.events.last == "end")
+    recorder.events = []
+    #expect(again.check().isSound)
+    #expect(recorder.events.first == "begin checking the store \(size)")
+    #expect(recorder.events.last == "end")
+    let advances = recorder.events.filter { $0.hasPrefix("advance") }.compactMap {
+      Int($0.split(separator: " ").last ?? "")
+    }
+    #expect(advances.count > 2 && advances == advances.sorted(), "\(recorder.events)")
     _ = context
   }
 }
