@@ -3,9 +3,9 @@ import Synchronization
 
 /// A ``GitRunner`` that runs the real git, except that the call a rule picks fails: before
 /// git runs (as if the step failed), after it ran (as if docsh were killed right after the
-/// step did its work), or git cannot even be started. It can also run some work of the
-/// test's just before a call (another machine pushing between a fetch and a push). Every
-/// call is recorded.
+/// step did its work), or git cannot even be started. It can also run another git command
+/// just before a call (another machine pushing between a fetch and a push). Every call is
+/// recorded.
 public final class FaultInjectingGitRunner: GitRunner {
   /// Which call a fault hits.
   public enum Rule: Sendable, CustomStringConvertible {
@@ -30,8 +30,8 @@ public final class FaultInjectingGitRunner: GitRunner {
     case failAfter
     /// git cannot be started.
     case cannotLaunch
-    /// `work` runs, then git does.
-    case runFirst(@Sendable () -> Void)
+    /// git runs `arguments` in `folder` first, then the call as asked.
+    case runFirst(arguments: [String], folder: String)
   }
 
   private struct State {
@@ -117,8 +117,8 @@ public final class FaultInjectingGitRunner: GitRunner {
       return failure
     case .cannotLaunch?:
       throw .failed("git", errno: 12)
-    case .runFirst(let work)?:
-      work()
+    case .runFirst(let first, let otherFolder)?:
+      _ = try real.run(first, in: otherFolder, environment: environment, input: nil)
       return try real.run(arguments, in: folder, environment: environment, input: input)
     }
   }

@@ -28,12 +28,20 @@ public struct GitOutput: Sendable, Equatable {
     return lines
   }
 
-  /// The last non-empty line of standard error, git's own reason for a failure.
+  /// git's own reason for a failure, from standard error: its first `fatal:` line (the
+  /// cause; later ones and advice follow it), else its last `error:` line, else its last
+  /// line — without the `fatal: ` or `error: ` in front.
   public var lastErrorLine: String {
     let text = String(decoding: errorOutput, as: UTF8.self)
     let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
       .map { $0.trimmingCharacters(in: " \t") }
       .filter { !$0.isEmpty }
+    if let fatal = lines.first(where: { $0.hasPrefix("fatal: ") }) {
+      return String(fatal.dropFirst("fatal: ".count))
+    }
+    if let error = lines.last(where: { $0.hasPrefix("error: ") }) {
+      return String(error.dropFirst("error: ".count))
+    }
     return lines.last.map(String.init) ?? "git exited with status \(status)"
   }
 }
