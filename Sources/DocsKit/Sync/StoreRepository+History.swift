@@ -38,18 +38,20 @@ extension StoreRepository {
   public func history(ofDocument id: ObjectID, limit: Int? = nil) throws(SyncError)
     -> [DocumentVersion]
   {
-    let log = try storeLog()
     let idText = id.description
+    let idBytes = Array(idText.utf8)
+    // Only the commits that name the document, or that name nothing, become entries.
+    let log = try storeLog { record, isDescribed in
+      !isDescribed || idBytes.withUnsafeBytes { JSONText.contains($0, in: record) }
+    }
     var found: [(index: Int, version: DocumentVersion, fingerprint: String)] = []
-    var undescribed: [Int] = []
-    for (index, entry) in log.enumerated() {
-      guard entry.isDescribed(storePath: pathInRepository) else {
-        undescribed.append(index)
+    var undescribed: [(index: Int, entry: LogEntry)] = []
+    for (index, entry) in log {
+      guard entry.isDescribed else {
+        undescribed.append((index, entry))
         continue
       }
-      guard entry.body.contains(idText),
-        let trailer = entry.trailers.first(where: { $0.id == idText })
-      else { continue }
+      guard let trailer = entry.trailer(naming: idText) else { continue }
       found.append(
         (
           index,
@@ -60,7 +62,7 @@ extension StoreRepository {
         ))
     }
     if !undescribed.isEmpty {
-      found += try searchedVersions(of: id, in: undescribed.map { (index: $0, entry: log[$0]) })
+      found += try searchedVersions(of: id, in: undescribed)
       found.sort { $0.index < $1.index }
     }
     var versions: [DocumentVersion] = []
@@ -138,7 +140,7 @@ extension StoreRepository {
   {
     let categoryKey = NameKey(category)
     let nameKey = NameKey(name)
-    for entry in try storeLog() {
+    for (_, entry) in try storeLog(keeping: { _, isDescribed in isDescribed }) {
       for trailer in entry.trailers
       where NameKey(trailer.category) == categoryKey && NameKey(trailer.name) == nameKey {
         if let id = ObjectID(trailer.id) { return id }
@@ -154,16 +156,26 @@ extension StoreRepository {
     var commit: CommitID
     var date: Timestamp
     var parents: [String]
-    var body: String
-
-    /// Whether its trailers list every document it changed in the store at `storePath`.
-    func isDescribed(storePath: String) -> Bool {
-      body.contains(HistoryTrailer.storeKey + ": " + storePath)
-    }
+    /// The message, as git printed it.
+    var body: ArraySlice<UInt8>
+    /// Whether its trailers list every document it changed in the store.
+    var isDescribed: Bool
 
     /// Its trailers naming documents.
     var trailers: [Trailer] {
-      body.split(separator: "\n").compactMap(Trailer.init)
+      String(decoding: body, as: UTF8.self).split(separator: "\n").compactMap(Trailer.init)
+    }
+
+    /// Its trailer naming the document `id`, found without decoding the others.
+    func trailer(naming id: String) -> Trailer? {
+      for key in [HistoryTrailer.changedKey, HistoryTrailer.deletedKey] {
+        let needle = Array("\n\(key): \(id) ".utf8)
+        guard let start = StoreRepository.firstIndex(of: needle, in: body) else { continue }
+        let lineStart = start + 1
+        let lineEnd = body[lineStart...].firstIndex(of: 0x0A) ?? body.endIndex
+        return Trailer(Substring(String(decoding: body[lineStart..<lineEnd], as: UTF8.self)))
+      }
+      return nil
     }
   }
 
@@ -203,22 +215,56 @@ extension StoreRepository {
     }
   }
 
-  /// Every commit that changed the store, newest first, with its whole message.
-  private func storeLog() throws(SyncError) -> [LogEntry] {
-    guard try git.commit("HEAD") != nil else { return [] }
+  /// The commits that changed the store, newest first, with their whole messages: those
+  /// whose raw record `wanted` keeps (told whether its trailers describe it), each with its
+  /// place in the whole log. Records are looked at as bytes, so that the many a query does
+  /// not want cost no decoding.
+  private func storeLog(
+    keeping wanted: (UnsafeRawBufferPointer, _ isDescribed: Bool) -> Bool
+  ) throws(SyncError) -> [(index: Int, entry: LogEntry)] {
     let output = try git.run(
-      "read the history", ["log", "--format=%x1e%H%x1f%at%x1f%P%x1f%B", "--", pathInRepository])
-    return output.output.split(separator: 0x1E).compactMap { record in
+      "read the history", ["log", "--format=%x1e%H%x1f%at%x1f%P%x1f%B", "--", pathInRepository],
+      accepting: [0, 128])
+    if !output.succeeded {
+      // A branch without commits has no history; any other failure is one.
+      if try git.commit("HEAD") == nil { return [] }
+      throw .gitFailed(step: "read the history", message: output.lastErrorLine)
+    }
+    let marker = Array((HistoryTrailer.storeKey + ": " + pathInRepository + "\n").utf8)
+    var entries: [(index: Int, entry: LogEntry)] = []
+    for (index, record) in output.output.split(separator: 0x1E).enumerated() {
+      let isDescribed = record.withUnsafeBytes { bytes in
+        marker.withUnsafeBytes { JSONText.contains($0, in: bytes) }
+      }
+      guard record.withUnsafeBytes({ wanted($0, isDescribed) }) else { continue }
       let fields = record.split(separator: 0x1F, maxSplits: 3, omittingEmptySubsequences: false)
       guard fields.count == 4,
         let seconds = Int64(String(decoding: fields[1], as: UTF8.self))
-      else { return nil }
-      return LogEntry(
-        commit: CommitID(String(decoding: fields[0], as: UTF8.self)),
-        date: Timestamp(millisecondsSince1970: seconds * 1000),
-        parents: String(decoding: fields[2], as: UTF8.self).split(separator: " ").map(String.init),
-        body: String(decoding: fields[3], as: UTF8.self))
+      else { continue }
+      entries.append(
+        (
+          index,
+          LogEntry(
+            commit: CommitID(String(decoding: fields[0], as: UTF8.self)),
+            date: Timestamp(millisecondsSince1970: seconds * 1000),
+            parents: String(decoding: fields[2], as: UTF8.self).split(separator: " ").map(
+              String.init),
+            body: fields[3], isDescribed: isDescribed)
+        ))
     }
+    return entries
+  }
+
+  /// Where `needle` first starts in `bytes`.
+  static func firstIndex(of needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
+    guard let first = needle.first, needle.count <= bytes.count else { return nil }
+    var position = bytes.startIndex
+    while let found = bytes[position...].firstIndex(of: first) {
+      guard found + needle.count <= bytes.endIndex else { return nil }
+      if bytes[found..<(found + needle.count)].elementsEqual(needle) { return found }
+      position = found + 1
+    }
+    return nil
   }
 
   /// The versions of `id` in commits that carry no trailers, found by git (`-G` on the
