@@ -198,7 +198,7 @@ extension StoreRepository {
       throw .notAStoreAtCommit(remote.short, reason: "it holds no \(pathInRepository)")
     }
     let store = try parsed(bytes, at: remote)
-    try checkOtherFiles(from: head, to: remote)
+    guard try checkOtherFiles(from: head, to: remote) else { return .storeChangedMeanwhile }
     let written = try withStoreLock { () throws(SyncError) -> Bool in
       guard try storeFileBytes() == local.bytes else { return false }
       if bytes != local.bytes { try writeStoreFile(bytes) }
@@ -244,7 +244,7 @@ extension StoreRepository {
     let message = changes.message(
       prefix: "Sync with origin/\(upstream): ", storePath: pathInRepository)
     let commit = try commitTree(tree, parents: [head, remote], message: message)
-    try checkOtherFiles(from: head, to: commit)
+    guard try checkOtherFiles(from: head, to: commit) else { return .storeChangedMeanwhile }
     let written = try withStoreLock { () throws(SyncError) -> Bool in
       guard try storeFileBytes() == local.bytes else { return false }
       try writeStoreFile(mergedBytes)
@@ -282,12 +282,19 @@ extension StoreRepository {
   }
 
   /// Checks, without changing anything, that the other files can move from `old` to `new`.
-  /// - Throws: ``SyncError/localChangesInTheWay(_:)`` naming files with local changes.
-  private func checkOtherFiles(from old: CommitID, to new: CommitID) throws(SyncError) {
+  /// - Returns: `false` when the store itself is what is in the way: another session saved
+  ///   it since it was committed.
+  /// - Throws: ``SyncError/localChangesInTheWay(_:)`` naming other files with local changes.
+  private func checkOtherFiles(from old: CommitID, to new: CommitID) throws(SyncError) -> Bool {
     let check = try git.run(
       "check the other files", ["read-tree", "-m", "-u", "-n", old.hex, new.hex],
       accepting: [0, 128])
-    if !check.succeeded { throw StoreRepository.refusal(of: check) }
+    guard !check.succeeded else { return true }
+    let refusal = StoreRepository.refusal(of: check)
+    if case .localChangesInTheWay(let paths) = refusal, paths.contains(pathInRepository) {
+      return false
+    }
+    throw refusal
   }
 
   /// Moves the index and the other files of the work tree from `old` to `new`; the store's

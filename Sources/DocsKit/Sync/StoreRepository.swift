@@ -39,7 +39,8 @@ public final class StoreRepository {
     let (folder, name) = AtomicFile.splitPath(storePath)
     storeFolder = folder
     pathInRepository = prefix + name
-    git = Git(runner: runner, folder: folder)
+    // Paths given to git are the repository's (`notes/store.json`): git runs at the top.
+    git = Git(runner: runner, folder: topLevel)
     self.fileSystem = fileSystem
   }
 

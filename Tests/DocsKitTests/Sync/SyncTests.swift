@@ -372,6 +372,59 @@ import Testing
     #expect(FileManager.default.contents(atPath: desktop.storePath + ".bak") == garbage)
   }
 
+  @Test func aSaveByAnotherSessionDuringTheSyncIsNeverOverwritten() throws {
+    try startBoth()
+    try laptop.edit { try put("plan laptop\n", at: "Work", "Plan", in: $0) }
+    try laptop.sync()
+    let faults = FaultInjectingGitRunner(wrapping: sandbox.runner)
+    let racing = try Machine("desktop", in: sandbox, number: 2, runner: faults)
+    try racing.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
+    // What another session will have saved meanwhile: one more document.
+    let concurrent = sandbox.folder.path("concurrent.json")
+    try FileManager.default.copyItem(atPath: racing.storePath, toPath: concurrent)
+    let other = try Context(
+      store: JSONStore(path: concurrent), makeID: SequentialIDs(after: 9_000_000).make)
+    try put("saved meanwhile\n", at: "Home", "Meanwhile", in: other)
+    try other.save()
+    // It lands just before the sync checks the other files, after it read the store.
+    faults.arm(
+      .command("read-tree", occurrence: 2),
+      .runFirst(
+        arguments: ["-c", "alias.swap=!cp '\(concurrent)' store.json", "swap"],
+        folder: racing.folder))
+    let report = try racing.sync()
+    #expect(faults.injected != nil)
+    #expect(report.conflicts.isEmpty)
+    let contents = try racing.contents()
+    #expect(contents["Home/Meanwhile"] == "saved meanwhile\n")
+    #expect(contents["Home/List"] == "list desktop\n")
+    #expect(contents["Work/Plan"] == "plan laptop\n")
+    #expect(try racing.status() == "")
+  }
+
+  @Test func aStoreInASubfolderOfAnotherRepositoryIsSyncedThere() throws {
+    let dotfiles = sandbox.folder.path("dotfiles")
+    let machine = try Machine("dotfiles", in: sandbox, number: 3)
+    try Data("alias ll='ls -l'\n".utf8).write(to: URL(fileURLWithPath: dotfiles + "/bashrc"))
+    try sandbox.git(["init", "--quiet"], in: dotfiles)
+    try sandbox.git(["add", "bashrc"], in: dotfiles)
+    try sandbox.git(["commit", "--quiet", "-m", "bashrc"], in: dotfiles)
+    try machine.edit { try put("plan", at: "Work", "Plan", in: $0) }
+    let repository = try machine.setUp(remote: remote)
+    #expect(repository.topLevel == URL(fileURLWithPath: dotfiles).resolvingSymlinksInPath().path)
+    try machine.sync()
+    #expect(
+      try sandbox.text(["ls-files"], in: dotfiles)
+        == "bashrc\nnotes/.gitattributes\nnotes/.gitignore\nnotes/store.json")
+    #expect(
+      try sandbox.text(["check-attr", "merge", "--", "notes/store.json"], in: dotfiles)
+        == "notes/store.json: merge: docsh")
+    let context = try machine.edit { try put("plan 2", at: "Work", "Plan", in: $0) }
+    let versions = try repository.history(ofDocument: try document("Work", "Plan", in: context).id)
+    #expect(versions.map(\.size) == [6, 4])
+    #expect(try sandbox.text(["status", "--porcelain"], in: dotfiles) == "")
+  }
+
   @Test func aSyncWithoutSetUpOrRemoteSaysWhatToDo() throws {
     try laptop.edit { try put("plan", at: "Work", "Plan", in: $0) }
     try laptop.git(["init", "--quiet"])
