@@ -9,6 +9,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 deps:
 	@missing=""; \
 	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev pkg-config"; \
+	pkg-config --exists sqlite3 2>/dev/null || missing="$$missing libsqlite3-dev pkg-config"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || missing="$$missing python3-pexpect"; \
 	command -v groff >/dev/null || missing="$$missing groff-base"; \
 	command -v zsh >/dev/null || missing="$$missing zsh"; \
@@ -34,8 +35,11 @@ bench-deps:
 build: deps
 	$(SWIFT) build
 
+## The Swift runtime linked in statically: docsh starts in about a third less time (no
+## libswiftCore and its companions to load and relocate), which is most of what a quick
+## command costs.
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 run: build
 	$(SWIFT) run docsh
@@ -64,7 +68,7 @@ fuzz: deps
 ## $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local).
 install: release install-data
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $$($(SWIFT) build -c release --show-bin-path)/docsh $(DESTDIR)$(PREFIX)/bin/docsh
+	install -m 0755 $$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/docsh $(DESTDIR)$(PREFIX)/bin/docsh
 
 ## Everything install puts in place but the binary: no build needed (the tests use it).
 install-data:

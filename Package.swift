@@ -13,7 +13,12 @@ let package = Package(
       pkgConfig: "libedit",
       providers: [.apt(["libedit-dev"])]
     ),
-    .target(name: "DocsKit"),
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    .target(name: "DocsKit", dependencies: ["CSQLite"]),
     .executableTarget(
       name: "DocsShell",
       dependencies: ["DocsKit", "CLibEdit"]

@@ -47,6 +47,8 @@ MEAN_BYTES = 2048  # mean content size before --factor
 CAP_BYTES = 64 * 1024  # per-document cap before --factor
 MARKER = "quokka"  # the word row 5 greps for
 MARKER_RATE = 0.03  # fraction of documents that contain MARKER
+RARE_WORD = "zyzzyva"  # the word a selective `search` looks for
+RARE_RATE = 0.001  # fraction of documents that contain RARE_WORD (own random stream)
 POOL_CHARS = 3_000_000  # size of the text pool documents are cut from
 TIME_FROM = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
 TIME_TO = datetime.datetime(2027, 1, 1, tzinfo=datetime.timezone.utc)
@@ -122,7 +124,7 @@ def make_pool(rng):
         parts.append(s)
         total += len(s)
     pool = "".join(parts)
-    assert MARKER not in pool
+    assert MARKER not in pool and RARE_WORD not in pool
     return pool
 
 
@@ -160,6 +162,8 @@ def generate(outdir, ncat, ndocs, factor, seed):
         "cap_bytes": CAP_BYTES * factor,
         "marker": MARKER,
         "marker_rate": MARKER_RATE,
+        "rare_word": RARE_WORD,
+        "rare_rate": RARE_RATE,
     }
     old = read_stamp(outdir)
     if old is not None and old.get("params") == params:
@@ -203,7 +207,10 @@ def generate(outdir, ncat, ndocs, factor, seed):
         """
     )
     stats = {"documents": 0, "content_bytes": 0, "max_bytes": 0, "empty": 0,
-             "with_marker": 0}
+             "with_marker": 0, "with_rare": 0}
+    # The rare word comes from a random stream of its own, so the main stream (and with it
+    # every id, name, time and content) is the same as without it.
+    rare_rng = random.Random("docsh-bench-rare:%d:%dx%d" % (seed, ncat, ndocs))
     dumps = json.dumps
     jpath = os.path.join(tmp, "store.json")
     with open(jpath, "w", encoding="utf-8", newline="\n", buffering=1 << 20) as out:
@@ -230,6 +237,9 @@ def generate(outdir, ncat, ndocs, factor, seed):
                 if has_marker:
                     k = int(marker_at * len(content))
                     content = content[:k] + " " + MARKER + " " + content[k:]
+                if rare_rng.random() < RARE_RATE:
+                    k = int(rare_rng.random() * len(content))
+                    content = content[:k] + " " + RARE_WORD + " " + content[k:]
                 data = content.encode("utf-8")
                 while len(data) > cap_bytes:
                     content = content[: len(content) * 15 // 16]
@@ -254,6 +264,7 @@ def generate(outdir, ncat, ndocs, factor, seed):
                 stats["max_bytes"] = max(stats["max_bytes"], size)
                 stats["empty"] += size == 0
                 stats["with_marker"] += has_marker
+                stats["with_rare"] += RARE_WORD in content
             db.executemany("INSERT INTO documents VALUES(?,?,?,?,?,?)", rows)
             out.write("]}%s\n" % ("," if c < ncat - 1 else ""))
         out.write("]}\n")

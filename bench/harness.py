@@ -4,7 +4,7 @@ the exit status. Standard library only.
 
     harness.py full|quick --docsh PATH --tmp DIR
 
-Generates (or reuses) the corpora, measures the eight rows with hyperfine
+Generates (or reuses) the corpora, measures the rows with hyperfine
 (docsh and its anchor in one invocation), prints one markdown table and
 writes it to bench/results/latest.md (full) or bench/results/quick.md (quick).
 """
@@ -28,6 +28,10 @@ RESULTS = os.path.join(HERE, "results")
 GEN = os.path.join(HERE, "gen_corpus.py")
 
 WORD = "quokka"  # gen_corpus.MARKER: in about 3 % of the documents
+RARE = "zyzzyva"  # gen_corpus.RARE_WORD: in about 0.1 % of the documents
+COMMON = "river signal"  # two words of gen_corpus.ASCII_WORDS, each in most documents
+FTS_TABLE = ("CREATE VIRTUAL TABLE fts USING fts5(name, content, content='', "
+             "tokenize='unicode61 remove_diacritics 2')")
 NEW_COUNT = 10_000  # row 4
 LS_REPEAT = 50  # row 7
 
@@ -282,6 +286,8 @@ def main():
     ap.add_argument("--tmp", required=True)
     a = ap.parse_args()
     MODE, CFG, TMP = a.mode, MODES[a.mode], os.path.abspath(a.tmp)
+    # docsh's index cache for the whole run (every row), under the run's own folder.
+    os.environ["XDG_CACHE_HOME"] = os.path.join(TMP, "cache")
     docsh = os.path.abspath(a.docsh)
     D = sq(docsh)
     os.makedirs(RESULTS, exist_ok=True)
@@ -373,6 +379,7 @@ def main():
               expect=contains(last_doc), docsh_name="docsh wide10x",
               anchor_name="docsh wide", extra_docsh=True, shell=False)
 
+    index_rows(rows, new_row, D, docsh, personal, large, T)
     history_row(new_row, docsh, TMP, personal)
 
     # ------------------------------------------------------------ report
@@ -399,7 +406,7 @@ def main():
     ]
     failed, suspect = [], []
     for r in rows:
-        unit = fmt_mb if r["n"] == 6 else fmt_time
+        unit = fmt_mb if r["n"] in (6, 14) else fmt_time
         anchor = ("%s (%s)" % (unit(r["anchor"]), r["anchor_label"])) \
             if r.get("anchor") is not None else r["anchor_label"]
         if r["status"] == "ok":
@@ -449,20 +456,99 @@ def main():
             % (", ".join(map(str, failed)) or "none", ", ".join(map(str, suspect)) or "none"))
 
 
-# ---------------------------------------------------------------- row 8: history
+# ---------------------------------------------------------------- the index (issue 11)
+
+def index_rows(rows, new_row, D, docsh, personal, large, T):
+    """Rows 8-16: the SQLite index. docsh keeps its index in $XDG_CACHE_HOME/docsh (set
+    for the whole run to a folder under $TMP); the probe of each row builds what the
+    timed runs then find, except in rows 15 and 16, whose prepare step removes it."""
+    P, L = sq(personal["dir"]), sq(large["dir"])
+    cache = os.environ["XDG_CACHE_HOME"]
+    ls7 = 'ls "/Category 007"'
+    rows_sql = ("SELECT name,size,modified FROM documents WHERE category_id="
+                "(SELECT id FROM categories WHERE name='Category 007') ORDER BY name")
+    fts_db = os.path.join(TMP, "fts.db")  # the anchors' full-text database (content kept)
+    if subprocess.run(["bash", "-c", "cp %s/store.db %s && sqlite3 %s %s" % (
+            L, sq(fts_db), sq(fts_db), sq(
+                "CREATE VIRTUAL TABLE fts USING fts5(name, content, tokenize="
+                "'unicode61 remove_diacritics 2'); INSERT INTO fts(rowid, name, content) "
+                "SELECT rowid, name, content FROM documents"))], cwd=CORPUS).returncode != 0:
+        raise HarnessError("could not build the anchors' FTS5 database")
+
+    r = new_row(8, "open + `ls` one category, large store, with its index", 2,
+                anchor_label="`sqlite3` same rows")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, L, sq(ls7)),
+              "sqlite3 %s/store.db %s" % (L, sq(rows_sql)), shell=False,
+              expect=contains("Document 00000"))
+
+    r = new_row(9, "same on the personal store", 2, anchor_label="`sqlite3` same rows")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, P, sq(ls7)),
+              "sqlite3 %s/store.db %s" % (P, sq(rows_sql)), shell=False,
+              expect=contains("Document 00000"))
+
+    r = new_row(10, "`find` a name fragment (large)", 2, anchor_label="`sqlite3` `LIKE '%…%'`")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, L, sq("find 00142")),
+              "sqlite3 %s/store.db %s" % (L, sq(
+                  "SELECT c.name, d.name FROM documents d JOIN categories c ON c.id = "
+                  "d.category_id WHERE d.name LIKE '%00142%' ORDER BY c.name, d.name")),
+              shell=False, expect=contains("Document 00142"))
+
+    for n, words, what in ((11, RARE, "a rare word"), (12, COMMON, "two common words")):
+        r = new_row(n, "`search` %s, top 20 (large)" % what, 1.5,
+                    anchor_label="`sqlite3` FTS5 `MATCH`, bm25, `snippet()`")
+        timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, L, sq("search " + words)),
+                  "sqlite3 %s %s" % (sq(fts_db), sq(
+                      "SELECT rowid, snippet(fts, 1, '[', ']', '…', 12) FROM fts WHERE fts "
+                      "MATCH '%s' ORDER BY bm25(fts) LIMIT 20" % words)),
+                  shell=False, expect=contains("Document"))
+
+    r = new_row(13, "open, rewrite one document, save (large, with its index)", 1.5,
+                anchor_label="`dd … conv=fsync`")
+    timed_row(r, "%s -s %s/r13/store.json -c %s" % (
+                  D, T, sq('write "/Category 007/Document 00042" rewritten by the benchmark')),
+              "dd if=%s/store.json of=%s/r13dd.json bs=1M conv=fsync status=none" % (L, T),
+              docsh_prep="rm -rf %s/r13 && mkdir %s/r13 && cp %s/store.json %s/r13/ && "
+                         "%s --no-save -s %s/r13/store.json -c pwd" % (T, T, L, T, D, T),
+              anchor_prep="rm -f %s/r13dd.json" % T,
+              expect=lambda _: contains("rewritten by the benchmark")(
+                  os.path.join(TMP, "r13", "store.json")))
+
+    r = new_row(14, "peak resident memory of open + `ls`, with its index", 0.1,
+                docsh_label="peak RSS", anchor_label="size of store.json")
+    memory_row(r, docsh, os.path.join(large["dir"], "store.json"), large["stats"]["json_bytes"])
+
+    r = new_row(15, "first open with no index (builds it), `ls` one category", 0.5,
+                anchor_label="Python `json.load`")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, L, sq(ls7)),
+              "%s -c %s %s/store.json" % (sq(sys.executable), sq(
+                  "import json, sys; json.load(open(sys.argv[1], encoding='utf-8'))"), L),
+              docsh_prep="rm -rf %s" % sq(cache), expect=contains("Document 00000"))
+
+    r = new_row(16, "first `search` with no index at all (builds every part)", 2,
+                anchor_label="`sqlite3` builds the same FTS5 table")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, L, sq("search " + RARE)),
+              "sqlite3 %s/r16.db %s" % (T, sq(
+                  FTS_TABLE + "; INSERT INTO fts(rowid, name, content) "
+                  "SELECT rowid, name, content FROM documents")),
+              docsh_prep="rm -rf %s" % sq(cache),
+              anchor_prep="rm -f %s/r16.db && cp %s/store.db %s/r16.db" % (T, L, T),
+              expect=contains("Document"))
+
+
+# ---------------------------------------------------------------- row 17: history
 
 HISTORY_COMMITS = {"quick": 50, "full": 500}
 HISTORY_TARGET = "/Category 007/Document 00042"
 
 
 def history_row(new_row, docsh, tmp, corpus_info):
-    """Row 8: `log NAME` on a docsh repository of the personal store (1,000 documents)
+    """Row 17: `log NAME` on a docsh repository of the personal store (1,000 documents)
     with HISTORY_COMMITS saves, each committed by docsh, against `git log --oneline --
     store.json` on the same repository. The history is made by docsh itself (sync to a
     bare remote, then one script of `write` and `save` lines), so that its commits are
     docsh's; a docsh that cannot do this yet fails the row, not the harness."""
     commits = HISTORY_COMMITS[MODE]
-    r = new_row(8, "`log NAME` on the personal store with %s commits" % fmt_n(commits), 3,
+    r = new_row(17, "`log NAME` on the personal store with %s commits" % fmt_n(commits), 3,
                 anchor_label="`git log --oneline -- store.json`")
     repo = os.path.join(tmp, "hist")
     remote = os.path.join(tmp, "hist-remote.git")
@@ -472,7 +558,7 @@ def history_row(new_row, docsh, tmp, corpus_info):
     os.makedirs(repo)
     shutil.copyfile(os.path.join(CORPUS, corpus_info["dir"], "store.json"), store)
     if subprocess.run(["git", "init", "--quiet", "--bare", remote]).returncode != 0:
-        raise HarnessError("git init --bare failed for row 8")
+        raise HarnessError("git init --bare failed for row 17")
     script = os.path.join(tmp, "history.docsh")
     with open(script, "w", encoding="utf-8", newline="\n") as f:
         for i in range(commits):

@@ -4,17 +4,6 @@ import DocsKit
   import Glibc
 #endif
 
-/// The exit statuses of docsh.
-enum ExitStatus: Int32 {
-  case success = 0
-  /// A command failed.
-  case commandFailed = 1
-  /// The command line was wrong.
-  case badInvocation = 2
-  /// The store could not be read or written.
-  case storeFailed = 3
-}
-
 /// `docsh`: parses the invocation, opens the store, then runs the REPL, a script, `-c`
 /// commands or standard input.
 @main
@@ -32,16 +21,16 @@ enum DocshMain {
     let errors = TextOutput(fileDescriptor: 2, unbuffered: true)
     let output = TextOutput(fileDescriptor: 1)
     defer { output.flush() }
+    let plainReporter = ErrorReporter(errors: errors, colors: .disabled)
     let invocation: Invocation
     do {
       invocation = try Invocation(arguments: arguments)
     } catch {
-      errors.writeLine("docsh: \(error)")
-      errors.writeLine("Try 'docsh --help' for more information.")
+      plainReporter.reportBadInvocation(error)
       return .badInvocation
     }
     if invocation.showHelp {
-      output.writeLine(Invocation.help)
+      output.writeLine(Invocation.helpText)
       return .success
     }
     if invocation.showVersion {
@@ -49,71 +38,82 @@ enum DocshMain {
       return .success
     }
     guard let storePath = invocation.resolvedStorePath(environment: environment) else {
-      errors.writeLine("docsh: no store: give --store PATH or set DOCSH_STORE or HOME")
+      plainReporter.reportBadInvocation(.noStore)
       return .badInvocation
     }
-    if invocation.check {
-      let report = JSONStore(path: storePath).check()
-      for line in CheckReportView(report: report).lines { output.writeLine(line) }
-      return report.isSound ? .success : .commandFailed
-    }
-    let context: Context
-    do {
-      context = try Context(store: JSONStore(path: storePath))
-    } catch {
-      errors.writeLine("docsh: error: \(error)")
-      return .storeFailed
-    }
-
-    let isInteractive =
-      invocation.commands.isEmpty && invocation.scriptPath == nil && isatty(0) == 1
     var settings = SessionSettings()
-    settings.isInteractive = isInteractive
+    settings.isInteractive =
+      invocation.commands.isEmpty && invocation.scriptPath == nil && isatty(0) == 1
     settings.assumeYes = invocation.assumeYes
     settings.environment = environment
     settings.colors = colors(
       for: invocation.color, isTerminal: output.isTerminal, environment: environment)
-    let session = Session(context: context, output: output, errors: errors, settings: settings)
-    let interpreter = Interpreter(session: session)
-
-    if isInteractive {
-      let completer = Completer(session: session)
-      let reader = EditLineReader(
-        historyPath: Invocation.historyPath(environment: environment),
-        completionProvider: { line, word in completer.complete(lineBeforeCursor: line, word: word) }
-      )
-      session.historyEntries = { reader.historyEntries() }
-      let loop = InteractiveLoop(interpreter: interpreter, reader: reader)
-      if !invocation.noStartupFile, let path = Invocation.startupFilePath(environment: environment)
-      {
-        interpreter.runStartupFile(at: path)
-      }
-      if !invocation.noPager && output.isTerminal {
-        session.pager = Pager.fromEnvironment(environment) {
-          Pager.terminalRows(of: 1, environment: environment)
-        }
-      }
-      loop.run()
-      session.output.flush()
-      reader.saveHistory()
-      return .success
+    let reporter = ErrorReporter(errors: errors, colors: settings.colors)
+    // The index lives in the cache: derived data, rebuilt from the store whenever in doubt.
+    let cacheFolder = Invocation.xdgPath(
+      "XDG_CACHE_HOME", fallback: ".cache", file: "docsh", environment: environment)
+    let progress = errors.isTerminal ? ProgressBar(output: errors) : nil
+    let store = IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress)
+    if invocation.check {
+      let report = store.check()
+      ResultView(
+        output: output, errors: errors, colors: settings.colors, dates: settings.dates,
+        now: Timestamp.now()
+      ).show(.checkReport(report))
+      return report.isSound ? .success : .commandFailed
     }
-    return runNonInteractively(invocation, interpreter: interpreter)
+    let context: Context
+    do {
+      context = try Context(store: store)
+    } catch {
+      return reporter.report(error, at: "docsh")
+    }
+
+    guard settings.isInteractive else {
+      let session = Session(
+        context: context, output: output, errors: errors, settings: settings,
+        collaborators: .nonInteractive())
+      session.warnOnceAboutTheIndex()
+      return runNonInteractively(invocation, interpreter: Interpreter(session: session))
+    }
+    let reader = EditLineReader(historyPath: Invocation.historyPath(environment: environment))
+    let terminal = TerminalInput(reader: reader)
+    let pager: Pager? =
+      invocation.noPager || !output.isTerminal
+      ? nil
+      : Pager.fromEnvironment(environment) { Pager.terminalRows(of: 1, environment: environment) }
+    let session = Session(
+      context: context, output: output, errors: errors, settings: settings,
+      collaborators: SessionCollaborators(
+        questions: terminal, typedLines: terminal, history: terminal, pager: pager,
+        clock: { Timestamp.now() }))
+    session.warnOnceAboutTheIndex()
+    let completer = Completer(session: session)
+    reader.enableCompletion { line, word in completer.complete(lineBeforeCursor: line, word: word) }
+    let interpreter = Interpreter(session: session)
+    if !invocation.noStartupFile, let path = Invocation.startupFilePath(environment: environment) {
+      interpreter.runStartupFile(at: path)
+    }
+    InteractiveLoop(interpreter: interpreter, terminal: terminal).run()
+    session.output.flush()
+    terminal.saveHistory()
+    return .success
   }
 
   /// Runs `-c` texts, a script or standard input: all or nothing, saved at the end.
   static func runNonInteractively(_ invocation: Invocation, interpreter: Interpreter) -> ExitStatus
   {
     let session = interpreter.session
-    var failure: (name: String, line: Int, error: ShellError)?
+    let reporter = interpreter.errorReporter
+    var failure: (name: String, failure: Interpreter.ScriptFailure)?
     if !invocation.commands.isEmpty {
       for text in invocation.commands {
         var reader = TextLineReader(text)
-        if let (line, error) = interpreter.runScript(&reader) {
-          failure = ("-c", line, error)
+        if let failed = interpreter.runScript(&reader) {
+          failure = ("-c", failed)
           break
         }
-        if session.wantsToExit { break }
+        if interpreter.exitRequested { break }
       }
     } else {
       let name = invocation.scriptPath ?? "-"
@@ -121,29 +121,28 @@ enum DocshMain {
       if let path = invocation.scriptPath {
         file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else {
-          session.errors.writeLine("docsh: \(path): \(String(cString: strerror(errno)))")
+          reporter.reportBadInvocation(.unreadableScript(path: path, errno: errno))
           return .badInvocation
         }
       }
       defer { if file != 0 { close(file) } }
       var reader = PlainLineReader(fileDescriptor: file)
-      if let (line, error) = interpreter.runScript(&reader) {
-        failure = (name, line, error)
+      if let failed = interpreter.runScript(&reader) {
+        failure = (name, failed)
       }
     }
     session.output.flush()
     if let failure {
-      session.errors.writeLine("\(failure.name):\(failure.line): error: \(failure.error)")
-      if case .context(.store) = failure.error { return .storeFailed }
-      return .commandFailed
+      return reporter.report(failure.failure.error, at: "\(failure.name):\(failure.failure.line)")
     }
     guard !invocation.noSave else { return .success }
     do {
       try session.context.save()
     } catch {
-      session.errors.writeLine("docsh: error: \(error)")
-      return .storeFailed
+      reporter.report(error, at: "docsh")
+      return .storeFailed  // whatever the reason, the changes could not be written
     }
+    session.warnOnceAboutTheIndex()
     return .success
   }
 

@@ -1,10 +1,37 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
+/// Why docsh's own command line was refused.
+enum InvocationError: Error, Equatable, Sendable {
+  /// The words do not fit the declared options.
+  case arguments(ArgumentError)
+  /// `--color` with a value other than auto, always or never.
+  case invalidColor(String)
+  /// More than one script was named.
+  case severalScripts([String])
+  /// Both `-c` and a script.
+  case commandsAndScript
+  /// No way to find the store: no `--store`, no `DOCSH_STORE`, no `HOME`.
+  case noStore
+  /// The script cannot be opened.
+  case unreadableScript(path: String, errno: Int32)
+}
 
-/// How docsh was called: `docsh [OPTIONS] [SCRIPT.docsh]`.
+extension InvocationError: CustomStringConvertible {
+  var description: String {
+    switch self {
+    case .arguments(let error): return error.description
+    case .invalidColor(let word): return "--color takes auto, always or never, not \"\(word)\""
+    case .severalScripts(let paths):
+      return "one script at a time (got \(paths.joined(separator: " ")))"
+    case .commandsAndScript: return "give either -c or a SCRIPT, not both"
+    case .noStore: return "no store: give --store PATH or set DOCSH_STORE or HOME"
+    case .unreadableScript(let path, let code): return "\(path): \(systemMessage(code))"
+    }
+  }
+}
+
+/// How docsh was called: `docsh [OPTIONS] [SCRIPT.docsh]`, parsed with the same declarations
+/// as the shell's commands.
 struct Invocation: Equatable {
-  enum ColorChoice: String, Equatable {
+  enum ColorChoice: String, Equatable, CaseIterable {
     case auto, always, never
   }
 
@@ -22,27 +49,105 @@ struct Invocation: Equatable {
 
   static let version = "docsh 0.1.0"
 
-  static let help = """
-    usage: docsh [OPTIONS] [SCRIPT.docsh]
+  // MARK: - The options, declared once
 
-    A shell for a store of plain-text documents in categories.
+  static let store = OptionSpec.value(
+    "-s", "--store", valueName: "PATH",
+    help: """
+      the store file (default: $DOCSH_STORE, else
+      $XDG_DATA_HOME/docsh/store.json, else ~/.local/share/docsh/store.json)
+      """)
+  static let command = OptionSpec.value(
+    "-c", "--command", valueName: "TEXT",
+    help: """
+      run TEXT instead of the REPL (commands on separate lines or
+      separated by ';'); may repeat
+      """)
+  static let yes = OptionSpec.flag("-y", "--yes", help: "answer yes to every confirmation")
+  static let noSaveOption = OptionSpec.flag(
+    "--no-save",
+    help: "at the end of a non-interactive run, discard changes instead of saving")
+  static let colorOption = OptionSpec.value(
+    "--color", "--colour", valueName: "WHEN", allowedValues: ColorChoice.allCases.map(\.rawValue),
+    help: """
+      auto | always | never (auto: only on a terminal, never with
+      NO_COLOR set or TERM=dumb)
+      """)
+  static let checkOption = OptionSpec.flag(
+    "--check",
+    help: """
+      verify the store (format, ids, names, sizes against contents) and
+      exit: 0 when sound, 1 when problems were found
+      """)
+  static let noPagerOption = OptionSpec.flag(
+    "--no-pager", help: "in the REPL, never page long output of cat, ls, grep, help, history")
+  static let noRC = OptionSpec.flag("--no-rc", help: "do not run the startup file")
+  static let help = OptionSpec.flag("-h", "--help", help: "show this help")
+  static let versionOption = OptionSpec.flag("--version", help: "show the version")
 
-    options:
-      -s, --store PATH    the store file (default: $DOCSH_STORE, else
-                          $XDG_DATA_HOME/docsh/store.json, else ~/.local/share/docsh/store.json)
-      -c, --command TEXT  run TEXT instead of the REPL (commands on separate lines or
-                          separated by ';'); may repeat
-      -y, --yes           answer yes to every confirmation
-          --no-save       at the end of a non-interactive run, discard changes instead of saving
-          --color WHEN    auto | always | never (auto: only on a terminal, never with
-                          NO_COLOR set or TERM=dumb)
-          --check         verify the store (format, ids, names, sizes against contents) and
-                          exit: 0 when sound, 1 when problems were found
-          --no-pager      in the REPL, never page long output of cat, ls, grep, help, history
-          --no-rc         do not run the startup file
-      -h, --help          show this help
-          --version       show the version
+  /// docsh's own arguments.
+  static let arguments = ArgumentSpec(
+    options: [
+      store, command, yes, noSaveOption, colorOption, checkOption, noPagerOption, noRC, help,
+      versionOption,
+    ],
+    positionals: [PositionalSpec("SCRIPT.docsh", .zeroOrMore, completing: .file)])
 
+  /// Parses the arguments after the program name.
+  /// - Throws: ``InvocationError`` saying what is wrong with them.
+  init(arguments words: [String]) throws(InvocationError) {
+    let parsed: ParsedArguments
+    do {
+      parsed = try Invocation.arguments.parse(words)
+    } catch {
+      throw .arguments(error)
+    }
+    storePath = parsed.value(of: Invocation.store)
+    commands = parsed.values(of: Invocation.command)
+    assumeYes = parsed.isSet(Invocation.yes)
+    noSave = parsed.isSet(Invocation.noSaveOption)
+    if let word = parsed.value(of: Invocation.colorOption) {
+      guard let choice = ColorChoice(rawValue: word) else { throw .invalidColor(word) }
+      color = choice
+    }
+    showHelp = parsed.isSet(Invocation.help)
+    showVersion = parsed.isSet(Invocation.versionOption)
+    check = parsed.isSet(Invocation.checkOption)
+    noPager = parsed.isSet(Invocation.noPagerOption)
+    noStartupFile = parsed.isSet(Invocation.noRC)
+    guard parsed.positionals.count <= 1 else { throw .severalScripts(parsed.positionals) }
+    scriptPath = parsed.positionals.first
+    if scriptPath != nil && !commands.isEmpty { throw .commandsAndScript }
+  }
+
+  // MARK: - Help
+
+  /// `docsh --help`, its options section made from the declarations.
+  static var helpText: String {
+    var lines = [
+      "usage: docsh [OPTIONS] [SCRIPT.docsh]", "",
+      "A shell for a store of plain-text documents in categories.", "", "options:",
+    ]
+    let column = 22
+    for option in arguments.options {
+      let shorts = option.names.filter { !$0.hasPrefix("--") }
+      // Aliases such as --colour are accepted but not listed.
+      let longs = option.names.filter { $0.hasPrefix("--") }.prefix(1)
+      var names = (shorts + longs).joined(separator: ", ")
+      if shorts.isEmpty { names = "    " + names }
+      if let value = option.valueName { names += " " + value }
+      let helpLines = option.help.split(separator: "\n", omittingEmptySubsequences: false)
+      var first = "  " + names
+      first += String(repeating: " ", count: max(2, column - first.count))
+      lines.append(first + (helpLines.first.map(String.init) ?? ""))
+      for more in helpLines.dropFirst() {
+        lines.append(String(repeating: " ", count: column) + more)
+      }
+    }
+    return (lines + ["", helpEpilogue]).joined(separator: "\n")
+  }
+
+  private static let helpEpilogue = """
     With no -c and no SCRIPT, docsh is a REPL when standard input is a terminal and reads
     commands from standard input otherwise. A non-interactive run stops at the first failing
     command and saves nothing after its last explicit 'save'; when every command succeeds,
@@ -57,89 +162,7 @@ struct Invocation: Equatable {
     read or written. Type 'help' inside docsh for the commands.
     """
 
-  /// Why the command line was refused.
-  struct Failure: Error, Equatable, CustomStringConvertible {
-    var description: String
-  }
-
-  /// Parses the arguments after the program name.
-  /// - Throws: ``Failure`` saying what is wrong with them.
-  init(arguments: [String]) throws(Failure) {
-    var index = 0
-    var positionals: [String] = []
-    var optionsEnded = false
-    func nextValue(for option: String) throws(Failure) -> String {
-      guard index < arguments.count else { throw Failure(description: "\(option) needs a value") }
-      defer { index += 1 }
-      return arguments[index]
-    }
-    while index < arguments.count {
-      let argument = arguments[index]
-      index += 1
-      if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
-        positionals.append(argument)
-        continue
-      }
-      if argument == "--" {
-        optionsEnded = true
-        continue
-      }
-      if argument.hasPrefix("--") {
-        var name = argument
-        var inline: String?
-        if let equals = argument.firstIndex(of: "=") {
-          name = String(argument[..<equals])
-          inline = String(argument[argument.index(after: equals)...])
-        }
-        func value() throws(Failure) -> String {
-          if let inline { return inline }
-          return try nextValue(for: name)
-        }
-        let takesValue = ["--store", "--command", "--color", "--colour"].contains(name)
-        if inline != nil && !takesValue { throw Failure(description: "\(name) takes no value") }
-        switch name {
-        case "--store": storePath = try value()
-        case "--command": commands.append(try value())
-        case "--yes": assumeYes = true
-        case "--no-save": noSave = true
-        case "--color", "--colour":
-          let word = try value()
-          guard let choice = ColorChoice(rawValue: word) else {
-            throw Failure(description: "--color takes auto, always or never, not \"\(word)\"")
-          }
-          color = choice
-        case "--help": showHelp = true
-        case "--version": showVersion = true
-        case "--check": check = true
-        case "--no-pager": noPager = true
-        case "--no-rc": noStartupFile = true
-        default: throw Failure(description: "unknown option \(name)")
-        }
-        continue
-      }
-      // Short options, bundled as in -yc TEXT or -sPATH.
-      var letters = Substring(argument.dropFirst())
-      while let letter = letters.first {
-        letters = letters.dropFirst()
-        switch letter {
-        case "y": assumeYes = true
-        case "h": showHelp = true
-        case "s", "c":
-          let text = letters.isEmpty ? try nextValue(for: "-\(letter)") : String(letters)
-          letters = ""
-          if letter == "s" { storePath = text } else { commands.append(text) }
-        default: throw Failure(description: "unknown option -\(letter)")
-        }
-      }
-    }
-    guard positionals.count <= 1 else {
-      throw Failure(description: "one script at a time (got \(positionals.joined(separator: " ")))")
-    }
-    scriptPath = positionals.first
-    if scriptPath != nil && !commands.isEmpty {
-      throw Failure(description: "give either -c or a SCRIPT, not both")
-    }
-  }
+  // MARK: - Files
 
   /// The store file: `--store`, else `$DOCSH_STORE`, else `$XDG_DATA_HOME/docsh/store.json`,
   /// else `~/.local/share/docsh/store.json`.

@@ -1,105 +1,5 @@
 import DocsKit
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// Where text goes: a file descriptor (buffered, flushed after each command) or, in tests,
-/// a string.
-final class TextOutput {
-  /// The descriptor written to; `nil` captures into ``captured``.
-  let fileDescriptor: Int32?
-  /// Whether the descriptor is a terminal.
-  let isTerminal: Bool
-  /// Everything written, when capturing.
-  private(set) var captured = ""
-  private var buffer: [UInt8] = []
-
-  /// Whether every write goes out at once (standard error).
-  private let isUnbuffered: Bool
-  /// Output kept back by ``hold()`` until ``releaseHeld()``; `nil` when not holding.
-  private var held: [UInt8]?
-
-  /// Output to `fileDescriptor`, buffered until ``flush()`` unless `unbuffered`.
-  init(fileDescriptor: Int32, unbuffered: Bool = false) {
-    self.fileDescriptor = fileDescriptor
-    isTerminal = isatty(fileDescriptor) == 1
-    isUnbuffered = unbuffered
-  }
-
-  /// Output captured in memory, as if to a terminal or not.
-  init(capturingAsTerminal isTerminal: Bool = false) {
-    fileDescriptor = nil
-    self.isTerminal = isTerminal
-    isUnbuffered = false
-  }
-
-  /// Writes `text` as it is.
-  func write(_ text: String) {
-    if held != nil {
-      held?.append(contentsOf: text.utf8)
-      return
-    }
-    guard fileDescriptor != nil else {
-      captured += text
-      return
-    }
-    buffer.append(contentsOf: text.utf8)
-    if isUnbuffered || buffer.count >= 1 << 16 { flush() }
-  }
-
-  /// Writes `text` and a newline.
-  func writeLine(_ text: String) {
-    write(text)
-    write("\n")
-  }
-
-  /// Writes `bytes` as they are (output that was held, then not paged).
-  func write(bytes: [UInt8]) {
-    guard fileDescriptor != nil, held == nil else {
-      write(String(decoding: bytes, as: UTF8.self))
-      return
-    }
-    buffer.append(contentsOf: bytes)
-    if isUnbuffered || buffer.count >= 1 << 16 { flush() }
-  }
-
-  /// Keeps everything written from now on back, however long, until ``releaseHeld()``:
-  /// the REPL decides afterwards whether a command's output goes through the pager.
-  func hold() {
-    flush()
-    held = held ?? []
-  }
-
-  /// Stops holding and returns what was held.
-  func releaseHeld() -> [UInt8] {
-    defer { held = nil }
-    return held ?? []
-  }
-
-  /// Sends what is buffered to the descriptor (nothing while holding).
-  func flush() {
-    guard held == nil, let fileDescriptor, !buffer.isEmpty else { return }
-    buffer.withUnsafeBytes { bytes in
-      var done = 0
-      while done < bytes.count {
-        let count = Glibc.write(
-          fileDescriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done)
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { break }  // a closed pipe: nothing more to do
-        done += count
-      }
-    }
-    buffer.removeAll(keepingCapacity: true)
-  }
-
-  /// Clears what was captured (tests).
-  func takeCaptured() -> String {
-    defer { captured = "" }
-    return captured
-  }
-}
-
 /// How this run of docsh behaves.
 struct SessionSettings {
   /// Someone is at a terminal to answer questions.
@@ -114,7 +14,32 @@ struct SessionSettings {
   var environment: [String: String] = [:]
 }
 
-/// The state a command acts on: the context, where the user is, and where output goes.
+/// What a session needs from outside and that differs between the REPL, a script and a
+/// test, passed in whole when the session is made.
+struct SessionCollaborators {
+  /// Asks the yes/no questions of `rmdir`, `revert` and the like.
+  var questions: any QuestionAsking
+  /// Reads text typed line by line.
+  var typedLines: any TypedLineReading
+  /// The lines typed so far.
+  var history: any HistoryKeeping
+  /// Pages long output; `nil` writes everything straight out.
+  var pager: (any Paging)?
+  /// The time now, for showing recent dates.
+  var clock: () -> Timestamp
+
+  /// A run where nobody is at the terminal: no answers, no typed lines, no history, no pager.
+  static func nonInteractive(clock: @escaping () -> Timestamp = { Timestamp.now() })
+    -> SessionCollaborators
+  {
+    let nobody = NobodyAtTheTerminal()
+    return SessionCollaborators(
+      questions: nobody, typedLines: nobody, history: nobody, pager: nil, clock: clock)
+  }
+}
+
+/// The state a command acts on: the context, where the user is, where output goes, and who
+/// answers questions.
 final class Session {
   /// The object graph.
   let context: Context
@@ -124,33 +49,23 @@ final class Session {
   let errors: TextOutput
   /// How this run behaves.
   var settings: SessionSettings
-  /// Asks the user a question and returns the answer line; `nil` at end of input.
-  var ask: (String) -> String? = { _ in nil }
-  /// Reads one more line of typed content with a continuation prompt; `nil` at end of input.
-  var readContentLine: () -> String? = { nil }
-  /// The entries of the line history, oldest first.
-  var historyEntries: () -> [String] = { [] }
-  /// Runs the lines of a file, for `source`.
-  var runFile: (String) throws(ShellError) -> Void = { path throws(ShellError) in
-    throw .input("\(path): cannot source files here")
-  }
-  /// Set by `exit` / `quit`.
-  var wantsToExit = false
-  /// The time now, for showing recent dates.
-  var now: () -> Timestamp = { Timestamp.now() }
-  /// The pager for long output of the commands that page; `nil` (no REPL, `--no-pager`,
-  /// output not a terminal) writes everything straight out.
-  var pager: Pager?
+  /// What differs between the REPL, a script and a test.
+  let collaborators: SessionCollaborators
 
   private var currentCategoryID: ObjectID?
+  private var hasWarnedAboutTheIndex = false
   private var previousCategoryID: ObjectID??
 
   /// A session on `context` at the top level.
-  init(context: Context, output: TextOutput, errors: TextOutput, settings: SessionSettings) {
+  init(
+    context: Context, output: TextOutput, errors: TextOutput, settings: SessionSettings,
+    collaborators: SessionCollaborators
+  ) {
     self.context = context
     self.output = output
     self.errors = errors
     self.settings = settings
+    self.collaborators = collaborators
   }
 
   /// The category the user is in; `nil` at the top. A category that vanished (undo, revert)
@@ -197,14 +112,32 @@ final class Session {
   func confirm(_ question: String) throws(ShellError) -> Bool {
     if settings.assumeYes { return true }
     guard settings.isInteractive else { throw .confirmationNeeded(question) }
-    guard let answer = ask(question + " [y/N] ") else { return false }
+    guard let answer = collaborators.questions.ask(question + " [y/N] ") else { return false }
     let word = answer.trimmingBlanks().lowercased()
     return word == "y" || word == "yes"
   }
 
-  /// Text escaped for the terminal when output goes to one.
-  func displayed(_ text: String, isContent: Bool = false) -> String {
-    output.isTerminal ? escapedForTerminal(text, allowingNewlinesAndTabs: isContent) : text
+  /// Says once per run, on standard error, why docsh works without its index, when it does.
+  func warnOnceAboutTheIndex() {
+    guard !hasWarnedAboutTheIndex, let warning = context.indexWarning else { return }
+    hasWarnedAboutTheIndex = true
+    tell("docsh: warning: \(warning)")
+  }
+
+  /// Tells the person at the terminal something while a command runs (before a question or
+  /// typed text), as one line on standard error.
+  func tell(_ line: String) {
+    errors.writeLine(
+      errors.isTerminal ? escapedForTerminal(line, allowingNewlinesAndTabs: false) : line)
+  }
+}
+
+extension Session {
+  /// `document` with the name of its category.
+  func located(_ document: Document) -> LocatedDocument {
+    LocatedDocument(
+      categoryName: context.category(withID: document.categoryID)?.name.text ?? "?",
+      document: document)
   }
 }
 

@@ -23,8 +23,13 @@ import Testing
 
   @Test func randomIDsAreVersionFourAndDistinct() {
     var generator = SystemRandomNumberGenerator()
-    let ids = (0..<100).map { _ in ObjectID.random(using: &generator) }
-    #expect(Set(ids).count == 100)
+    // A context's default source and any generator make version-4 ids; two sources differ.
+    let source = RandomIDSource()
+    let other = RandomIDSource()
+    let ids =
+      (0..<5_000).map { _ in source.make() } + (0..<5_000).map { _ in other.make() }
+      + (0..<100).map { _ in ObjectID.random(using: &generator) }
+    #expect(Set(ids).count == 10_100)
     for id in ids {
       let text = Array(id.description)
       #expect(text[14] == "4")

@@ -4,6 +4,10 @@ import Testing
 
 @testable import DocsShell
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Commands whose behaviour a transcript cannot show: questions answered, files sourced,
 /// completion candidates, and the registry that help and completion share.
 @Suite struct CommandBehaviourTests {
@@ -52,13 +56,13 @@ import Testing
 
   @Test func sourceRunsAFileInThisSessionAndReportsItsErrorsWithFileAndLine() throws {
     let harness = try ShellHarness()
-    let good = harness.folder.appendingPathComponent("good.docsh").path
+    let good = harness.folder.url.appendingPathComponent("good.docsh").path
     try "mkdir Sourced\ncd Sourced\nnew Note <<END\nfrom a file\nEND\n".write(
       toFile: good, atomically: true, encoding: .utf8)
     #expect(harness.run("source \(good)").errors.isEmpty)
     #expect(harness.session.location == "/Sourced")
     #expect(harness.run("cat Note").output == "from a file\n")
-    let bad = harness.folder.appendingPathComponent("bad.docsh").path
+    let bad = harness.folder.url.appendingPathComponent("bad.docsh").path
     try "pwd\nmkdir Fine\nrm Missing\nmkdir Never\n".write(
       toFile: bad, atomically: true, encoding: .utf8)
     let result = harness.run("source \(bad)")
@@ -69,7 +73,7 @@ import Testing
 
   @Test func aFileThatSourcesItselfStopsAtTheDepthLimit() throws {
     let harness = try ShellHarness()
-    let loop = harness.folder.appendingPathComponent("loop.docsh").path
+    let loop = harness.folder.url.appendingPathComponent("loop.docsh").path
     try "source \(loop)\n".write(toFile: loop, atomically: true, encoding: .utf8)
     let result = harness.run("source \(loop)")
     #expect(
@@ -108,5 +112,55 @@ import Testing
     harness.run("cd Work")
     #expect(completer.candidates(after: ["cat"], partial: "pl") == ["Plan", "Plans"])
     #expect(completer.complete(lineBeforeCursor: "cd /Mee", word: "/Mee") == ["/Meeting\\ Notes/"])
+  }
+
+  /// Tab after a dash offers the command's declared options; after an option that takes a
+  /// value, the values it allows; an option's value is not counted as a positional word.
+  @Test func completionOffersDeclaredOptionsAndTheirValues() throws {
+    let harness = try ShellHarness()
+    harness.run("mkdir Work; new Work/Plan x")
+    let completer = Completer(session: harness.session)
+    #expect(
+      completer.candidates(after: ["ls"], partial: "-") == ["--json", "--sort", "-l", "-r", "-s"])
+    #expect(completer.candidates(after: ["ls"], partial: "--s") == ["--sort"])
+    #expect(completer.candidates(after: ["ls", "-s"], partial: "") == ["date", "name", "size"])
+    #expect(completer.candidates(after: ["ls", "--sort"], partial: "s") == ["size"])
+    #expect(completer.candidates(after: ["ls", "-ls"], partial: "d") == ["date"])
+    #expect(completer.candidates(after: ["ls", "-s", "size"], partial: "W") == ["Work/"])
+    #expect(
+      completer.candidates(after: ["rm"], partial: "-") == [
+        "--force", "--recursive", "-R", "-f", "-r",
+      ])
+    #expect(completer.candidates(after: ["grep", "-i", "plan"], partial: "W") == ["Work/"])
+    // grep's options end at its pattern; new takes none, so a dash is a name.
+    #expect(completer.candidates(after: ["grep", "plan"], partial: "-") == [])
+    #expect(completer.candidates(after: ["new"], partial: "-") == [])
+  }
+
+  /// A category that cannot be loaded (the file was cut short under the session) makes the
+  /// command that needed it fail with the store's error, instead of showing it empty.
+  @Test func aCategoryThatCannotLoadFailsTheCommand() throws {
+    let first = try ShellHarness()
+    first.run("mkdir Work Home; new Work/Plan x; new Home/List y; save")
+    // Dated safely in the past, the store is not "racily clean": once the index has been
+    // rebuilt for that date, a new session trusts it and loads no category at open.
+    var past = [
+      timeval(tv_sec: time(nil) - 10, tv_usec: 0), timeval(tv_sec: time(nil) - 10, tv_usec: 0),
+    ]
+    #expect(utimes(first.storePath, &past) == 0)
+    let writer = try ShellHarness(folder: first.folder)
+    let second = try ShellHarness(folder: first.folder)
+    let work = try #require(second.session.context.category(named: "Work"))
+    #expect(!second.session.context.isLoaded(work.id))
+    // Another session saves: the index now describes its file, so the second session must
+    // read its own (older) file, which is then cut short.
+    let older = first.folder.path("older.json")
+    #expect(link(second.storePath, older) == 0)
+    #expect(writer.run("new Home/Other z; save").errors.isEmpty)
+    #expect(truncate(older, 80) == 0)
+    let result = second.run("ls Work")
+    #expect(result.output.isEmpty)
+    #expect(result.errors.hasPrefix("error: "), "\(result.errors)")
+    #expect(result.errors.contains("store.json"), "\(result.errors)")
   }
 }

@@ -68,6 +68,19 @@ import Testing
       process.waitUntilExit()
 
       let context = try Context(store: JSONStore(path: store))
+      // The index in the cache folder the binary uses (HOME/.cache/docsh once the shell
+      // passes it; until then this open keeps it) must answer as the file does after a kill.
+      let indexed = IndexedStore(
+        path: store, cacheFolder: folder.path("home") + "/.cache/docsh")
+      let fromIndex = try Context(store: indexed)
+      let indexedCategory = try #require(fromIndex.category(named: "C"), "round \(round)")
+      #expect(
+        fromIndex.documents(in: indexedCategory.id).map(\.name.text) == ["doc", "other"],
+        "round \(round)")
+      if let doc = fromIndex.document(named: "doc", in: indexedCategory.id) {
+        #expect(states.contains(try fromIndex.content(of: doc.id)), "round \(round): index")
+      }
+      #expect(fromIndex.check().index == .trusted, "round \(round): \(indexed.indexState)")
       let category = try #require(context.category(named: "C"), "round \(round)")
       let document = try #require(context.document(named: "doc", in: category.id))
       let content = try context.content(of: document.id)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import DocsShell
+
 /// The man page, the completion scripts and the README against `docsh --help`, so that
 /// none of them can drift from the options docsh really has; and `make install-data`.
 @Suite struct DocumentationTests {
@@ -142,6 +144,86 @@ import Testing
     ] {
       let copy = try String(contentsOfFile: folder.path(installed), encoding: .utf8)
       #expect(copy == (try Self.text(source)), "\(installed)")
+    }
+  }
+
+  // MARK: - Against the declarations
+
+  /// What `--help` lists of docsh's own options: every short name and the first long one
+  /// (aliases such as `--colour` are accepted but not listed).
+  static var documentedInvocationOptions: Set<String> {
+    Set(
+      Invocation.arguments.options.flatMap { option in
+        option.names.filter { !$0.hasPrefix("--") }
+          + option.names.filter { $0.hasPrefix("--") }.prefix(1)
+      })
+  }
+
+  /// The options a text names: `-s`, `--no-save` (after roff's `\-` is undone).
+  static func options(in text: some StringProtocol) -> Set<String> {
+    let plain = String(text).replacingOccurrences(of: "\\-", with: "-")
+    // An option starts a word: at the start or after a character that is no letter, digit or dash.
+    return Set(
+      plain.matches(of: /(?:^|[^\w-])(--?[a-z][a-z-]*)/.anchorsMatchLineEndings()).map {
+        String($0.output.1)
+      })
+  }
+
+  /// The options each completion script and the man page's OPTIONS section offer for docsh
+  /// itself are exactly the declared ones, so none can be added or dropped in one place only.
+  @Test(arguments: ["completions/docsh.bash", "completions/_docsh", "docs/docsh.1"])
+  func offersExactlyTheDeclaredInvocationOptions(path: String) throws {
+    let text = try Self.text(path)
+    let offered: Set<String>
+    switch path {
+    case "completions/docsh.bash":
+      let lists = text.matches(of: /compgen -W '([^']*)'/).map { String($0.output.1) }
+      offered = Self.options(in: try #require(lists.first { $0.contains("--") }))
+    case "completions/_docsh":
+      let specs = text.split(separator: "\n").filter {
+        $0.trimmingCharacters(in: .whitespaces).hasPrefix("'") && !$0.contains("'1:")
+      }
+      offered = Self.options(in: specs.joined(separator: "\n"))
+    default:
+      let start = try #require(text.range(of: ".SH OPTIONS\n"))
+      let end = try #require(
+        text.range(of: ".SH COMMANDS", range: start.upperBound..<text.endIndex))
+      let lines = text[start.upperBound..<end.lowerBound].split(separator: "\n")
+      let headings = zip(lines, lines.dropFirst()).filter { $0.0 == ".TP" }.map(\.1)
+      offered = Self.options(in: headings.joined(separator: "\n"))
+    }
+    #expect(offered == Self.documentedInvocationOptions, "\(path)")
+  }
+
+  /// The man page names every command of the registry and no other, and the options it
+  /// shows for a command are that command's declared ones.
+  @Test func theManPageKnowsEveryCommandAndOnlyDeclaredOptions() throws {
+    let text = try Self.text("docs/docsh.1")
+    let start = try #require(text.range(of: "The commands are\n"))
+    let end = try #require(text.range(of: ".TP", range: start.upperBound..<text.endIndex))
+    let listed = Set(
+      text[start.upperBound..<end.lowerBound].matches(of: /[a-z]+/).map { String($0.output) }
+    )
+    .subtracting(["and", "br"])
+    let names = Set(CommandRegistry.commands.map { $0.configuration.name })
+    #expect(listed == names)
+    for heading in text.matches(of: /\n\.BI "([a-z]+) ([^\n]*)/) {
+      let name = String(heading.output.1)
+      let command = try #require(CommandRegistry.command(named: name), "\(name)")
+      let declared = Set(command.configuration.arguments.options.flatMap(\.names))
+      #expect(Self.options(in: heading.output.2).isSubset(of: declared), "\(name)")
+    }
+  }
+
+  /// The README's command reference shows each command's usage line as docsh prints it.
+  @Test func theReadmeShowsEveryCommandsUsage() throws {
+    let readme = try Self.text("README.md")
+    let start = try #require(readme.range(of: "### Commands\n"))
+    let end = try #require(readme.range(of: "\n### ", range: start.upperBound..<readme.endIndex))
+    let reference = readme[start.upperBound..<end.lowerBound]
+    for command in CommandRegistry.commands {
+      let usage = command.configuration.usage.replacingOccurrences(of: "|", with: "\\|")
+      #expect(reference.contains("`\(usage)`"), "README lacks `\(usage)`")
     }
   }
 }

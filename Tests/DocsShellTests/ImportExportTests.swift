@@ -91,7 +91,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     let expected = try records(of: context)
     #expect(expected.count == (Self.categories.count - 1) * Self.documents.count)
 
-    let destination = source.folder.appendingPathComponent("export dest").path
+    let destination = source.folder.url.appendingPathComponent("export dest").path
     let exported = source.run("export \(quoted(destination))")
     #expect(exported.errors == "")
     #expect(exported.output == "")
@@ -122,7 +122,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
 
   @Test func aGeneratedFileTreeSurvivesImportThenExport() throws {
     let harness = try ShellHarness()
-    let tree = harness.folder.appendingPathComponent("tree").path
+    let tree = harness.folder.url.appendingPathComponent("tree").path
     var expected: [String: ([UInt8], Int64)] = [:]
     var millisecond: Int64 = 1_500_000_000_999
     for folder in ["Notes", "Café crème", "✨"] {
@@ -137,7 +137,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     let imported = harness.run(
       "import \(quoted(tree + "/Notes")) \(quoted(tree + "/Café crème")) \(quoted(tree + "/✨/"))")
     #expect(imported.errors == "")
-    let out = harness.folder.appendingPathComponent("out").path
+    let out = harness.folder.url.appendingPathComponent("out").path
     #expect(harness.run("export \(quoted(out))").errors == "")
     for (path, (bytes, modified)) in expected {
       #expect(try fileBytes("\(out)/\(path)") == bytes, "content of \(path)")
@@ -152,7 +152,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
 
   init() throws {
     harness = try ShellHarness()
-    files = harness.folder.appendingPathComponent("files").path
+    files = harness.folder.url.appendingPathComponent("files").path
     try makeFolder(files)
   }
 
@@ -348,8 +348,8 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
 
   init() throws {
     harness = try ShellHarness()
-    destination = harness.folder.appendingPathComponent("dest").path
-    outside = harness.folder.appendingPathComponent("outside").path
+    destination = harness.folder.url.appendingPathComponent("dest").path
+    outside = harness.folder.url.appendingPathComponent("outside").path
     try makeFolder(outside)
     harness.run("mkdir Work Home; cd Work; new A alpha; new B beta; cd /Home; new C gamma; cd /")
   }
@@ -420,7 +420,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
         == "error: no category named \"Nowhere\"\n")
     #expect(
       !FileManager.default.fileExists(atPath: destination), "a failed export leaves no DEST behind")
-    let missingParent = harness.folder.appendingPathComponent("no/such/dest").path
+    let missingParent = harness.folder.url.appendingPathComponent("no/such/dest").path
     #expect(
       harness.run("export \(quoted(missingParent))").errors.contains("No such file or directory"))
   }

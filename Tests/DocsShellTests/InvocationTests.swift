@@ -49,8 +49,10 @@ import Testing
     (["--yes=1"], "--yes takes no value"),
   ])
   func refusesBadInvocations(arguments: [String], message: String) {
-    #expect(throws: Invocation.Failure(description: message)) {
+    #expect {
       try Invocation(arguments: arguments)
+    } throws: { error in
+      (error as? InvocationError)?.description == message
     }
   }
 

@@ -4,9 +4,19 @@ import Testing
 @testable import DocsShell
 
 @Suite struct PagerTests {
-  /// What a fake pager was given.
-  final class Recorder {
+  /// A pager program that records what it was given and exits with `status`.
+  final class Recorder: PagerLaunching {
     var calls: [(command: String, output: String)] = []
+    let status: Int32
+
+    init(status: Int32 = 0) {
+      self.status = status
+    }
+
+    func run(_ command: String, input output: [UInt8]) -> Int32 {
+      calls.append((command, String(decoding: output, as: UTF8.self)))
+      return status
+    }
   }
 
   static func lines(_ count: Int) -> String {
@@ -15,12 +25,9 @@ import Testing
 
   /// A harness whose REPL pages through a recorder, in a window of `rows` rows.
   func makeHarness(rows: Int, status: Int32 = 0) throws -> (ShellHarness, Recorder) {
-    let harness = try ShellHarness()
-    let recorder = Recorder()
-    harness.session.pager = Pager(command: "test-pager", rows: { rows }) { command, output in
-      recorder.calls.append((command, String(decoding: output, as: UTF8.self)))
-      return status
-    }
+    let recorder = Recorder(status: status)
+    let harness = try ShellHarness(
+      pager: Pager(command: "test-pager", rows: { rows }, launcher: recorder))
     harness.run("mkdir Work; cd Work")
     harness.run("new Long", more: [])
     harness.run(

@@ -4,10 +4,31 @@ import Foundation
 
 @testable import DocsShell
 
+/// Answers the session's questions from a list, echoing question and answer on standard
+/// error as a terminal would show them.
+final class ScriptedAnswers: QuestionAsking {
+  private var pending: [String]
+  private let errors: TextOutput
+
+  init(_ answers: [String], echoingTo errors: TextOutput) {
+    pending = answers
+    self.errors = errors
+  }
+
+  func ask(_ question: String) -> String? {
+    errors.write(question)
+    guard !pending.isEmpty else { return nil }
+    let answer = pending.removeFirst()
+    errors.writeLine(answer)
+    return answer
+  }
+}
+
 /// A session on a fresh store in a temporary folder, with a fixed clock, sequential ids,
-/// UTC dates and captured output: what the transcript and command tests drive.
+/// UTC dates and captured output: what the transcript and command tests drive. Errors go
+/// through the shell's own error reporter, as in the REPL.
 final class ShellHarness {
-  let folder: URL
+  let folder: TemporaryFolder
   let storePath: String
   let session: Session
   let interpreter: Interpreter
@@ -15,46 +36,38 @@ final class ShellHarness {
   /// 2026-11-29T14:53:00Z, the moment the harness's clock starts at.
   static let start: Int64 = 1_795_963_980_000
 
-  init(isInteractive: Bool = false, assumeYes: Bool = false, answers: [String] = []) throws {
-    folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("docsh-shell-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    storePath = folder.appendingPathComponent("store.json").path
-    session = try ShellHarness.makeSession(
-      storePath: storePath, isInteractive: isInteractive, assumeYes: assumeYes)
-    interpreter = Interpreter(session: session)
-    var pending = answers
-    session.ask = { [unowned session] question in
-      session.errors.write(question)
-      guard !pending.isEmpty else { return nil }
-      let answer = pending.removeFirst()
-      session.errors.writeLine(answer)
-      return answer
-    }
-  }
-
-  static func makeSession(storePath: String, isInteractive: Bool, assumeYes: Bool) throws -> Session
-  {
+  /// A harness; `colored` turns colors on and makes both outputs look like terminals.
+  init(
+    isInteractive: Bool = false, assumeYes: Bool = false, answers: [String] = [],
+    pager: (any Paging)? = nil, colored: Bool = false, folder existing: TemporaryFolder? = nil
+  ) throws {
+    folder = try existing ?? TemporaryFolder("shell")
+    storePath = folder.path("store.json")
     let clock = TestClock(start: ShellHarness.start, step: 1000)
     let ids = SequentialIDs()
+    // The store as docsh opens it: with its index, in a cache folder of the test's own.
     let context = try Context(
-      store: JSONStore(path: storePath), clock: clock.now, makeID: ids.make)
+      store: IndexedStore(path: storePath, cacheFolder: folder.path("cache")), clock: clock.now,
+      makeID: ids.make)
     var settings = SessionSettings()
     settings.isInteractive = isInteractive
     settings.assumeYes = assumeYes
     settings.dates = DateFormatting(timeZone: .fixed(seconds: 0))
-    let session = Session(
-      context: context, output: TextOutput(), errors: TextOutput(), settings: settings)
-    session.now = { Timestamp(millisecondsSince1970: ShellHarness.start + 86_400_000) }
-    return session
-  }
-
-  deinit {
-    try? FileManager.default.removeItem(at: folder)
+    settings.colors = Colors(enabled: colored)
+    let errors = TextOutput(capturingAsTerminal: colored)
+    let nobody = NobodyAtTheTerminal()
+    session = Session(
+      context: context, output: TextOutput(capturingAsTerminal: colored), errors: errors,
+      settings: settings,
+      collaborators: SessionCollaborators(
+        questions: ScriptedAnswers(answers, echoingTo: errors), typedLines: nobody,
+        history: nobody, pager: pager,
+        clock: { Timestamp(millisecondsSince1970: ShellHarness.start + 86_400_000) }))
+    interpreter = Interpreter(session: session)
   }
 
   /// Runs `line` (and the lines of its here-document from `more`) as the REPL would:
-  /// returns standard output and, prefixed by `error: `, the error.
+  /// returns standard output and standard error, where a failure shows as `error: …`.
   @discardableResult
   func run(_ line: String, more: [String] = []) -> (output: String, errors: String) {
     var pending = more
@@ -63,7 +76,7 @@ final class ShellHarness {
         pending.isEmpty ? nil : pending.removeFirst()
       }
     } catch {
-      session.errors.writeLine("error: \(error)")
+      interpreter.errorReporter.report(error)
     }
     session.output.flush()
     return (session.output.takeCaptured(), session.errors.takeCaptured())
@@ -97,7 +110,7 @@ final class ShellHarness {
           return more
         }
       } catch {
-        session.errors.writeLine("error: \(error)")
+        interpreter.errorReporter.report(error)
       }
       for more in consumed { result += "> \(more)\n" }
       session.output.flush()

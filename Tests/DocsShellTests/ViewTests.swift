@@ -214,3 +214,97 @@ import Testing
     #expect(TableRenderer().render(rows: []) == [])
   }
 }
+
+/// Every command's output with colors on, to a terminal: the views' own escape sequences
+/// reach it as colors, never escaped into visible text (`\e[32m`), while a name or content
+/// holding ESC is still shown escaped.
+@Suite struct ColoredOutputTests {
+  static let setup = [
+    "mkdir Work Archive", "new Work/Plan ship it", "new Work/Notes todo: call", "save",
+    "write Work/Plan ship it now", "new Archive/Old todo: gone", "rm Archive/Old",
+  ]
+
+  @Test(arguments: [
+    "ls", "ls -l", "ls Work", "ls -l Work", "info Work/Plan", "find plan", "grep todo",
+    "grep -l todo", "grep -c todo", "status", "check", "help", "help ls", "pwd", "cat Work/Plan",
+    "undo", "redo", "cd Nowhere", "ls --json", "status --json", "tree", "tree Work",
+    "cp Work/Plan Work/Notes",
+  ])
+  func colorsAreNeverShownAsText(command: String) throws {
+    let harness = try ShellHarness(colored: true)
+    for line in Self.setup { harness.run(line) }
+    let result = harness.run(command)
+    #expect(!result.output.isEmpty || !result.errors.isEmpty, "\(command) printed nothing")
+    for (name, text) in [("output", result.output), ("errors", result.errors)] {
+      #expect(!text.contains("\\e["), "\(command): \(name) shows a color as text: \(text)")
+    }
+  }
+
+  @Test(arguments: [("ls", "Work/"), ("status", "changed:"), ("info Work/Plan", "category:")])
+  func colorsAreOnWhereTheViewStylesText(command: String, styled: String) throws {
+    let harness = try ShellHarness(colored: true)
+    for line in Self.setup { harness.run(line) }
+    let output = harness.run(command).output
+    #expect(output.contains("\u{1B}["), "\(command) is not colored: \(output)")
+    #expect(output.contains(styled))
+  }
+
+  @Test func aNameHoldingNothingButTextIsNotMistakenForColor() throws {
+    let harness = try ShellHarness(colored: true)
+    harness.run("mkdir Work")
+    harness.run("new Work/Plan \u{1B}[31mred")
+    let output = harness.run("cat Work/Plan").output
+    #expect(output.contains("\\e[31mred"), "content with ESC is shown escaped: \(output)")
+  }
+}
+
+/// The progress line of long store work: nothing within half a second, then one line
+/// redrawn in place at most every 100 ms, cleared at the end.
+@Suite struct ProgressBarTests {
+  final class Clock {
+    var now: Int64 = 0
+  }
+
+  @Test func showsNothingForShortWork() {
+    let output = TextOutput(capturingAsTerminal: true)
+    let clock = Clock()
+    let bar = ProgressBar(output: output) { clock.now }
+    bar.beginTask(.indexingStore, totalBytes: 1000)
+    clock.now = 400_000_000
+    bar.advanceTask(to: 900)
+    bar.endTask()
+    #expect(output.takeCaptured() == "")
+  }
+
+  @Test func drawsWhatHowFarAndHowLongLeftThenClears() {
+    let output = TextOutput(capturingAsTerminal: true)
+    let clock = Clock()
+    let bar = ProgressBar(output: output) { clock.now }
+    bar.beginTask(.indexingStore, totalBytes: 200_000_000)
+    clock.now = 1_000_000_000
+    bar.advanceTask(to: 50_000_000)
+    let first = output.takeCaptured()
+    #expect(first.hasPrefix("\r") && first.hasSuffix("\u{1B}[K"))
+    #expect(first.contains("indexing the store"))
+    #expect(
+      first.contains("25%") && first.contains("50 MB of 200 MB") && first.contains("3 s left"))
+    clock.now += 50_000_000
+    bar.advanceTask(to: 60_000_000)
+    #expect(output.takeCaptured() == "", "redrawn within 100 ms")
+    clock.now += 100_000_000
+    bar.advanceTask(to: 100_000_000)
+    #expect(output.takeCaptured().contains("50%"))
+    bar.endTask()
+    #expect(output.takeCaptured() == "\r\u{1B}[K")
+  }
+
+  @Test(arguments: [(0, 1000, "0%"), (1000, 1000, "100%"), (1500, 1000, "100%")])
+  func neverOverflowsTheBar(done: Int, total: Int, percent: String) {
+    let line = ProgressBar.line(
+      .indexingContents, completed: done, of: total, elapsed: 1_000_000_000)
+    #expect(line.contains(percent) && line.contains("building the search index"))
+    #expect(
+      line.contains(
+        "[" + String(repeating: done == 0 ? "-" : "#", count: ProgressBar.barWidth) + "]"))
+  }
+}

@@ -646,6 +646,59 @@ def test_no_color_and_auto_mean_no_escape_sequences(sandbox):
     check("\x1b[" not in raw, f"with NO_COLOR=1 and auto, ls wrote escape sequences: {raw!r}")
 
 
+@sandboxed
+def test_status_colors_are_colors_not_text(sandbox):
+    sandbox.setup("mkdir Work")
+    for arguments, colored in ((("--color", "always"), True), (("--color", "never"), False)):
+        terminal = sandbox.start(*arguments)
+        terminal.line("new Work/Plan x")
+        terminal.prompt(dirty=True)
+        terminal.line("status")
+        terminal.prompt(dirty=True, what="the prompt after status")
+        raw = output_between(last_raw(terminal), "status", "docsh:")
+        check("new:" in clean(raw) and "Work/Plan" in clean(raw), f"status shows no new document: {raw!r}")
+        check("\\e[" not in raw, f"status with {arguments} shows color codes as text: {raw!r}")
+        check(("\x1b[" in raw) == colored, f"status with {arguments}: escape sequences {raw!r}")
+        terminal.close()
+
+
+def write_large_store(path, documents=100_000, categories=10):
+    """A valid store of many small documents, written directly: indexing it takes the debug
+    binary well over the half second after which progress shows."""
+    per_category = documents // categories
+    with open(path, "w") as file:
+        file.write('{"format":"docsh-store","version":1,"generation":1,"categories":[')
+        number = 0
+        for category in range(categories):
+            file.write(("," if category else "") + '\n{"id":"00000000-0000-4000-8000-%012x","name":"C%d","documents":[' % (number, category))
+            number += 1
+            for document in range(per_category):
+                file.write(("," if document else "") + '\n{"id":"00000000-0000-4000-8000-%012x","name":"D%d","content":"note %d","size":%d,"modified":"2026-11-29T14:53:00.000Z"}' % (number, document, document, len("note %d" % document)))
+                number += 1
+            file.write("\n]}")
+        file.write("\n]}\n")
+
+
+@sandboxed
+def test_progress_shows_on_a_terminal_and_never_in_a_pipe(sandbox):
+    write_large_store(sandbox.store)
+    # Not a terminal: the index is built silently (and the next run has it).
+    result = sandbox.docsh("--no-save", "-c", "ls")
+    check(result.returncode == 0, f"ls failed: {result.stderr!r}")
+    check(b"indexing" not in result.stderr and b"\x1b" not in result.stderr,
+          f"progress went to a pipe: {result.stderr[:200]!r}")
+    check(b"indexing" not in result.stdout, "progress went to standard output")
+    shutil.rmtree(os.path.join(sandbox.home, ".cache"), ignore_errors=True)
+    # A terminal: the first open draws a progress line, then clears it for the prompt.
+    terminal = sandbox.spawn()
+    # Indexing 100,000 documents with the debug binary on a loaded machine takes a while.
+    terminal.expect(re.escape("indexing the store"), timeout=60, what="the progress line of the first open")
+    terminal.expect(r"\d+%", timeout=60, what="how far the indexing is")
+    terminal.expect(re.escape(prompt_text()), timeout=60, what="the prompt after indexing")
+    terminal.line("info C3/D9999")
+    terminal.expect(re.escape("size:      9 bytes"), what="a document of C3 after indexing")
+
+
 def last_raw(terminal):
     """The raw output read by the last `expect`."""
     return terminal.last_match_raw

@@ -60,6 +60,22 @@ extension Context {
     }
     for (id, record) in categoryRecords { myCategories[id] = record }
     try reload()
+    // Every category the replay touches must be in the graph: those named by the changes,
+    // and those that hold the changed documents in what the other session saved.
+    var touched = Set<ObjectID>()
+    for change in changes {
+      for state in [change.base, change.mine] {
+        switch state {
+        case .category(let record)?: touched.insert(record.category.id)
+        case .document(let record)?: touched.insert(record.document.categoryID)
+        case nil: break
+        }
+      }
+      if !unloadedCategories.isEmpty, let holder = store.unloadedCategory(holding: change.id) {
+        touched.insert(holder)
+      }
+    }
+    for id in touched { try loadDocuments(of: id) }
 
     var found: [MergeConflict] = []
     var sameNamedCategory: [ObjectID: ObjectID] = [:]

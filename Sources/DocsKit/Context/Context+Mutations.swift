@@ -37,6 +37,8 @@ extension Context {
   @discardableResult
   public func deleteCategory(_ id: ObjectID) throws(ContextError) -> Int {
     guard let record = categoryRecords[id] else { throw .noSuchCategory(id) }
+    // The cascade deletes each document, so each must be in the graph.
+    try loadDocuments(of: id)
     let members = membersByCategory[id].map { Array($0.values) } ?? []
     performChanges("rmdir \(record.category.name)") {
       for documentID in members { setDocument(documentID, to: nil) }
@@ -58,6 +60,7 @@ extension Context {
   ) throws(ContextError) -> Document {
     guard categoryRecords[categoryID] != nil else { throw .noSuchCategory(categoryID) }
     let validName = try validated(name)
+    try loadDocuments(of: categoryID)
     try checkDocumentNameIsFree(validName, in: categoryID, for: nil)
     let document = Document(
       id: makeID(), name: validName, categoryID: categoryID, size: content.utf8.count,
@@ -81,7 +84,7 @@ extension Context {
   public func setContent(
     _ content: String, of id: ObjectID, modified: Timestamp? = nil
   ) throws(ContextError) -> Document {
-    guard var record = documentRecords[id] else { throw .noSuchDocument(id) }
+    guard var record = try documentRecord(id) else { throw .noSuchDocument(id) }
     if record.document.size == content.utf8.count, try self.content(of: id) == content {
       return record.document
     }
@@ -104,7 +107,7 @@ extension Context {
   /// - Throws: ``ContextError`` when the document is gone or the name is invalid or taken.
   @discardableResult
   public func renameDocument(_ id: ObjectID, to name: String) throws(ContextError) -> Document {
-    guard let record = documentRecords[id] else { throw .noSuchDocument(id) }
+    guard let record = try documentRecord(id) else { throw .noSuchDocument(id) }
     return try moveDocument(id, to: record.document.categoryID, renamingTo: name)
   }
 
@@ -114,8 +117,9 @@ extension Context {
   public func moveDocument(
     _ id: ObjectID, to categoryID: ObjectID, renamingTo name: String? = nil
   ) throws(ContextError) -> Document {
-    guard var record = documentRecords[id] else { throw .noSuchDocument(id) }
+    guard var record = try documentRecord(id) else { throw .noSuchDocument(id) }
     guard categoryRecords[categoryID] != nil else { throw .noSuchCategory(categoryID) }
+    try loadDocuments(of: categoryID)
     let validName =
       try name.map { name throws(ContextError) in try validated(name) }
       ?? record.document.name
@@ -133,7 +137,7 @@ extension Context {
   /// Deletes the document `id`.
   /// - Throws: ``ContextError/noSuchDocument(_:)`` when it is gone.
   public func deleteDocument(_ id: ObjectID) throws(ContextError) {
-    guard let record = documentRecords[id] else { throw .noSuchDocument(id) }
+    guard let record = try documentRecord(id) else { throw .noSuchDocument(id) }
     performChanges("rm \(record.document.name)") { setDocument(id, to: nil) }
   }
 

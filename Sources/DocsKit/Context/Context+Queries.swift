@@ -18,6 +18,7 @@ extension Context {
 
   /// The number of documents, total size and latest modification of the category `id`.
   public func summary(of id: ObjectID) -> CategorySummary {
+    if let unloaded = unloadedCategories[id] { return unloaded.summary }
     var summary = CategorySummary(documentCount: 0, totalSize: 0, latestModification: nil)
     for documentID in membersByCategory[id]?.values ?? [:].values {
       guard let document = documentRecords[documentID]?.document else { continue }
@@ -51,23 +52,39 @@ extension Context {
   public func documents(
     in id: ObjectID, sortedBy key: DocumentSortKey = .name, order: SortOrder = .ascending
   ) -> [Document] {
+    loadDocumentsQuietly(of: id)
     let documents = (membersByCategory[id]?.values ?? [:].values).compactMap {
       documentRecords[$0]?.document
     }
-    let byName: (Document, Document) -> Bool = { Context.nameOrder($0.name, $1.name) }
-    let ascending: (Document, Document) -> Bool
+    // Sorted as positions over contiguous keys: sorting the documents themselves moved
+    // every value (two strings and their reference counts) at each step.
+    let folded = documents.map(\.name.key.folded)
+    let numbers: [Int64]
     switch key {
-    case .name: ascending = byName
-    case .size: ascending = { $0.size != $1.size ? $0.size < $1.size : byName($0, $1) }
-    case .modified:
-      ascending = { $0.modified != $1.modified ? $0.modified < $1.modified : byName($0, $1) }
+    case .name: numbers = []
+    case .size: numbers = documents.map { Int64($0.size) }
+    case .modified: numbers = documents.map(\.modified.millisecondsSince1970)
     }
-    return order == .ascending
-      ? documents.sorted(by: ascending) : documents.sorted { ascending($1, $0) }
+    let order = folded.withUnsafeBufferPointer { folded in
+      numbers.withUnsafeBufferPointer { numbers in
+        func ascending(_ left: Int, _ right: Int) -> Bool {
+          if !numbers.isEmpty && numbers[left] != numbers[right] {
+            return numbers[left] < numbers[right]
+          }
+          if folded[left] != folded[right] { return folded[left] < folded[right] }
+          return documents[left].name.text < documents[right].name.text
+        }
+        return order == .ascending
+          ? documents.indices.sorted(by: ascending)
+          : documents.indices.sorted { ascending($1, $0) }
+      }
+    }
+    return order.map { documents[$0] }
   }
 
   /// The document named `name` in the category `id`, if there is one.
   public func document(named name: String, in id: ObjectID) -> Document? {
+    loadDocumentsQuietly(of: id)
     guard let valid = try? Name(name), let documentID = membersByCategory[id]?[valid.key] else {
       return nil
     }
@@ -76,24 +93,45 @@ extension Context {
 
   /// The document `id`, if it exists.
   public func document(withID id: ObjectID) -> Document? {
-    documentRecords[id]?.document
+    do {
+      return try documentRecord(id)?.document
+    } catch {
+      loadFailure = error
+      return nil
+    }
   }
 
   /// Every document whose name contains `text`, ignoring case, sorted by category and name.
   public func documents(nameContaining text: String) -> [Document] {
     let needle = NameKey(text).folded
-    return documentRecords.values.lazy.map(\.document)
-      .filter { needle.isEmpty || $0.name.key.folded.contains(needle) }
-      .sorted(by: categoryThenName)
+    var found = Array(
+      documentRecords.values.lazy.map(\.document)
+        .filter { needle.isEmpty || $0.name.key.folded.contains(needle) })
+    if !unloadedCategories.isEmpty {
+      do {
+        // Unloaded categories are asked of the store, which answers from its index.
+        let stored = try store.documents(nameContaining: needle, in: unloadedCategories)
+        found += stored.map {
+          Document(
+            id: $0.id, name: $0.name, categoryID: $0.categoryID, size: $0.size,
+            modified: $0.modified)
+        }
+      } catch {
+        loadFailure = .store(error)
+      }
+    }
+    return found.sorted(by: categoryThenName)
   }
 
   /// The number of documents in the whole graph.
-  public var documentCount: Int { documentRecords.count }
+  public var documentCount: Int {
+    documentRecords.count + unloadedCategories.values.reduce(0) { $0 + $1.summary.documentCount }
+  }
 
   /// The content of the document `id`, read from the store the first time it is needed.
   /// - Throws: ``ContextError`` when the document is gone or the store cannot read it.
   public func content(of id: ObjectID) throws(ContextError) -> String {
-    guard let record = documentRecords[id] else { throw .noSuchDocument(id) }
+    guard let record = try documentRecord(id) else { throw .noSuchDocument(id) }
     return try text(of: record.content)
   }
 

@@ -44,7 +44,7 @@ extension Context {
   @discardableResult
   public func restoreDocument(_ saved: SavedDocument) throws(ContextError) -> Document {
     let name = try validated(saved.name)
-    if var record = documentRecords[saved.id] {
+    if var record = try documentRecord(saved.id) {
       try checkDocumentNameIsFree(name, in: record.document.categoryID, for: saved.id)
       let sameContent = try content(of: saved.id) == saved.content
       guard !sameContent || record.document.name.text != name.text else { return record.document }
@@ -63,8 +63,10 @@ extension Context {
       let categoryID: ObjectID
       if categoryRecords[saved.categoryID] != nil {
         categoryID = saved.categoryID
+        try loadDocuments(of: categoryID)
       } else if let existing = categoryIDsByKey[categoryName.key] {
         categoryID = existing
+        try loadDocuments(of: categoryID)
       } else {
         categoryID = state(of: saved.categoryID) == nil ? saved.categoryID : makeID()
         setCategory(

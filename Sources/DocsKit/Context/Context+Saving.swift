@@ -74,6 +74,9 @@ extension Context {
       if case .fault = record.content { record.content = .fault(placed.content) }
       documentRecords[id] = record
     }
+    for (id, placement) in receipt.placements {
+      unloadedCategories[id]?.placement = placement
+    }
     rewriteUndoHistory { id, record in
       var record = record
       record.location = nil
@@ -90,6 +93,11 @@ extension Context {
   /// ones after.
   func graphToSave() -> [CategoryToSave] {
     categoryRecords.values.sorted { $0.sequence < $1.sequence }.map { categoryRecord in
+      if let unloaded = unloadedCategories[categoryRecord.category.id] {
+        // Never loaded, so never changed: the store copies its documents as they are.
+        return CategoryToSave(
+          category: categoryRecord.category, documents: [], unloadedDocuments: unloaded)
+      }
       let members = membersByCategory[categoryRecord.category.id]?.values ?? [:].values
       let documents = members.compactMap { documentRecords[$0] }
         .sorted { $0.sequence < $1.sequence }

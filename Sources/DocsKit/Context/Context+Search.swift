@@ -25,25 +25,19 @@ extension Context {
     for pattern: ContentPattern, in id: ObjectID? = nil
   ) throws(ContextError) -> [ContentMatch] {
     let matchesLine = try lineMatcher(for: pattern)
-    // Sorting only what matched is cheaper than sorting every document first.
-    let candidates: [Document]
-    if let id {
-      candidates = (membersByCategory[id]?.values ?? [:].values).compactMap {
-        documentRecords[$0]?.document
-      }
-    } else {
-      candidates = documentRecords.values.map(\.document)
-    }
+    // Sorting only what matched is cheaper than sorting every document first. Documents of
+    // categories not loaded come from the store, without loading them into the graph.
+    let found = try contentSearchCandidates(in: id)
+    let candidates = found.map(\.document)
     // Contents still in the file are read in one sequential pass; a plain ASCII pattern
     // first rejects documents whose encoded bytes cannot hold it, without decoding them.
     let needle = Context.rawNeedle(for: pattern)
     var faults: [(index: Int, location: StoredLocation)] = []
     var texts: [Int: String] = [:]
-    for (index, document) in candidates.enumerated() {
-      switch documentRecords[document.id]?.content {
-      case .fault(let location)?: faults.append((index, location))
-      case .text(let text)?: texts[index] = text
-      case nil: break
+    for (index, candidate) in found.enumerated() {
+      switch candidate.content {
+      case .fault(let location): faults.append((index, location))
+      case .text(let text): texts[index] = text
       }
     }
     do {

@@ -6,8 +6,9 @@
 ///
 /// A context has one owner and is not `Sendable`; give each session its own.
 public final class Context {
-  /// The store this context loads from and saves to.
-  public let store: any DocumentStore
+  /// The store this context loads from and saves to; the shell reaches it only through the
+  /// context.
+  let store: any DocumentStore
   let clock: () -> Timestamp
   let makeID: () -> ObjectID
   /// What follows every successful save (committing the store to its repository).
@@ -25,6 +26,19 @@ public final class Context {
   var membersByCategory: [ObjectID: [NameKey: ObjectID]] = [:]
   /// Orders new objects after the ones loaded, so a save keeps the file's order.
   var nextSequence = 0
+  /// Categories whose documents are still in the store, with the store's handle and totals.
+  var unloadedCategories: [ObjectID: UnloadedCategory] = [:]
+  /// The last failure to load a category's documents for a query that cannot throw.
+  public internal(set) var loadFailure: ContextError?
+
+  /// The failure a query that cannot throw recorded since the last call, if any, and forgets
+  /// it: what that query answered was incomplete.
+  public func takeLoadFailure() -> ContextError? {
+    defer { loadFailure = nil }
+    return loadFailure
+  }
+  /// The tokenizer of ranked search, made when first needed.
+  var searchTokenizer: (any SearchTokenizing)?
 
   // MARK: - Change tracking and undo
 
@@ -48,10 +62,7 @@ public final class Context {
   public init(
     store: any DocumentStore,
     clock: @escaping () -> Timestamp = { Timestamp.now() },
-    makeID: @escaping () -> ObjectID = {
-      var generator = SystemRandomNumberGenerator()
-      return ObjectID.random(using: &generator)
-    },
+    makeID: @escaping () -> ObjectID = RandomIDSource().make,
     saveHook: (any SaveHook)? = nil
   ) throws(StoreError) {
     self.store = store
@@ -81,6 +92,11 @@ public final class Context {
     documentRecords = index.documents
     membersByCategory = index.membersByCategory
     nextSequence = index.nextSequence
+    unloadedCategories = [:]
+    for category in graph.categories {
+      if let unloaded = category.unloaded { unloadedCategories[category.id] = unloaded }
+    }
+    loadFailure = nil
     generation = graph.generation
     baseline = [:]
     undoStack = []

@@ -17,6 +17,8 @@ public enum ContextError: Error, Sendable {
   case nothingToRedo
   /// The regular expression does not compile.
   case invalidPattern(String, reason: String)
+  /// The search query is not valid.
+  case invalidSearch(SearchQueryError)
   /// The store failed.
   case store(StoreError)
   /// Another session saved changes that conflict with this session's.
@@ -46,6 +48,8 @@ extension ContextError: CustomStringConvertible {
       return "nothing to redo"
     case .invalidPattern(let pattern, let reason):
       return "invalid regular expression \"\(pattern)\": \(reason)"
+    case .invalidSearch(let error):
+      return "invalid search: \(error)"
     case .store(let error):
       return error.description
     case .conflicts(let conflicts):

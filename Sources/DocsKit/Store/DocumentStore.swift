@@ -23,12 +23,41 @@ enum ContentStorage: Hashable, Sendable {
   case text(String)
 }
 
+/// Where a category lies in a store file: its object, and the run of its document objects
+/// (from the first's `{` to the last's `}`; empty, just after the `[`, when it has none).
+struct CategoryPlacement: Hashable, Sendable {
+  /// The offset of the category object's `{`.
+  var start: Int
+  /// The run of its documents.
+  var documents: StoredLocation
+}
+
+/// A category whose documents a store has not handed over: what listings show of it, and an
+/// opaque handle the store resolves its documents with when they are first needed (a fault,
+/// one level up from contents).
+public struct UnloadedCategory: Hashable, Sendable {
+  /// Its documents counted, sized and dated, as the store recorded them.
+  public var summary: CategorySummary
+  /// Where its documents lie in the loaded file.
+  var placement: CategoryPlacement
+}
+
 /// A category as a store hands it over or takes it back.
 public struct StoredCategory: Sendable {
   /// The category's identity.
   public var id: ObjectID
   /// The category's name.
   public var name: Name
+  /// Where it lies in the file read, when the store knows.
+  var placement: CategoryPlacement?
+  /// Set when the store did not hand its documents over with the graph.
+  public var unloaded: UnloadedCategory?
+
+  /// A category with its documents in the graph.
+  public init(id: ObjectID, name: Name) {
+    self.id = id
+    self.name = name
+  }
 }
 
 /// A document as a store hands it over or takes it back: metadata plus where its content is.
@@ -94,6 +123,17 @@ public struct CategoryToSave: Sendable {
   public var category: Category
   /// Its documents, in the order to write them.
   public var documents: [DocumentToSave]
+  /// Set when its documents were never loaded: the store copies them as they are.
+  public var unloadedDocuments: UnloadedCategory?
+
+  /// A category to save with `documents`, or with its unloaded documents copied as they are.
+  public init(
+    category: Category, documents: [DocumentToSave], unloadedDocuments: UnloadedCategory? = nil
+  ) {
+    self.category = category
+    self.documents = documents
+    self.unloadedDocuments = unloadedDocuments
+  }
 }
 
 /// What a successful save reports back: the new generation and where everything now lies.
@@ -102,6 +142,16 @@ public struct SaveReceipt: Sendable {
   public var generation: Int
   /// For each saved document, where its object and content now lie in the new file.
   public var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)]
+  /// For each saved category, where it now lies in the new file.
+  var placements: [ObjectID: CategoryPlacement] = [:]
+
+  /// A receipt for a save that reached `generation`.
+  public init(
+    generation: Int, locations: [ObjectID: (document: StoredLocation, content: StoredLocation)]
+  ) {
+    self.generation = generation
+    self.locations = locations
+  }
 }
 
 /// The persistent side of a ``Context``: loads a graph, reads contents on demand, saves.
@@ -115,6 +165,28 @@ public protocol DocumentStore: AnyObject {
   /// Reads the whole graph as last saved, without contents.
   /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
   func load() throws(StoreError) -> LoadedGraph
+
+  /// The documents of a category that ``load()`` handed over as `unloaded`, in file order.
+  /// - Throws: ``StoreError`` when they cannot be read.
+  func documents(of category: ObjectID, _ unloaded: UnloadedCategory) throws(StoreError)
+    -> [StoredDocument]
+
+  /// Which category handed over unloaded holds the document `id`; `nil` when none does.
+  func unloadedCategory(holding id: ObjectID) -> ObjectID?
+
+  /// The documents of the categories in `categories` (all handed over unloaded) whose name's
+  /// key (``NameKey``) contains `needle`, already folded; every document when it is empty.
+  /// - Throws: ``StoreError`` when they cannot be read.
+  func documents(
+    nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument]
+
+  /// A ranked full-text search of the saved documents, when the store keeps a full-text
+  /// index; `nil` when it cannot answer (the context then searches itself).
+  func search(_ request: IndexSearchRequest) -> IndexSearchResult?
+
+  /// Why the store works without its index, when it does: at most one per store.
+  var indexWarning: IndexWarning? { get }
 
   /// Reads and decodes the content at `location` of the loaded file.
   /// - Throws: ``StoreError`` when it cannot be read or decoded.
@@ -149,4 +221,23 @@ public protocol DocumentStore: AnyObject {
 extension DocumentStore {
   /// A store that cannot be damaged has nothing to record.
   public func markDamaged() {}
+
+  /// A store that hands every category over loaded has nothing to fault in.
+  public func documents(of category: ObjectID, _ unloaded: UnloadedCategory) throws(StoreError)
+    -> [StoredDocument]
+  { [] }
+
+  /// A store that hands every category over loaded has no unloaded category.
+  public func unloadedCategory(holding id: ObjectID) -> ObjectID? { nil }
+
+  /// A store that hands every category over loaded has no unloaded document.
+  public func documents(
+    nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] { [] }
+
+  /// A store without a full-text index leaves searching to the context.
+  public func search(_ request: IndexSearchRequest) -> IndexSearchResult? { nil }
+
+  /// A store without an index never works without it.
+  public var indexWarning: IndexWarning? { nil }
 }

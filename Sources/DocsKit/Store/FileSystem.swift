@@ -26,6 +26,9 @@ public struct FileStatus: Hashable, Sendable {
   public var size: Int
   /// The last modification time in nanoseconds since the epoch.
   public var modificationNanoseconds: Int64
+  /// The last status change time (`st_ctim`) in nanoseconds: no tool can set it, so an
+  /// in-place rewrite that restores size and modification time still moves it.
+  public var changeNanoseconds: Int64
   /// The permission bits and file type.
   public var mode: UInt32
 
@@ -37,6 +40,7 @@ public struct FileStatus: Hashable, Sendable {
     inode = UInt64(raw.st_ino)
     size = Int(raw.st_size)
     modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
+    changeNanoseconds = Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec)
     mode = UInt32(raw.st_mode)
   }
 }

@@ -49,56 +49,147 @@ public final class JSONStore: DocumentStore {
   // MARK: - Loading
 
   public func load() throws(StoreError) -> LoadedGraph {
-    // The file loaded before stays open until a new one has loaded: faults still read it.
-    func replaceLoadedFile(with file: Int32?) {
-      if let loadedFile { try? fileSystem.close(loadedFile) }
-      loadedFile = file
-    }
     hasLoaded = true
     loadFailed = true
+    guard let opened = try openCurrentFile() else {
+      adopt(nil, generation: 0)
+      return .empty
+    }
+    do {
+      let graph = try readGraph(of: opened, positioned: false)
+      adopt(opened, generation: graph.generation)
+      return graph
+    } catch {
+      close(opened)
+      throw error
+    }
+  }
+
+  // MARK: - Loading in parts (for the index)
+
+  /// A store file opened for loading, before it replaces the one loaded.
+  struct OpenedFile {
+    /// Its descriptor.
+    let descriptor: Int32
+    /// Its `fstat`.
+    let status: FileStatus
+  }
+
+  /// Opens the file now at the path, for loading; `nil` when there is none.
+  /// - Throws: ``StoreError`` when it cannot be opened or is a folder.
+  func openCurrentFile() throws(StoreError) -> OpenedFile? {
+    hasLoaded = true
     guard !fileName.isEmpty else {
+      loadFailed = true
       throw .system(path, operation: "open", errno: EISDIR)
     }
     let file: Int32
     do {
       file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
     } catch {
-      if error.code == ENOENT {
-        replaceLoadedFile(with: nil)
-        loadedStatus = nil
-        loadedGeneration = 0
-        loadFailed = false
-        return .empty
-      }
+      if error.code == ENOENT { return nil }
+      loadFailed = true
       throw .system(path, operation: "open", errno: error.code)
     }
     do {
       let status = try fileSystem.status(of: file)
-      if status.isDirectory { throw StoreError.system(path, operation: "read", errno: EISDIR) }
-      var reader = StoreReader(file: file, fileSystem: fileSystem)
-      var graph: LoadedGraph
-      do {
-        graph = try reader.readGraph()
-      } catch {
-        throw storeError(for: error, in: file)
+      if status.isDirectory {
+        try? fileSystem.close(file)
+        loadFailed = true
+        throw StoreError.system(path, operation: "read", errno: EISDIR)
       }
-      // Check the graph before this file replaces the one loaded before.
-      graph.index = try GraphIndex(checking: graph, in: path)
-      replaceLoadedFile(with: file)
-      loadedStatus = status
-      loadedGeneration = graph.generation
-      loadFailed = false
-      return graph
+      return OpenedFile(descriptor: file, status: status)
     } catch let error as StoreError {
-      try? fileSystem.close(file)
       throw error
-    } catch let error as SystemCallError {
-      try? fileSystem.close(file)
-      throw .system(path, operation: error.operation, errno: error.code)
     } catch {
       try? fileSystem.close(file)
-      throw .invalidStore(path, reason: "\(error)")
+      loadFailed = true
+      throw .system(path, operation: "stat", errno: (error as? SystemCallError)?.code ?? EIO)
     }
+  }
+
+  /// Reads and checks the whole graph of `opened` (reading at its own offsets when
+  /// `positioned`, so a file already read from can be read again).
+  /// - Throws: ``StoreError`` when it is not a valid store.
+  func readGraph(of opened: OpenedFile, positioned: Bool) throws(StoreError) -> LoadedGraph {
+    var reader =
+      positioned
+      ? StoreReader(file: opened.descriptor, fileSystem: fileSystem, startingAt: 0)
+      : StoreReader(file: opened.descriptor, fileSystem: fileSystem)
+    var graph: LoadedGraph
+    do {
+      graph = try reader.readGraph()
+    } catch {
+      loadFailed = true
+      throw storeError(for: error, in: opened.descriptor)
+    }
+    do {
+      graph.index = try GraphIndex(checking: graph, in: path)
+    } catch {
+      loadFailed = true
+      throw error
+    }
+    return graph
+  }
+
+  /// The generation `opened` states before its categories; `nil` when it cannot tell.
+  func headerGeneration(of opened: OpenedFile) -> Int? {
+    var reader = StoreReader(file: opened.descriptor, fileSystem: fileSystem, startingAt: 0)
+    return try? reader.readHeaderGeneration()
+  }
+
+  /// Makes `opened` the loaded file (closing the one before), at `generation`.
+  func adopt(_ opened: OpenedFile?, generation: Int) {
+    if let loadedFile { try? fileSystem.close(loadedFile) }
+    loadedFile = opened?.descriptor
+    loadedStatus = opened?.status
+    loadedGeneration = generation
+    loadFailed = false
+  }
+
+  /// Closes a file opened for loading that will not be used.
+  func close(_ opened: OpenedFile) {
+    try? fileSystem.close(opened.descriptor)
+  }
+
+  /// The `fstat` of the loaded file when it was loaded or saved; `nil` when there was none.
+  var loadedFileStatus: FileStatus? { loadedStatus }
+
+  /// A new `fstat` of the loaded file (a rename changes its change time); `nil` on failure.
+  func statusOfLoadedFile() -> FileStatus? {
+    guard let loadedFile else { return nil }
+    return try? fileSystem.status(of: loadedFile)
+  }
+
+  /// The id and name in the header of the category object at `offset` of the loaded file;
+  /// `nil` when the bytes there are not the start of a category.
+  func categoryHeader(at offset: Int) -> (id: ObjectID?, name: Name?)? {
+    guard let loadedFile else { return nil }
+    var reader = StoreReader(file: loadedFile, fileSystem: fileSystem, startingAt: offset)
+    return try? reader.readCategoryHeader()
+  }
+
+  /// The `count` documents of the loaded file's run `documents`, read as the loader reads
+  /// them; `nil` when the bytes there are not such a run.
+  func documentRun(_ documents: StoredLocation, count: Int, of categoryID: ObjectID)
+    -> [StoredDocument]?
+  {
+    guard let loadedFile else { return count == 0 ? [] : nil }
+    var reader = StoreReader(
+      file: loadedFile, fileSystem: fileSystem, startingAt: documents.offset)
+    guard count > 0 else { return documents.length == 0 ? [] : nil }
+    return try? reader.readDocumentRun(count: count, of: categoryID)
+  }
+
+  /// Reads the loaded file again from the start, for a store whose index turned out not to
+  /// describe it.
+  /// - Throws: ``StoreError`` when it cannot be read.
+  func readLoadedGraph() throws(StoreError) -> LoadedGraph {
+    guard let loadedFile, let loadedStatus else { return .empty }
+    let graph = try readGraph(
+      of: OpenedFile(descriptor: loadedFile, status: loadedStatus), positioned: true)
+    loadFailed = false
+    return graph
   }
 
   /// Marks the store as damaged: used when the graph it loaded broke a rule of the format,
@@ -187,6 +278,11 @@ public final class JSONStore: DocumentStore {
   /// content decodable, every stored size equal to its content's. Reports every problem
   /// found (a file that is not a valid store at all is one problem). Changes nothing.
   public func check() -> StoreCheckReport {
+    checkedScan().report
+  }
+
+  /// What ``check()`` reports, with the graph it read and the file's `fstat`, when it could.
+  func checkedScan() -> (report: StoreCheckReport, graph: LoadedGraph?, status: FileStatus?) {
     var report = StoreCheckReport(path: path)
     let file: Int32
     do {
@@ -197,7 +293,7 @@ public final class JSONStore: DocumentStore {
           StoreError.system(path, operation: "open", errno: error.code).description)
       }
       report.exists = false
-      return report
+      return (report, nil, nil)
     }
     defer { try? fileSystem.close(file) }
     var reader = StoreReader(file: file, fileSystem: fileSystem)
@@ -206,7 +302,7 @@ public final class JSONStore: DocumentStore {
       graph = try reader.readGraph()
     } catch {
       report.problems.append(storeError(for: error, in: file).description)
-      return report
+      return (report, nil, nil)
     }
     report.generation = graph.generation
     report.categoryCount = graph.categories.count
@@ -230,7 +326,7 @@ public final class JSONStore: DocumentStore {
         report.problems.append("\(place): its content cannot be read: \(error)")
       }
     }
-    return report
+    return (report, graph, try? fileSystem.status(of: file))
   }
 
   // MARK: - Saving
@@ -349,7 +445,9 @@ public final class JSONStore: DocumentStore {
       loadedFile = reader
       loadedStatus = newStatus
       loadedGeneration = generation
-      return SaveReceipt(generation: generation, locations: writer.locations)
+      var receipt = SaveReceipt(generation: generation, locations: writer.locations)
+      receipt.placements = writer.placements
+      return receipt
     } catch {
       if temporaryIsOpen { try? fileSystem.close(temporary) }
       throw error

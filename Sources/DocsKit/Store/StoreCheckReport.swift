@@ -1,4 +1,4 @@
-/// What ``JSONStore/check()`` found.
+/// What checking a store found (``Context/check()``).
 public struct StoreCheckReport: Sendable {
   /// The store checked.
   public var path: String
@@ -12,6 +12,10 @@ public struct StoreCheckReport: Sendable {
   public var categoryCount = 0
   /// How many documents the file holds.
   public var documentCount = 0
+
+  /// What checking did with the index, when the store has one: agreed, rebuilt (and why),
+  /// or unavailable. The index is derived data: it never makes the store unsound.
+  public var index: IndexState?
 
   /// Whether no problem was found.
   public var isSound: Bool { problems.isEmpty }

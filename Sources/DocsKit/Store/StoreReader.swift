@@ -38,10 +38,22 @@ struct StoreReader: ~Copyable {
   private var position = 0
   /// How many bytes of `buffer` hold data.
   private var filled = 0
+  /// Whether the reader reads at its own offsets (`pread`) rather than where the file stands.
+  private let positioned: Bool
 
   init(file: Int32, fileSystem: any FileSystem) {
     self.file = file
     self.fileSystem = fileSystem
+    positioned = false
+    buffer = .allocate(byteCount: StoreReader.bufferSize, alignment: 16)
+  }
+
+  /// A reader of part of the file, from `offset` on, that leaves the file's own position be.
+  init(file: Int32, fileSystem: any FileSystem, startingAt offset: Int) {
+    self.file = file
+    self.fileSystem = fileSystem
+    positioned = true
+    bufferStart = offset
     buffer = .allocate(byteCount: StoreReader.bufferSize, alignment: 16)
   }
 
@@ -136,6 +148,7 @@ struct StoreReader: ~Copyable {
     var name: Name?
     var sawDocuments = false
     let firstDocument = graph.documents.count
+    var arrayStart = offset
     var first = true
     while let key = try nextKey(&first) {
       switch key {
@@ -144,6 +157,7 @@ struct StoreReader: ~Copyable {
       case .documents:
         sawDocuments = true
         try expect(UInt8(ascii: "["), "\"documents\" is not an array")
+        arrayStart = offset
         var firstDocument = true
         while try nextElement(&firstDocument) { try readDocument(into: &graph) }
       default: try skipValue(depth: 2)
@@ -157,8 +171,82 @@ struct StoreReader: ~Copyable {
     for index in firstDocument..<graph.documents.count {
       graph.documents[index].categoryID = id
     }
-    graph.categories.append(
-      StoredCategory(id: id, name: name))
+    let documents =
+      firstDocument < graph.documents.count
+      ? StoredLocation(
+        offset: graph.documents[firstDocument].location.offset,
+        length: graph.documents[graph.documents.count - 1].location.end
+          - graph.documents[firstDocument].location.offset)
+      : StoredLocation(offset: arrayStart, length: 0)
+    var category = StoredCategory(id: id, name: name)
+    category.placement = CategoryPlacement(start: start, documents: documents)
+    graph.categories.append(category)
+  }
+
+  // MARK: - Parts of a file
+
+  /// Reads the top of the store up to its `"categories"` key: the generation, when it comes
+  /// before the categories (docsh writes it there).
+  /// - Throws: ``StoreReadFailure`` when the top is not the start of a store.
+  mutating func readHeaderGeneration() throws(StoreReadFailure) -> Int? {
+    try skipWhitespace()
+    try expect(UInt8(ascii: "{"), "expected '{' at the start of the store")
+    var generation: Int?
+    var first = true
+    while let key = try nextKey(&first) {
+      switch key {
+      case .format:
+        if try readString() != "docsh-store" { throw failure(.notAStore(nil), "") }
+      case .version:
+        if try readInteger("version") != StoreReader.supportedVersion {
+          throw failure(.malformed, "another version")
+        }
+      case .generation: generation = try readInteger("generation")
+      case .categories: return generation
+      default: try skipValue(depth: 1)
+      }
+    }
+    return generation
+  }
+
+  /// Reads a category object's keys up to its `"documents"` array: its id and name, when
+  /// they come first (docsh writes them there).
+  /// - Throws: ``StoreReadFailure`` when this is not the start of a category.
+  mutating func readCategoryHeader() throws(StoreReadFailure) -> (id: ObjectID?, name: Name?) {
+    try expect(UInt8(ascii: "{"), "expected a category object")
+    var id: ObjectID?
+    var name: Name?
+    var first = true
+    while let key = try nextKey(&first) {
+      switch key {
+      case .id: id = try readID()
+      case .name: name = try readName()
+      case .documents: return (id, name)
+      default: try skipValue(depth: 2)
+      }
+    }
+    return (id, name)
+  }
+
+  /// Reads `count` document objects separated by commas, starting at the first, and checks
+  /// that the array ends after them.
+  /// - Throws: ``StoreReadFailure`` when the bytes are not such a run.
+  mutating func readDocumentRun(count: Int, of categoryID: ObjectID) throws(StoreReadFailure)
+    -> [StoredDocument]
+  {
+    var graph = LoadedGraph.empty
+    for index in 0..<count {
+      if index > 0 {
+        try skipWhitespace()
+        try expect(UInt8(ascii: ","), "expected ',' between documents")
+        try skipWhitespace()
+      }
+      try readDocument(into: &graph)
+    }
+    try skipWhitespace()
+    try expect(UInt8(ascii: "]"), "expected the end of the documents")
+    for index in graph.documents.indices { graph.documents[index].categoryID = categoryID }
+    return graph.documents
   }
 
   private mutating func readDocument(into graph: inout LoadedGraph) throws(StoreReadFailure) {
@@ -536,7 +624,9 @@ struct StoreReader: ~Copyable {
     filled = 0
     let count: Int
     do {
-      count = try fileSystem.read(file, into: buffer)
+      count =
+        try positioned
+        ? fileSystem.read(file, into: buffer, at: bufferStart) : fileSystem.read(file, into: buffer)
     } catch {
       throw StoreReadFailure(kind: .system(error), offset: bufferStart, reason: "")
     }

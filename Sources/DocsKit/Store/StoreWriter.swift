@@ -14,6 +14,8 @@ struct StoreWriter {
   private var pendingRun: (start: Int, end: Int, lastSequence: Int, outputStart: Int)?
   /// Where each document was placed, to report in the receipt.
   private(set) var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)] = [:]
+  /// Where each category was placed.
+  private(set) var placements: [ObjectID: CategoryPlacement] = [:]
 
   init(file: Int32, source: Int32?, fileSystem: any FileSystem) {
     self.file = file
@@ -31,16 +33,39 @@ struct StoreWriter {
     append(String(generation))
     append(",\"categories\":[")
     for (index, category) in categories.enumerated() {
-      append(index == 0 ? "\n{\"id\":\"" : ",\n{\"id\":\"")
+      append(index == 0 ? "\n" : ",\n")
+      let start = offset
+      append("{\"id\":\"")
       append(category.category.id)
       append("\",\"name\":")
       JSONText.appendLiteral(category.category.name.text, to: &buffer)
       append(",\"documents\":[")
-      for (position, document) in category.documents.enumerated() {
-        try write(document, first: position == 0)
+      var documents = StoredLocation(offset: offset, length: 0)
+      if let unloaded = category.unloadedDocuments {
+        // Never loaded, so unchanged: the whole run of its documents is copied as it is.
+        let run = unloaded.placement.documents
+        if run.length > 0 && source != nil {
+          append("\n")
+          documents = StoredLocation(offset: offset, length: run.length)
+          try copy(run)
+          append("\n]}")
+        } else {
+          append("]}")
+        }
+      } else {
+        for (position, document) in category.documents.enumerated() {
+          try write(document, first: position == 0)
+        }
+        try flushPendingRun()
+        if let first = category.documents.first.flatMap({ locations[$0.document.id] }),
+          let last = category.documents.last.flatMap({ locations[$0.document.id] })
+        {
+          documents = StoredLocation(
+            offset: first.document.offset, length: last.document.end - first.document.offset)
+        }
+        append(category.documents.isEmpty ? "]}" : "\n]}")
       }
-      try flushPendingRun()
-      append(category.documents.isEmpty ? "]}" : "\n]}")
+      placements[category.category.id] = CategoryPlacement(start: start, documents: documents)
     }
     append(categories.isEmpty ? "]}\n" : "\n]}\n")
     try flush()

@@ -2,9 +2,10 @@ import DocsKit
 
 /// `export`: every document (or those of the categories named) as `DEST/CATEGORY/NAME`.
 struct ExportCommand: ShellCommand {
+  static let force = OptionSpec.flag("--force", "-f")
+
   static let configuration = CommandConfiguration(
     name: "export",
-    usage: "export [--force] DEST [CATEGORY…]",
     abstract: "write documents as files DEST/CATEGORY/NAME, keeping their dates",
     discussion: """
       Writes every category (or only those named) as a folder of DEST and each document as
@@ -15,29 +16,29 @@ struct ExportCommand: ShellCommand {
       folder.
       """,
     example: "export ~/notes-backup Work",
-    arguments: [.file, .category],
+    arguments: ArgumentSpec(
+      options: [force],
+      positionals: [
+        PositionalSpec("DEST", completing: .file),
+        PositionalSpec("CATEGORY", .zeroOrMore, completing: .category),
+      ],
+      whenMissing: "name the folder to export to"),
     isUndoable: false)
 
   let destination: String
   let categoryPaths: [String]
   let replacing: Bool
 
-  init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    let parsed = try ParsedArguments.parse(
-      arguments, flags: ["f", "force"], for: Self.configuration)
-    guard let destination = parsed.positionals.first else {
-      throw Self.usageError("name the folder to export to")
-    }
+  init(_ arguments: ParsedArguments) throws(ShellError) {
+    destination = arguments.positionals[0]
     guard !destination.isEmpty else {
       throw Self.usageError("the folder to export to cannot be empty")
     }
-    self.destination = destination
-    categoryPaths = Array(parsed.positionals.dropFirst())
-    replacing = !parsed.flags.isEmpty
+    categoryPaths = Array(arguments.positionals.dropFirst())
+    replacing = arguments.isSet(Self.force)
   }
 
-  func run(in session: Session) throws(ShellError) {
+  func run(in session: Session) throws -> CommandResult {
     var categories: [Category] = []
     if categoryPaths.isEmpty {
       categories = session.context.categories()
@@ -53,17 +54,14 @@ struct ExportCommand: ShellCommand {
         name: category.name.text, documents: session.context.documents(in: category.id))
     }
     try FileExport(destination: session.filePath(destination), replacing: replacing).write(folders)
-    {
-      document throws(ShellError) in
-      try ShellError.catching { () throws(ContextError) in
-        try session.context.content(of: document.id)
-      }
+    { document in
+      try session.context.content(of: document.id)
     }
-    if session.settings.isInteractive {
-      let documents = folders.reduce(0) { $0 + $1.documents.count }
-      session.errors.writeLine(
-        "Exported \(documents) document\(documents == 1 ? "" : "s") in \(folders.count) "
-          + "categor\(folders.count == 1 ? "y" : "ies") to \(session.displayed(destination)).")
-    }
+    guard session.settings.isInteractive else { return .nothing }
+    let documents = folders.reduce(0) { $0 + $1.documents.count }
+    return .messages([
+      "Exported \(documents) document\(documents == 1 ? "" : "s") in \(folders.count) "
+        + "categor\(folders.count == 1 ? "y" : "ies") to \(destination)."
+    ])
   }
 }

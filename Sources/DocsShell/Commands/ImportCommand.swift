@@ -2,9 +2,10 @@ import DocsKit
 
 /// `import`: text files become documents; at the top level, folders become categories.
 struct ImportCommand: ShellCommand {
+  static let replace = OptionSpec.flag("--replace")
+
   static let configuration = CommandConfiguration(
     name: "import",
-    usage: "import [--replace] PATH…",
     abstract: "make documents of text files (in a category) or categories of folders (at the top)",
     discussion: """
       In a category, each FILE becomes a document of it: the file's name, its bytes, its
@@ -15,42 +16,33 @@ struct ImportCommand: ShellCommand {
       and undo takes the whole import back. A leading ~/ is your home folder.
       """,
     example: "import ~/notes/plan.txt ~/notes/ideas.md",
-    arguments: [.file])
+    arguments: ArgumentSpec(
+      options: [replace], positionals: [PositionalSpec("PATH", .oneOrMore, completing: .file)],
+      whenMissing: "name the files or folders to import"))
 
   let paths: [String]
   let replacing: Bool
 
-  init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    let parsed = try ParsedArguments.parse(arguments, flags: ["replace"], for: Self.configuration)
-    guard !parsed.positionals.isEmpty else {
-      throw Self.usageError("name the files or folders to import")
-    }
-    paths = parsed.positionals
-    replacing = parsed.flags.contains("replace")
+  init(_ arguments: ParsedArguments) {
+    paths = arguments.positionals
+    replacing = arguments.isSet(Self.replace)
   }
 
-  func run(in session: Session) throws(ShellError) {
+  func run(in session: Session) throws -> CommandResult {
     if let category = session.currentCategory {
       var files: [ImportedFile] = []
       for path in paths.map(session.filePath) {
         if try FileImport.kind(of: path) == .folder {
-          throw .input(
-            "import: \(path) is a folder; folders become categories at the top (cd / first)")
+          throw ImportError.folderInCategory(path: path)
         }
         files.append(try FileImport.readFile(at: path))
       }
       try add(files, to: category, in: session)
-      report("\(count(files.count, "document"))", in: session)
-      return
+      return .messages(imported("\(count(files.count, "document"))", in: session))
     }
     var folders: [ImportedFolder] = []
     for path in paths.map(session.filePath) {
-      if try FileImport.kind(of: path) == .file {
-        throw .input(
-          "import: \(path) is a file; documents live in categories: cd into one first (or import a folder)"
-        )
-      }
+      if try FileImport.kind(of: path) == .file { throw ImportError.fileAtTop(path: path) }
       folders.append(try FileImport.readFolder(at: path))
     }
     try checkDistinct(folders.map { ($0.name, $0.path) }, what: "category")
@@ -58,57 +50,45 @@ struct ImportCommand: ShellCommand {
       let category: Category
       if let existing = session.context.category(named: folder.name) {
         guard replacing else {
-          throw .input(
-            "import: \(folder.path): a category named \"\(existing.name)\" exists (use --replace to import into it)"
-          )
+          throw ImportError.categoryExists(path: folder.path, name: existing.name.text)
         }
         category = existing
       } else {
-        category = try ShellError.catching { () throws(ContextError) in
-          try session.context.createCategory(named: folder.name)
-        }
+        category = try session.context.createCategory(named: folder.name)
       }
       try add(folder.files, to: category, in: session)
     }
-    for line in folders.flatMap(\.skipped) { session.errors.writeLine(session.displayed(line)) }
     let documents = folders.reduce(0) { $0 + $1.files.count }
-    report(
-      "\(count(documents, "document")) in \(count(folders.count, "category", plural: "categories"))",
-      in: session)
+    let what =
+      "\(count(documents, "document")) in \(count(folders.count, "category", plural: "categories"))"
+    return .messages(folders.flatMap(\.skipped) + imported(what, in: session))
   }
 
   /// Creates (or, with `--replace`, rewrites) a document for each file.
-  private func add(_ files: [ImportedFile], to category: Category, in session: Session)
-    throws(ShellError)
-  {
+  private func add(_ files: [ImportedFile], to category: Category, in session: Session) throws {
     try checkDistinct(files.map { ($0.name, $0.path) }, what: "document")
     for file in files {
       if let existing = session.context.document(named: file.name, in: category.id) {
         guard replacing else {
-          throw .input(
-            "import: \(file.path): \"\(category.name)/\(existing.name)\" exists (use --replace to replace it)"
-          )
+          throw ImportError.documentExists(
+            path: file.path, document: "\(category.name)/\(existing.name)")
         }
-        _ = try ShellError.catching { () throws(ContextError) in
-          try session.context.setContent(file.content, of: existing.id, modified: file.modified)
-        }
+        try session.context.setContent(file.content, of: existing.id, modified: file.modified)
       } else {
-        _ = try ShellError.catching { () throws(ContextError) in
-          try session.context.createDocument(
-            named: file.name, in: category.id, content: file.content, modified: file.modified)
-        }
+        try session.context.createDocument(
+          named: file.name, in: category.id, content: file.content, modified: file.modified)
       }
     }
   }
 
   /// Refuses two paths that would give one name (ignoring case, as names do).
   private func checkDistinct(_ names: [(name: String, path: String)], what: String)
-    throws(ShellError)
+    throws(ImportError)
   {
     var seen: [NameKey: String] = [:]
     for (name, path) in names {
       if let other = seen[NameKey(name)] {
-        throw .input("import: \(other) and \(path) would both be the \(what) \"\(name)\"")
+        throw .sameName(other, path, kind: what, name: name)
       }
       seen[NameKey(name)] = path
     }
@@ -118,7 +98,8 @@ struct ImportCommand: ShellCommand {
     "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
   }
 
-  private func report(_ what: String, in session: Session) {
-    if session.settings.isInteractive { session.errors.writeLine("Imported \(what).") }
+  /// `Imported 3 documents.`, for the person at the terminal only.
+  private func imported(_ what: String, in session: Session) -> [String] {
+    session.settings.isInteractive ? ["Imported \(what)."] : []
   }
 }

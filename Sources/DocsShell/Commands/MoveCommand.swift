@@ -4,7 +4,6 @@ import DocsKit
 struct MoveCommand: ShellCommand {
   static let configuration = CommandConfiguration(
     name: "mv",
-    usage: "mv SOURCE DEST",
     abstract: "rename a category or document, or move a document to another category",
     discussion: """
       A DEST that names a category (/Archive, ../Archive, Archive/) moves the document
@@ -12,64 +11,46 @@ struct MoveCommand: ShellCommand {
       in place. At the top, mv OLD NEW renames a category; its documents stay with it.
       """,
     example: "mv Plan ../Archive/Plan-2026",
-    arguments: [.document, .document])
+    arguments: ArgumentSpec(
+      positionals: [
+        PositionalSpec("SOURCE", completing: .document),
+        PositionalSpec("DEST", completing: .document),
+      ],
+      whenMissing: "give a source and a destination", whenExtra: "give a source and a destination"))
 
   let source: String
   let destination: String
 
-  init(arguments: [String], hereDocument: String?) throws(ShellError) {
-    try Self.refuseHereDocument(hereDocument)
-    let parsed = try ParsedArguments.parse(arguments, for: Self.configuration)
-    guard parsed.positionals.count == 2 else {
-      throw Self.usageError("give a source and a destination")
-    }
-    source = parsed.positionals[0]
-    destination = parsed.positionals[1]
+  init(_ arguments: ParsedArguments) {
+    source = arguments.positionals[0]
+    destination = arguments.positionals[1]
   }
 
-  func run(in session: Session) throws(ShellError) {
+  func run(in session: Session) throws -> CommandResult {
     let context = session.context
     switch try session.resolve(source) {
     case .top:
-      throw .wrongKind(source, expected: "a category or document")
+      throw ShellError.wrongKind(source, expected: "a category or document")
     case .category(let category):
       try renameCategory(category, in: session)
     case .entry(let category, let name):
       guard let document = context.document(named: name, in: category.id) else {
-        throw .noSuchDocument(name, in: category.name.text)
+        throw ShellError.noSuchDocument(name, in: category.name.text)
       }
-      let (target, newName) = try documentDestination(for: document, in: session)
-      _ = try ShellError.catching { () throws(ContextError) in
-        try context.moveDocument(document.id, to: target.id, renamingTo: newName)
-      }
+      let (target, newName) = try ShellPath(destination).documentDestination(
+        in: context, from: session.currentCategory)
+      try context.moveDocument(document.id, to: target.id, renamingTo: newName)
     }
+    return .nothing
   }
 
-  private func renameCategory(_ category: Category, in session: Session) throws(ShellError) {
+  private func renameCategory(_ category: Category, in session: Session) throws {
     var name = Substring(destination)
     if name.hasPrefix("/") { name = name.dropFirst() }
     if name.hasSuffix("/") { name = name.dropLast() }
     guard !name.contains("/") else {
-      throw .wrongKind(destination, expected: "a category name (categories do not nest)")
+      throw ShellError.wrongKind(destination, expected: "a category name (categories do not nest)")
     }
-    _ = try ShellError.catching { () throws(ContextError) in
-      try session.context.renameCategory(category.id, to: String(name))
-    }
-  }
-
-  /// Where the document goes: a category and, when renamed, its new name.
-  private func documentDestination(
-    for document: Document, in session: Session
-  ) throws(ShellError) -> (Category, String?) {
-    let path = ShellPath(destination)
-    switch try session.resolve(destination) {
-    case .top:
-      throw .wrongKind(destination, expected: "a category or document name")
-    case .category(let category):
-      return (category, nil)
-    case .entry(let category, let name):
-      if path.insistsOnCategory { throw .noSuchCategory(name) }
-      return (category, name)
-    }
+    try session.context.renameCategory(category.id, to: String(name))
   }
 }

@@ -1,68 +1,91 @@
 import DocsKit
 
-/// What the words after a command name are, so completion can offer the right names.
-enum ArgumentKind: Sendable {
-  /// A category name or path.
-  case category
-  /// A document name or `CATEGORY/NAME` path.
-  case document
-  /// Free text: nothing to complete.
-  case text
-  /// A file of the file system.
-  case file
-  /// A command name.
-  case command
-}
-
-/// A command's name, help and completion, kept beside its code.
+/// A command's name, help and arguments, declared once beside its code: parsing, the usage
+/// line, `help`, and Tab completion all read it.
 struct CommandConfiguration: Sendable {
   /// The word that runs it.
   var name: String
   /// Other words that run it.
   var aliases: [String] = []
-  /// The synopsis: `ls [-l] [-s name|size|date] [-r] [--json] [CATEGORY]`.
-  var usage: String
   /// One line saying what it does.
   var abstract: String
   /// More lines of help, shown by `help COMMAND`.
   var discussion: String = ""
   /// An example line.
   var example: String
-  /// What its positional arguments are, in order; the last repeats.
-  var arguments: [ArgumentKind] = []
+  /// Its options and positional arguments.
+  var arguments = ArgumentSpec()
   /// Whether running it is one undo group (false for commands that manage history or files).
   var isUndoable = true
   /// Whether its output goes through the pager in the REPL when it is longer than the screen.
   var pagesOutput = false
+
+  /// The synopsis, made from the declaration: `ls [-l] [-s name|size|date] [-r] [--json] [CATEGORY]`.
+  var usage: String {
+    let arguments = arguments.usage
+    return arguments.isEmpty ? name : name + " " + arguments
+  }
+
+  /// A usage error of this command saying `message`.
+  func usageError(_ message: String) -> ShellError {
+    .usage(command: name, message: message, usage: usage)
+  }
+
+  /// Parses the words after the command name and its here-document.
+  /// - Throws: ``ShellError/usage(command:message:usage:)`` when they do not fit the
+  ///   declaration: a here-document it takes none of, an unknown option, a missing value, too
+  ///   few or too many positional words.
+  func parse(_ words: [String], hereDocument: String?) throws(ShellError) -> ParsedArguments {
+    if hereDocument != nil && !arguments.takesHereDocument {
+      throw usageError("takes no here-document")
+    }
+    var parsed: ParsedArguments
+    do {
+      parsed = try arguments.parse(words)
+    } catch {
+      throw usageError(error.description)
+    }
+    if let problem = arguments.arityProblem(parsed.positionals.count) {
+      throw usageError(problem)
+    }
+    parsed.hereDocument = hereDocument
+    return parsed
+  }
 }
 
-/// A command of the shell: parses its own arguments and runs against a session.
+/// A command of the shell: built from its parsed arguments, it runs against a session and
+/// returns what it found or did, for a view to show.
 protocol ShellCommand: Sendable {
-  /// The command's name, help and completion.
+  /// The command's name, help and arguments.
   static var configuration: CommandConfiguration { get }
-  /// Parses the words after the command name, and a here-document if one was given.
-  /// - Throws: ``ShellError/usage(command:message:usage:)`` when they do not fit.
-  init(arguments: [String], hereDocument: String?) throws(ShellError)
+  /// Takes the parsed arguments over, checking what the declaration cannot say.
+  /// - Throws: ``ShellError/usage(command:message:usage:)`` when they do not make sense.
+  init(_ arguments: ParsedArguments) throws(ShellError)
   /// Does what the command does.
-  /// - Throws: ``ShellError`` saying why it failed; the session is then as it was.
-  func run(in session: Session) throws(ShellError)
+  /// - Returns: what the command found or did, rendered by ``ResultView``.
+  /// - Throws: ``ShellError`` or a model error (``ContextError``) saying why it failed; the
+  ///   session is then as it was.
+  func run(in session: Session) throws -> CommandResult
 }
 
 extension ShellCommand {
   /// A usage error of this command.
   static func usageError(_ message: String) -> ShellError {
-    .usage(command: configuration.name, message: message, usage: configuration.usage)
+    configuration.usageError(message)
   }
+}
 
-  /// Refuses any argument and a here-document, for commands that take neither.
-  static func refuseArguments(_ arguments: [String], _ hereDocument: String?) throws(ShellError) {
-    try refuseHereDocument(hereDocument)
-    guard arguments.isEmpty else { throw usageError("takes no arguments") }
-  }
+/// A command that keeps its parsed arguments as they are and reads its flags when it runs.
+protocol FlagsCommand: ShellCommand {
+  /// The arguments as parsed.
+  var arguments: ParsedArguments { get }
+  /// The command with `arguments`.
+  init(arguments: ParsedArguments)
+}
 
-  /// Refuses a here-document, for commands that read none.
-  static func refuseHereDocument(_ hereDocument: String?) throws(ShellError) {
-    if hereDocument != nil { throw usageError("takes no here-document") }
+extension FlagsCommand {
+  init(_ arguments: ParsedArguments) {
+    self.init(arguments: arguments)
   }
 }
 
@@ -73,7 +96,9 @@ enum CommandRegistry {
     MakeCategoryCommand.self, RemoveCategoryCommand.self,
     NewDocumentCommand.self, WriteDocumentCommand.self, AppendCommand.self,
     EditCommand.self, CatCommand.self, InfoCommand.self, RemoveCommand.self, MoveCommand.self,
-    FindCommand.self, GrepCommand.self, ImportCommand.self, ExportCommand.self,
+    CopyCommand.self, TreeCommand.self, FindCommand.self, GrepCommand.self, SearchCommand.self,
+    ImportCommand.self,
+    ExportCommand.self,
     StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
     RedoCommand.self, HistoryCommand.self, SourceCommand.self, HelpCommand.self,
     ExitCommand.self,
@@ -98,75 +123,5 @@ enum CommandRegistry {
   /// Every word that runs a command, sorted.
   static var allNames: [String] {
     commands.flatMap { [$0.configuration.name] + $0.configuration.aliases }.sorted()
-  }
-}
-
-/// Options and positional words, parsed the way Unix tools do: `-lr`, `-s size`, `-ssize`,
-/// `--json`, `--` to end options.
-struct ParsedArguments {
-  var flags: Set<String> = []
-  var options: [String: String] = [:]
-  var positionals: [String] = []
-
-  /// Parses `words` for a command that knows `flags` and `options` (short names are one
-  /// letter, long ones longer, without dashes).
-  /// - Parameter optionsFirst: stop at the first positional (for commands whose text may
-  ///   start with a dash); otherwise options may come anywhere.
-  static func parse(
-    _ words: [String], flags: Set<String> = [], options: Set<String> = [],
-    optionsFirst: Bool = false, for command: CommandConfiguration
-  ) throws(ShellError) -> ParsedArguments {
-    var parsed = ParsedArguments()
-    var index = 0
-    var optionsEnded = false
-    func fail(_ message: String) -> ShellError {
-      .usage(command: command.name, message: message, usage: command.usage)
-    }
-    while index < words.count {
-      let word = words[index]
-      index += 1
-      if optionsEnded || word == "-" || !word.hasPrefix("-") {
-        parsed.positionals.append(word)
-        if optionsFirst { optionsEnded = true }
-        continue
-      }
-      if word == "--" {
-        optionsEnded = true
-        continue
-      }
-      if word.hasPrefix("--") {
-        let name = String(word.dropFirst(2))
-        if flags.contains(name) {
-          parsed.flags.insert(name)
-        } else if options.contains(name) {
-          guard index < words.count else { throw fail("--\(name) needs a value") }
-          parsed.options[name] = words[index]
-          index += 1
-        } else {
-          throw fail("unknown option \(word)")
-        }
-        continue
-      }
-      var letters = Substring(word.dropFirst())
-      while let letter = letters.first {
-        letters = letters.dropFirst()
-        let name = String(letter)
-        if flags.contains(name) {
-          parsed.flags.insert(name)
-        } else if options.contains(name) {
-          if !letters.isEmpty {
-            parsed.options[name] = String(letters)
-          } else {
-            guard index < words.count else { throw fail("-\(name) needs a value") }
-            parsed.options[name] = words[index]
-            index += 1
-          }
-          break
-        } else {
-          throw fail("unknown option -\(name)")
-        }
-      }
-    }
-    return parsed
   }
 }

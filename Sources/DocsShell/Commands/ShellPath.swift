@@ -92,4 +92,20 @@ struct ShellPath {
     }
     return document
   }
+
+  /// Where a document goes for `mv` and `cp`: a category that keeps its name (`/Archive`,
+  /// `../Archive`, `Archive/`), or a category and a new name (`CATEGORY/NAME`, `NAME`).
+  func documentDestination(
+    in context: Context, from current: Category?
+  ) throws(ShellError) -> (category: Category, name: String?) {
+    switch try resolve(in: context, from: current) {
+    case .top:
+      throw .wrongKind(text, expected: "a category or document name")
+    case .category(let category):
+      return (category, nil)
+    case .entry(let category, let name):
+      if insistsOnCategory { throw .noSuchCategory(name) }
+      return (category, name)
+    }
+  }
 }

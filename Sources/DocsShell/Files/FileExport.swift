@@ -27,11 +27,11 @@ struct FileExport {
   let replacing: Bool
 
   /// Writes `folders` into DEST; `content` reads each document's text.
-  /// - Throws: ``ShellError/input(_:)`` naming the path that stopped it; then nothing
+  /// - Throws: ``ExportError`` naming the path that stopped it; then nothing
   ///   outside what was already there is left behind.
   func write(
-    _ folders: [Folder], content: (Document) throws(ShellError) -> String
-  ) throws(ShellError) {
+    _ folders: [Folder], content: (Document) throws -> String
+  ) throws {
     for folder in folders {
       try checkSafe(folder.name)
       for document in folder.documents { try checkSafe(document.name.text) }
@@ -40,7 +40,7 @@ struct FileExport {
     let existed = stat(destination, &status) == 0
     if existed {
       guard status.st_mode & S_IFMT == S_IFDIR else {
-        throw .input("export: \(destination) exists and is not a folder")
+        throw ExportError.notAFolder(path: destination)
       }
     } else {
       guard errno == ENOENT else { throw failure(destination, errno) }
@@ -54,7 +54,7 @@ struct FileExport {
     }
     defer { close(root) }
     var created = Created()
-    do throws(ShellError) {
+    do {
       if existed { try checkExisting(folders, in: root) }
       for folder in folders {
         try write(folder, in: root, created: &created, content: content)
@@ -70,15 +70,15 @@ struct FileExport {
 
   /// Refuses a name that could reach outside its folder. Names never hold `/` (the model
   /// refuses them), but a file system must not depend on that.
-  private func checkSafe(_ name: String) throws(ShellError) {
+  private func checkSafe(_ name: String) throws(ExportError) {
     guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")),
       !name.utf8.contains(0)
-    else { throw .input("export: \"\(name)\" cannot be a file name") }
+    else { throw .unsafeName(name) }
   }
 
   /// Finds, before writing anything, what would stop the export: an existing file (unless
   /// replacing), a category's place taken by a file or a link, a document's by a folder.
-  private func checkExisting(_ folders: [Folder], in root: Int32) throws(ShellError) {
+  private func checkExisting(_ folders: [Folder], in root: Int32) throws(ExportError) {
     for folder in folders {
       let folderPath = shown(folder.name)
       var status = stat()
@@ -89,11 +89,9 @@ struct FileExport {
       switch status.st_mode & S_IFMT {
       case S_IFDIR: break
       case S_IFLNK:
-        throw .input(
-          "export: \(folderPath) is a symbolic link; export does not follow links inside \(destination)"
-        )
+        throw .linkInside(path: folderPath, destination: destination)
       default:
-        throw .input("export: \(folderPath) exists and is not a folder")
+        throw .notAFolder(path: folderPath)
       }
       let directory = openat(root, folder.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
       guard directory >= 0 else { throw failure(folderPath, errno) }
@@ -104,9 +102,9 @@ struct FileExport {
           guard errno == ENOENT else { throw failure(path, errno) }
           continue
         }
-        guard replacing else { throw .input("export: \(path) exists (use --force to replace it)") }
+        guard replacing else { throw .exists(path: path) }
         if status.st_mode & S_IFMT == S_IFDIR {
-          throw .input("export: \(path) is a folder; it cannot be replaced by a document")
+          throw .folderInPlace(path: path)
         }
       }
     }
@@ -132,8 +130,8 @@ struct FileExport {
 
   private func write(
     _ folder: Folder, in root: Int32, created: inout Created,
-    content: (Document) throws(ShellError) -> String
-  ) throws(ShellError) {
+    content: (Document) throws -> String
+  ) throws {
     let folderPath = shown(folder.name)
     if mkdirat(root, folder.name, 0o755) == 0 {
       created.folders.append(folder.name)
@@ -143,8 +141,7 @@ struct FileExport {
     let directory = openat(root, folder.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard directory >= 0 else {
       if errno == ELOOP || errno == ENOTDIR {
-        throw .input(
-          "export: \(folderPath) is not a folder (links inside \(destination) are not followed)")
+        throw ExportError.notAFolderInside(path: folderPath, destination: destination)
       }
       throw failure(folderPath, errno)
     }
@@ -160,7 +157,7 @@ struct FileExport {
           directory, document.name.text, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666
         )
         guard file >= 0 else {
-          if errno == EEXIST { throw .input("export: \(path) exists (use --force to replace it)") }
+          if errno == EEXIST { throw ExportError.exists(path: path) }
           throw failure(path, errno)
         }
         created.files.append((folder.name, document.name.text))
@@ -172,7 +169,7 @@ struct FileExport {
   /// Writes a temporary file beside `name` and renames it over `name`.
   private func replace(
     _ name: String, in directory: Int32, with bytes: [UInt8], modified: Timestamp, path: String
-  ) throws(ShellError) {
+  ) throws(ExportError) {
     var generator = SystemRandomNumberGenerator()
     var temporary = ""
     var file: Int32 = -1
@@ -183,7 +180,7 @@ struct FileExport {
       if file >= 0 || errno != EEXIST { break }
     }
     guard file >= 0 else { throw failure(path, errno) }
-    do throws(ShellError) {
+    do throws(ExportError) {
       try finish(file, bytes: bytes, modified: modified, path: path)
       guard renameat(directory, temporary, directory, name) == 0 else { throw failure(path, errno) }
     } catch {
@@ -194,20 +191,13 @@ struct FileExport {
 
   /// Writes `bytes` to `file`, sets its modification time and closes it.
   private func finish(_ file: Int32, bytes: [UInt8], modified: Timestamp, path: String)
-    throws(ShellError)
+    throws(ExportError)
   {
     var code: Int32 = 0
-    bytes.withUnsafeBytes { buffer in
-      var done = 0
-      while done < buffer.count {
-        let count = Glibc.write(file, buffer.baseAddress.map { $0 + done }, buffer.count - done)
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else {
-          code = count < 0 ? errno : EIO
-          return
-        }
-        done += count
-      }
+    do {
+      try SystemFileSystem().writeFully(file, bytes)
+    } catch {
+      code = error.code
     }
     if code == 0 {
       let milliseconds = modified.millisecondsSince1970
@@ -232,7 +222,7 @@ struct FileExport {
       .joined(separator: "/")
   }
 
-  private func failure(_ path: String, _ code: Int32) -> ShellError {
-    .input("export: \(path): \(String(cString: strerror(code)))")
+  private func failure(_ path: String, _ code: Int32) -> ExportError {
+    .system(path: path, errno: code)
   }
 }

@@ -43,21 +43,21 @@ enum FileImport {
   }
 
   /// Whether `path` is a file or a folder (following a link the user named).
-  /// - Throws: ``ShellError/input(_:)`` when it does not exist or is neither.
-  static func kind(of path: String) throws(ShellError) -> Kind {
+  /// - Throws: ``ImportError`` when it does not exist or is neither.
+  static func kind(of path: String) throws(ImportError) -> Kind {
     var status = stat()
     guard stat(path, &status) == 0 else { throw failure(path, errno) }
     switch status.st_mode & S_IFMT {
     case S_IFDIR: return .folder
     case S_IFREG: return .file
-    default: throw .input("import: \(path): not a regular file")
+    default: throw .notRegularFile(path: path)
     }
   }
 
   /// Reads the file at `path`, named by the user.
-  /// - Throws: ``ShellError/input(_:)`` naming the path when it cannot be read, is not a
+  /// - Throws: ``ImportError`` naming the path when it cannot be read, is not a
   ///   regular file, is not UTF-8 or its name cannot be a document's.
-  static func readFile(at path: String) throws(ShellError) -> ImportedFile {
+  static func readFile(at path: String) throws(ImportError) -> ImportedFile {
     let name = try documentName(ofPath: path)
     let file = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
     guard file >= 0 else { throw failure(path, errno) }
@@ -66,9 +66,9 @@ enum FileImport {
   }
 
   /// Reads the folder at `path` and its regular files.
-  /// - Throws: ``ShellError/input(_:)`` naming the folder or the first file that cannot be
+  /// - Throws: ``ImportError`` naming the folder or the first file that cannot be
   ///   imported.
-  static func readFolder(at path: String) throws(ShellError) -> ImportedFolder {
+  static func readFolder(at path: String) throws(ImportError) -> ImportedFolder {
     let name = try categoryName(ofPath: path)
     let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard folder >= 0 else { throw failure(path, errno) }
@@ -79,7 +79,7 @@ enum FileImport {
     for entry in try entries(of: folder, path: path) {
       guard let entryName = String(validating: entry, as: UTF8.self) else {
         let shown = String(decoding: entry, as: UTF8.self)
-        throw .input("import: \(shownFolder)/\(shown): the file name is not valid UTF-8")
+        throw .nameNotUTF8(path: "\(shownFolder)/\(shown)")
       }
       let entryPath = shownFolder + "/" + entryName
       var status = stat()
@@ -116,66 +116,61 @@ enum FileImport {
     return String(trimmed.split(separator: "/", omittingEmptySubsequences: true).last ?? trimmed)
   }
 
-  private static func documentName(ofPath path: String) throws(ShellError) -> String {
+  private static func documentName(ofPath path: String) throws(ImportError) -> String {
     let name = lastComponent(of: path)
     try checkDocumentName(name, path: path)
     return name
   }
 
-  private static func categoryName(ofPath path: String) throws(ShellError) -> String {
+  private static func categoryName(ofPath path: String) throws(ImportError) -> String {
     let name = lastComponent(of: path)
     guard name != ".", name != "..", name != "/" else {
-      throw .input(
-        "import: \(path): name the folder by its own name (it becomes the category's name)")
+      throw .folderWithoutName(path: path)
     }
     let valid: Name
     do {
       valid = try Name(name)
     } catch {
-      throw .input("import: \(path): the folder name cannot be a category name: \(error)")
+      throw .invalidCategoryName(path: path, error)
     }
     guard valid.text == name else {
-      throw .input("import: \(path): a category name cannot begin or end with white space")
+      throw .nameWithBlanks(path: path, kind: "category")
     }
     return name
   }
 
   /// Refuses a file name that is not exactly a valid document name: trimming it would
   /// change it, so the round trip through export would not give it back.
-  private static func checkDocumentName(_ name: String, path: String) throws(ShellError) {
+  private static func checkDocumentName(_ name: String, path: String) throws(ImportError) {
     let valid: Name
     do {
       valid = try Name(name)
     } catch {
-      throw .input("import: \(path): the file name cannot be a document name: \(error)")
+      throw .invalidDocumentName(path: path, error)
     }
     guard valid.text == name else {
-      throw .input("import: \(path): a document name cannot begin or end with white space")
+      throw .nameWithBlanks(path: path, kind: "document")
     }
   }
 
   // MARK: - Reading
 
-  private static func read(_ file: Int32, path: String, name: String) throws(ShellError)
+  private static func read(_ file: Int32, path: String, name: String) throws(ImportError)
     -> ImportedFile
   {
     var status = stat()
     guard fstat(file, &status) == 0 else { throw failure(path, errno) }
     guard status.st_mode & S_IFMT == S_IFREG else {
-      throw .input("import: \(path): not a regular file")
+      throw .notRegularFile(path: path)
     }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(Int(status.st_size))
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else { throw failure(path, errno) }
-      if count == 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
+    let bytes: [UInt8]
+    do {
+      bytes = try SystemFileSystem().readToEnd(file)
+    } catch {
+      throw failure(path, error.code)
     }
     guard let content = String(validating: bytes, as: UTF8.self) else {
-      throw .input("import: \(path): not valid UTF-8 text")
+      throw .notUTF8(path: path)
     }
     let modified =
       Int64(status.st_mtim.tv_sec) * 1000 + Int64(status.st_mtim.tv_nsec) / 1_000_000
@@ -185,7 +180,7 @@ enum FileImport {
   }
 
   /// The names in the folder `folder` (not `.` and `..`), as bytes, sorted.
-  private static func entries(of folder: Int32, path: String) throws(ShellError) -> [[UInt8]] {
+  private static func entries(of folder: Int32, path: String) throws(ImportError) -> [[UInt8]] {
     // fdopendir takes the descriptor over; give it its own.
     let copy = dup(folder)
     guard copy >= 0 else { throw failure(path, errno) }
@@ -209,7 +204,7 @@ enum FileImport {
     return names.sorted { $0.lexicographicallyPrecedes($1) }
   }
 
-  private static func failure(_ path: String, _ code: Int32) -> ShellError {
-    .input("import: \(path): \(String(cString: strerror(code)))")
+  private static func failure(_ path: String, _ code: Int32) -> ImportError {
+    .system(path: path, errno: code)
   }
 }

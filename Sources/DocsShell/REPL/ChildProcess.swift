@@ -1,3 +1,5 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -73,7 +75,8 @@ enum ChildProcess {
     if let input {
       close(pipeEnds[0])
       pipeEnds[0] = -1
-      writeAll(input, to: pipeEnds[1])
+      // A program that stops reading early (a pager quit) is no error: the rest is dropped.
+      try? SystemFileSystem().writeFully(pipeEnds[1], input)
       close(pipeEnds[1])
       pipeEnds[1] = -1
     }
@@ -83,18 +86,5 @@ enum ChildProcess {
     }
     // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
     return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-  }
-
-  /// Writes `bytes` to `file` until done or the reader is gone (EPIPE with SIGPIPE ignored).
-  private static func writeAll(_ bytes: [UInt8], to file: Int32) {
-    bytes.withUnsafeBytes { buffer in
-      var done = 0
-      while done < buffer.count {
-        let count = write(file, buffer.baseAddress.map { $0 + done }, buffer.count - done)
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { return }
-        done += count
-      }
-    }
   }
 }

@@ -17,23 +17,33 @@ struct Completer {
       for: candidates(after: context.precedingWords, partial: context.partialWord))
   }
 
-  /// The full words that could stand where `partial` is typed, unescaped.
+  /// The full words that could stand where `partial` is typed, unescaped: command names
+  /// first; then what the command's declaration says — its options after a `-`, the values
+  /// an option allows after it, and what each positional argument names.
   func candidates(after words: [String], partial: String) -> [String] {
     guard let commandName = words.first else {
       return matching(CommandRegistry.allNames, partial)
     }
-    guard let command = CommandRegistry.command(named: commandName), !partial.hasPrefix("-") else {
-      return []
-    }
+    guard let command = CommandRegistry.command(named: commandName) else { return [] }
     let arguments = command.configuration.arguments
-    guard !arguments.isEmpty else { return [] }
-    let position = words.dropFirst().filter { !$0.hasPrefix("-") }.count
-    switch arguments[min(position, arguments.count - 1)] {
-    case .command: return matching(CommandRegistry.allNames, partial)
-    case .category: return categoryPaths(partial)
-    case .document: return documentPaths(partial)
-    case .file: return filePaths(partial)
-    case .text: return []
+    let typed = Array(words.dropFirst())
+    if let last = typed.last, arguments.placement != .none,
+      let option = arguments.option(takingTheWordAfter: last)
+    {
+      return matching(option.allowedValues, partial)
+    }
+    let position = arguments.positionalCount(in: typed)
+    if partial.hasPrefix("-") && arguments.placement != .none
+      && !(arguments.placement == .beforePositionals && position > 0)
+    {
+      return matching(arguments.optionNames, partial)
+    }
+    switch arguments.kind(ofPositionalAt: position) {
+    case .command?: return matching(CommandRegistry.allNames, partial)
+    case .category?: return categoryPaths(partial)
+    case .document?: return documentPaths(partial)
+    case .file?: return filePaths(partial)
+    case .text?, nil: return []
     }
   }
 

@@ -22,9 +22,10 @@ struct EditLineReader: LineReader {
   let historyPath: String?
 
   /// Sets up libedit: the locale, history from `historyPath` (`nil` or `/dev/null` for none;
-  /// a missing parent folder is created with mode 0700), completion through `completionProvider`,
-  /// and a SIGINT handler that makes Ctrl-C drop the half-typed line instead of the process.
-  init(historyPath: String?, completionProvider: @escaping CompletionProvider) {
+  /// a missing parent folder is created with mode 0700), and a SIGINT handler that makes
+  /// Ctrl-C drop the half-typed line instead of the process. Completion comes with
+  /// ``enableCompletion(_:)``, once what it completes from exists.
+  init(historyPath: String?) {
     setlocale(LC_CTYPE, "")
     docsh_set_readline_name()
     using_history()
@@ -37,9 +38,13 @@ struct EditLineReader: LineReader {
       self.historyPath = nil
     }
     stifle_history(Self.historyLimit)
-    activeCompletion = CompletionState(provider: completionProvider)
-    docsh_set_attempted_completion_function(attemptCompletion)
     _ = docsh_install_sigint_handler(1)
+  }
+
+  /// Completes the word under the cursor with `provider` on Tab.
+  func enableCompletion(_ provider: @escaping CompletionProvider) {
+    activeCompletion = CompletionState(provider: provider)
+    docsh_set_attempted_completion_function(attemptCompletion)
   }
 
   /// Reads a line with `prompt`: `.interrupted` on Ctrl-C (after ending the prompt's line),
@@ -122,7 +127,7 @@ private struct CompletionState {
 /// libedit calls completion through C function pointers, which cannot capture context, so the
 /// callbacks find the provider here. A `Mutex` would not do: storing a non-`Sendable` closure in
 /// one requires `sending` it, and then the closure could not capture the session the caller
-/// goes on using. It is safe because it is written only by `EditLineReader.init` and read only
+/// goes on using. It is safe because it is written only by `enableCompletion(_:)` and read only
 /// by the callbacks below, which libedit runs synchronously inside `readline()` on the thread
 /// that called `readLine(prompt:)`; there is one terminal and one reader.
 nonisolated(unsafe) private var activeCompletion = CompletionState()

@@ -1,3 +1,5 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -22,12 +24,10 @@ struct ExternalEditor {
   }
 
   /// Lets the user edit `text`; returns the edited text.
-  /// - Throws: ``ShellError/input(_:)`` when the editor fails or leaves text that is not UTF-8.
-  func edit(_ text: String) throws(ShellError) -> String {
+  /// - Throws: ``EditorError`` when the editor fails or leaves text that is not UTF-8.
+  func edit(_ text: String) throws(EditorError) -> String {
     var template = Array("\(temporaryRoot())/docsh-XXXXXX".utf8CString)
-    guard let folderPointer = mkdtemp(&template) else {
-      throw .input("cannot create a private temporary folder: \(String(cString: strerror(errno)))")
-    }
+    guard let folderPointer = mkdtemp(&template) else { throw .noTemporaryFolder(errno: errno) }
     let folder = String(cString: folderPointer)
     let path = folder + "/document.txt"
     defer {
@@ -36,9 +36,7 @@ struct ExternalEditor {
     }
     try write(text, to: path)
     let status = try run(path)
-    guard status == 0 else {
-      throw .input("the editor (\(command)) exited with status \(status); nothing changed")
-    }
+    guard status == 0 else { throw .failed(command: command, status: status) }
     return try read(path)
   }
 
@@ -49,55 +47,37 @@ struct ExternalEditor {
     return "/tmp"
   }
 
-  private func write(_ text: String, to path: String) throws(ShellError) {
+  private func write(_ text: String, to path: String) throws(EditorError) {
     let file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard file >= 0 else {
-      throw .input("cannot create \(path): \(String(cString: strerror(errno)))")
-    }
+    guard file >= 0 else { throw .cannotWrite(path: path, errno: errno) }
     defer { close(file) }
-    var bytes = Array(text.utf8)
-    var done = 0
-    while done < bytes.count {
-      let count = bytes.withUnsafeMutableBytes {
-        Glibc.write(file, $0.baseAddress.map { $0 + done }, $0.count - done)
-      }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else {
-        throw .input("cannot write \(path): \(String(cString: strerror(errno)))")
-      }
-      done += count
+    do {
+      try SystemFileSystem().writeFully(file, Array(text.utf8))
+    } catch {
+      throw .cannotWrite(path: path, errno: error.code)
     }
   }
 
-  private func read(_ path: String) throws(ShellError) -> String {
+  private func read(_ path: String) throws(EditorError) -> String {
     let file = open(path, O_RDONLY | O_CLOEXEC)
-    guard file >= 0 else {
-      throw .input("cannot read the edited text: \(String(cString: strerror(errno)))")
-    }
+    guard file >= 0 else { throw .cannotRead(errno: errno) }
     defer { close(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else {
-        throw .input("cannot read the edited text: \(String(cString: strerror(errno)))")
-      }
-      if count == 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
+    let bytes: [UInt8]
+    do {
+      bytes = try SystemFileSystem().readToEnd(file)
+    } catch {
+      throw .cannotRead(errno: error.code)
     }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw .input("the edited text is not valid UTF-8; nothing changed")
-    }
+    guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
     return text
   }
 
   /// Runs `/bin/sh -c 'COMMAND "$@"' docsh-editor PATH` and waits; returns its exit status.
-  private func run(_ path: String) throws(ShellError) -> Int32 {
+  private func run(_ path: String) throws(EditorError) -> Int32 {
     do {
       return try ChildProcess.runShell(command + " \"$@\"", name: "docsh-editor", arguments: [path])
     } catch {
-      throw .input("cannot start the editor: \(error)")
+      throw .cannotStart(errno: error.code)
     }
   }
 }

@@ -4,54 +4,48 @@ import DocsKit
 /// history, Ctrl-C dropping the line, and a question before leaving with unsaved changes.
 final class InteractiveLoop {
   private let interpreter: Interpreter
-  private var reader: any LineReader
+  private let terminal: TerminalInput
   private var session: Session { interpreter.session }
 
-  init(interpreter: Interpreter, reader: any LineReader) {
+  /// A loop reading command lines from `terminal`, the same input the session's questions
+  /// and typed text are read from.
+  init(interpreter: Interpreter, terminal: TerminalInput) {
     self.interpreter = interpreter
-    self.reader = reader
-    let session = interpreter.session
-    session.ask = { [unowned self] question in
-      guard case .line(let answer) = self.reader.readLine(prompt: question) else { return nil }
-      return answer
-    }
-    session.readContentLine = { [unowned self] in
-      guard case .line(let line) = self.reader.readLine(prompt: "… ") else { return nil }
-      return line
-    }
+    self.terminal = terminal
   }
 
   /// The prompt: `docsh:PATH> `, with `*` after PATH while there are unsaved changes.
   var prompt: String {
-    "docsh:\(session.displayed(session.location))\(session.context.hasChanges ? "*" : "")> "
+    let location = escapedForTerminal(session.location, allowingNewlinesAndTabs: false)
+    return "docsh:\(location)\(session.context.hasChanges ? "*" : "")> "
   }
 
   /// Reads and runs lines until the user leaves.
   func run() {
     while true {
-      switch reader.readLine(prompt: prompt) {
+      switch terminal.readLine(prompt: prompt) {
       case .interrupted:
         continue
       case .endOfInput:
         session.errors.writeLine("")
         if confirmLeaving() { return }
       case .invalid(let reason):
-        report(.input(reason))
+        report(ShellError.unusableLine(reason: reason))
       case .line(let line):
         var entry = line
         do {
           try interpreter.execute(line) {
-            guard case .line(let more) = reader.readLine(prompt: "> ") else { return nil }
+            guard case .line(let more) = terminal.readLine(prompt: "> ") else { return nil }
             entry += "\n" + more
             return more
           }
         } catch {
           report(error)
         }
-        if !line.trimmingBlanks().isEmpty { reader.addToHistory(entry) }
+        if !line.trimmingBlanks().isEmpty { terminal.addToHistory(entry) }
         session.output.flush()
-        if session.wantsToExit {
-          session.wantsToExit = false
+        if interpreter.exitRequested {
+          interpreter.exitRequested = false
           if confirmLeaving() { return }
         }
       }
@@ -66,12 +60,12 @@ final class InteractiveLoop {
     let what = count == 1 ? "1 unsaved change" : "\(count) unsaved changes"
     while true {
       guard
-        case .line(let answer) = reader.readLine(prompt: "Save \(what) before leaving? [Y/n/c] ")
+        case .line(let answer) = terminal.readLine(prompt: "Save \(what) before leaving? [Y/n/c] ")
       else { return false }
       switch answer.trimmingBlanks().lowercased() {
       case "", "y", "yes":
         do {
-          try ShellError.catching { () throws(ContextError) in try session.context.save() }
+          try session.context.save()
           return true
         } catch {
           report(error)
@@ -87,10 +81,8 @@ final class InteractiveLoop {
     }
   }
 
-  private func report(_ error: ShellError) {
+  private func report(_ error: any Error) {
     session.output.flush()
-    session.errors.writeLine(
-      session.settings.colors.styled("error:", .error) + " " + session.displayed(error.description))
-    session.errors.flush()
+    interpreter.errorReporter.report(error)
   }
 }

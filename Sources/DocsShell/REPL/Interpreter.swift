@@ -5,28 +5,35 @@ import DocsKit
 #endif
 
 /// Runs lines of docsh: tokenizes them, collects here-documents, finds each command in the
-/// registry and runs it as one undo group. Used by the REPL, scripts, `-c` and `source`.
+/// registry, parses its arguments by its declaration, runs it as one undo group and hands what
+/// it returns to the view. Used by the REPL, scripts, `-c`, the startup file and `source`.
 final class Interpreter {
   /// How deep `source` may nest before it is taken for a loop.
   static let maximumSourceDepth = 32
 
   let session: Session
+  /// Set by `exit`: a script stops, the REPL asks before leaving.
+  var exitRequested = false
   private var sourceDepth = 0
 
   init(session: Session) {
     self.session = session
-    session.runFile = { [unowned self] path throws(ShellError) in try self.source(path) }
+  }
+
+  /// How errors are written: one line each on standard error.
+  var errorReporter: ErrorReporter {
+    ErrorReporter(errors: session.errors, colors: session.settings.colors)
   }
 
   /// Runs one line; `moreLines` supplies the lines of a here-document it starts.
-  /// - Throws: ``ShellError`` from the first command that fails; later commands of the line
-  ///   do not run.
-  func execute(_ line: String, moreLines: () -> String?) throws(ShellError) {
+  /// - Throws: the error of the first command that fails (a ``ShellError`` or a model error);
+  ///   later commands of the line do not run.
+  func execute(_ line: String, moreLines: () -> String?) throws {
     let commands: [ParsedCommand]
     do {
       commands = try Tokenizer.commands(in: line)
     } catch {
-      throw .input(error.description)
+      throw ShellError.tokenizer(error)
     }
     for parsed in commands {
       guard let name = parsed.words.first else { continue }
@@ -34,39 +41,67 @@ final class Interpreter {
       if let delimiter = parsed.hereDocumentDelimiter {
         hereDocument = try collectHereDocument(until: delimiter, from: moreLines)
       }
-      guard let type = CommandRegistry.command(named: name) else { throw .unknownCommand(name) }
-      let command = try type.init(
-        arguments: Array(parsed.words.dropFirst()), hereDocument: hereDocument)
-      if type.configuration.pagesOutput, let pager = session.pager {
+      guard let type = CommandRegistry.command(named: name) else {
+        throw ShellError.unknownCommand(name)
+      }
+      let arguments = try type.configuration.parse(
+        Array(parsed.words.dropFirst()), hereDocument: hereDocument)
+      let command = try type.init(arguments)
+      if type.configuration.pagesOutput, let pager = session.collaborators.pager {
         try runPaged(command, of: type, through: pager, words: parsed.words)
       } else {
         try run(command, of: type, words: parsed.words)
       }
       session.output.flush()
-      if session.wantsToExit { return }
+      if exitRequested { return }
     }
   }
 
+  /// Runs `command` (as one undo group when it changes things) and carries out or shows
+  /// what it returns.
   private func run(_ command: any ShellCommand, of type: any ShellCommand.Type, words: [String])
-    throws(ShellError)
+    throws
   {
-    if type.configuration.isUndoable {
-      try session.context.performChanges(Interpreter.actionName(words)) { () throws(ShellError) in
-        try command.run(in: session)
-      }
-    } else {
-      try command.run(in: session)
+    let context = session.context
+    // A query that cannot throw records a category it could not load: what it answered is
+    // incomplete, so the command fails (and, inside its undo group, changes nothing).
+    func runCheckingLoads() throws -> CommandResult {
+      let result = try command.run(in: session)
+      if let failure = context.takeLoadFailure() { throw failure }
+      return result
     }
+    let result: CommandResult
+    if type.configuration.isUndoable {
+      result = try context.performChanges(Interpreter.actionName(words), runCheckingLoads)
+    } else {
+      result = try runCheckingLoads()
+    }
+    session.warnOnceAboutTheIndex()
+    switch result {
+    case .runFile(let path):
+      try source(path)
+    case .exit:
+      exitRequested = true
+    default:
+      resultView.show(result)
+      if let failure = result.failureAfterShowing { throw failure }
+    }
+  }
+
+  private var resultView: ResultView {
+    ResultView(
+      output: session.output, errors: session.errors, colors: session.settings.colors,
+      dates: session.settings.dates, now: session.collaborators.clock())
   }
 
   /// Runs `command` with its output held back, then shows it through `pager` when it is
   /// longer than the screen. Output written before a failure is shown too.
   private func runPaged(
-    _ command: any ShellCommand, of type: any ShellCommand.Type, through pager: Pager,
+    _ command: any ShellCommand, of type: any ShellCommand.Type, through pager: any Paging,
     words: [String]
-  ) throws(ShellError) {
+  ) throws {
     session.output.hold()
-    var failure: ShellError?
+    var failure: (any Error)?
     do {
       try run(command, of: type, words: words)
     } catch {
@@ -84,20 +119,28 @@ final class Interpreter {
     return name.utf8.count <= 60 ? name : name.prefix(59) + "…"
   }
 
-  /// Runs the lines `reader` gives, stopping at the first failure.
+  /// A line of a script that failed, and why.
+  struct ScriptFailure {
+    /// The line's number, from 1.
+    var line: Int
+    /// Why it failed.
+    var error: any Error
+  }
+
+  /// Runs the lines `reader` gives, stopping at the first failure or at `exit`.
   /// - Returns: `nil` when every line succeeded, else the failure with its line number.
-  func runScript(_ reader: inout some LineReader) -> (line: Int, error: ShellError)? {
+  func runScript(_ reader: inout some LineReader) -> ScriptFailure? {
     var lineNumber = 0
-    while !session.wantsToExit {
+    while !exitRequested {
       let input = reader.readLine(prompt: "")
       lineNumber += 1
       switch input {
       case .endOfInput:
         return nil
       case .interrupted:
-        return (lineNumber, .input("interrupted"))
+        return ScriptFailure(line: lineNumber, error: ShellError.interrupted)
       case .invalid(let reason):
-        return (lineNumber, .input(reason))
+        return ScriptFailure(line: lineNumber, error: ShellError.unusableLine(reason: reason))
       case .line(let text):
         let commandLine = lineNumber
         do {
@@ -108,7 +151,7 @@ final class Interpreter {
           }
         } catch {
           session.output.flush()
-          return (commandLine, error)
+          return ScriptFailure(line: commandLine, error: error)
         }
       }
     }
@@ -118,17 +161,46 @@ final class Interpreter {
   /// Runs the commands of the file at `path` in this session, for `source`.
   private func source(_ path: String) throws(ShellError) {
     guard sourceDepth < Interpreter.maximumSourceDepth else {
-      throw .input(
-        "source: files source each other more than \(Interpreter.maximumSourceDepth) deep")
+      throw .sourcedTooDeep(limit: Interpreter.maximumSourceDepth)
     }
     let file = open(path, O_RDONLY | O_CLOEXEC)
-    guard file >= 0 else { throw .input("source: \(path): \(String(cString: strerror(errno)))") }
+    guard file >= 0 else { throw .unreadableScript(path: path, errno: errno) }
     defer { close(file) }
     sourceDepth += 1
     defer { sourceDepth -= 1 }
     var reader = PlainLineReader(fileDescriptor: file)
-    if let (line, error) = runScript(&reader) {
-      throw .input("\(path):\(line): \(error)")
+    if let failure = runScript(&reader) {
+      throw .failedInSourcedFile(path: path, line: failure.line, report: ErrorReport(failure.error))
+    }
+  }
+
+  /// Runs the REPL's startup file (`docshrc`) before the first prompt.
+  ///
+  /// The file runs like a script: nobody is asked anything (a confirmation fails unless
+  /// `-f`), and the first failing line stops it, reported as `FILE:LINE: error: …` on
+  /// standard error — later lines may depend on it (`cd Work` then `rm -f Draft`), so they
+  /// are skipped. Whatever happens, the REPL starts afterwards; `exit` in the file only ends
+  /// the file. A missing file is no error.
+  func runStartupFile(at path: String) {
+    let file = open(path, O_RDONLY | O_CLOEXEC)
+    guard file >= 0 else {
+      if errno != ENOENT {
+        session.tell("docsh: \(path): \(systemMessage(errno))")
+      }
+      return
+    }
+    defer { close(file) }
+    let wasInteractive = session.settings.isInteractive
+    session.settings.isInteractive = false
+    defer {
+      session.settings.isInteractive = wasInteractive
+      exitRequested = false
+    }
+    var reader = PlainLineReader(fileDescriptor: file)
+    let failure = runScript(&reader)
+    session.output.flush()
+    if let failure {
+      errorReporter.report(failure.error, at: "\(path):\(failure.line)")
     }
   }
 
@@ -140,6 +212,6 @@ final class Interpreter {
       if line == delimiter { return text }
       text += line + "\n"
     }
-    throw .input("the here-document has no line \"\(delimiter)\" before the end of input")
+    throw .unterminatedHereDocument(delimiter: delimiter)
   }
 }

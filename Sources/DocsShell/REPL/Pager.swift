@@ -2,18 +2,39 @@
   import Glibc
 #endif
 
+/// Starts the pager program with output on its standard input.
+protocol PagerLaunching {
+  /// Runs `command` with `output` on its standard input; returns its exit status.
+  /// - Throws: ``ChildProcess/LaunchFailure`` when it cannot be started.
+  func run(_ command: String, input output: [UInt8]) throws(ChildProcess.LaunchFailure) -> Int32
+}
+
+/// The real launcher: `/bin/sh -c COMMAND`, as git runs its pager.
+struct ShellPagerLauncher: PagerLaunching {
+  func run(_ command: String, input output: [UInt8]) throws(ChildProcess.LaunchFailure) -> Int32 {
+    try ChildProcess.runShell(command, name: "docsh-pager", input: output)
+  }
+}
+
 /// Shows a command's output through a pager (`$DOCSH_PAGER`, else `$PAGER`, else
 /// `less -FRX`) when it does not fit on the screen above the prompt. Only the REPL pages,
 /// and only the commands whose configuration says ``CommandConfiguration/pagesOutput``.
-struct Pager {
+struct Pager: Paging {
   /// The pager's shell command.
   let command: String
   /// The terminal's height in rows, read when output is ready (the window may have changed).
-  var rows: () -> Int
-  /// Runs the pager with the output on its standard input; returns its exit status.
-  var run: (_ command: String, _ output: [UInt8]) throws(ChildProcess.LaunchFailure) -> Int32 = {
-    command, output throws(ChildProcess.LaunchFailure) in
-    try ChildProcess.runShell(command, name: "docsh-pager", input: output)
+  let rows: () -> Int
+  /// What starts the pager program.
+  let launcher: any PagerLaunching
+
+  /// A pager running `command` through `launcher`, for a screen `rows` high.
+  init(
+    command: String, rows: @escaping () -> Int,
+    launcher: any PagerLaunching = ShellPagerLauncher()
+  ) {
+    self.command = command
+    self.rows = rows
+    self.launcher = launcher
   }
 
   /// The default when neither variable is set: quit when it fits (`-F`), keep colors
@@ -68,7 +89,7 @@ struct Pager {
     screen.flush()
     let status: Int32
     do {
-      status = try run(command, output)
+      status = try launcher.run(command, input: output)
     } catch {
       errors.writeLine("docsh: cannot start the pager (\(command)): \(error)")
       screen.write(bytes: output)

@@ -62,13 +62,29 @@ enum Tokenizer {
   /// - Throws: ``TokenizerError`` for unbalanced quotes, a trailing backslash, a misplaced or
   ///   incomplete here-document marker, or a NUL byte.
   static func commands(in line: String) throws(TokenizerError) -> [ParsedCommand] {
-    let bytes = Array(line.utf8)
+    var line = line
+    // Scanned in place: scripts of thousands of lines spend their time here.
+    let scanned = line.withUTF8 { bytes in
+      Result { () throws(TokenizerError) in try commands(inBytes: bytes) }
+    }
+    return try scanned.get()
+  }
+
+  private static func commands(
+    inBytes bytes: UnsafeBufferPointer<UInt8>
+  ) throws(TokenizerError) -> [ParsedCommand] {
     if let nul = bytes.firstIndex(of: 0) {
       throw .nulByte(column: column(ofByteOffset: nul, in: bytes))
     }
     var scanner = CommandScanner()
+    // Room for a typical line up front: growing these word by word cost more than the scan.
+    scanner.words.reserveCapacity(min(bytes.count / 2 + 1, 64))
+    scanner.word.reserveCapacity(min(bytes.count, 256))
     var index = 0
     let count = bytes.count
+    func append(_ range: Range<Int>) {
+      scanner.word.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+    }
     while index < count {
       let byte = bytes[index]
       switch byte {
@@ -81,29 +97,34 @@ enum Tokenizer {
       case .hash where !scanner.inWord:
         while index < count, bytes[index] != .newline { index += 1 }
       case .singleQuote:
-        guard let close = bytes[(index + 1)...].firstIndex(of: .singleQuote) else {
+        var close = index + 1
+        while close < count && bytes[close] != .singleQuote { close += 1 }
+        guard close < count else {
           throw .unterminatedSingleQuote(column: column(ofByteOffset: index, in: bytes))
         }
         scanner.inWord = true
-        scanner.word.append(contentsOf: bytes[(index + 1)..<close])
+        append((index + 1)..<close)
         index = close + 1
       case .doubleQuote:
         scanner.inWord = true
         var cursor = index + 1
         var closed = false
         while cursor < count {
-          let inner = bytes[cursor]
-          if inner == .doubleQuote {
+          // A run up to the next quote or backslash goes in at once.
+          var end = cursor
+          while end < count && bytes[end] != .doubleQuote && bytes[end] != .backslash { end += 1 }
+          append(cursor..<end)
+          cursor = end
+          guard cursor < count else { break }
+          if bytes[cursor] == .doubleQuote {
             closed = true
             break
           }
-          if inner == .backslash, cursor + 1 < count,
-            Self.escapableInDoubleQuotes(bytes[cursor + 1])
-          {
+          if cursor + 1 < count, Self.escapableInDoubleQuotes(bytes[cursor + 1]) {
             if bytes[cursor + 1] != .newline { scanner.word.append(bytes[cursor + 1]) }
             cursor += 2
           } else {
-            scanner.word.append(inner)
+            scanner.word.append(.backslash)
             cursor += 1
           }
         }
@@ -138,7 +159,7 @@ enum Tokenizer {
           }
           break
         }
-        scanner.word.append(contentsOf: bytes[index..<end])
+        append(index..<end)
         index = end
       }
     }
@@ -249,8 +270,10 @@ enum Tokenizer {
   }
 
   /// The 1-based character column of the byte at `offset`, which starts a character.
-  private static func column(ofByteOffset offset: Int, in bytes: [UInt8]) -> Int {
-    String(decoding: bytes[..<offset], as: UTF8.self).count + 1
+  private static func column(ofByteOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>)
+    -> Int
+  {
+    String(decoding: UnsafeBufferPointer(rebasing: bytes[..<offset]), as: UTF8.self).count + 1
   }
 }
 
@@ -310,6 +333,9 @@ struct CompletionContext: Equatable, Sendable {
           wordStart = nil
         case .hash where wordStart == nil:
           inComment = true
+        case .backslash where index + 1 < bytes.count && bytes[index + 1] == .newline:
+          // A line continuation vanishes, as the tokenizer drops it: it starts no word.
+          index += 1
         default:
           if wordStart == nil { wordStart = index }
           if byte == .singleQuote { quote = .single }

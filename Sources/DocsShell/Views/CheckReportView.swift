@@ -5,6 +5,17 @@ struct CheckReportView {
   let report: StoreCheckReport
 
   var lines: [String] {
+    storeLines + indexLines
+  }
+
+  /// `  index: the index agrees with the store`, or why it was rebuilt or cannot be used;
+  /// nothing without an index.
+  private var indexLines: [String] {
+    guard let index = report.index, index != .none else { return [] }
+    return ["  index: \(index)"]
+  }
+
+  private var storeLines: [String] {
     if !report.exists && report.isSound {
       return ["\(report.path): no store yet (nothing saved), nothing to check"]
     }

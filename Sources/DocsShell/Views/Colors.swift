@@ -22,6 +22,8 @@ struct TerminalStyle: Hashable, Sendable {
   static let warning = TerminalStyle(parameters: "33")
   /// Less important text such as dates and headers: dim.
   static let dim = TerminalStyle(parameters: "2")
+  /// The words a search or match found: bold red, as grep marks them.
+  static let match = TerminalStyle(parameters: "1;31")
   /// Emphasis: bold.
   static let bold = TerminalStyle(parameters: "1")
 }

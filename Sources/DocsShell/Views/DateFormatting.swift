@@ -45,15 +45,48 @@ struct DateFormatting: Sendable {
   /// otherwise `Nov 29  2025`; the day is padded with a space (`Nov  9`).
   func short(_ milliseconds: Int64, now: Int64) -> String {
     let fields = localFields(milliseconds).fields
-    let day = fields.day < 10 ? " " + String(fields.day) : String(fields.day)
-    let start = Self.monthAbbreviations[fields.month - 1] + " " + day + " "
     let isRecent = milliseconds <= now && now - milliseconds < Self.sixMonthsInMilliseconds
-    if isRecent {
-      return start + twoDigits(fields.hour) + ":" + twoDigits(fields.minute)
+    guard (0...99_999).contains(fields.year) else {
+      let day = fields.day < 10 ? " " + String(fields.day) : String(fields.day)
+      let year = String(fields.year)
+      return Self.monthAbbreviations[fields.month - 1] + " " + day + " "
+        + String(repeating: " ", count: max(0, 5 - year.count)) + year
     }
-    let year = String(fields.year)
-    return start + String(repeating: " ", count: max(0, 5 - year.count)) + year
+    // Written byte by byte: `ls` of a large category formats thousands of these.
+    return String(unsafeUninitializedCapacity: 12) { out in
+      Self.monthBytes.withUTF8Buffer { months in
+        for offset in 0..<3 { out[offset] = months[(fields.month - 1) * 3 + offset] }
+      }
+      out[3] = UInt8(ascii: " ")
+      out[4] = fields.day < 10 ? UInt8(ascii: " ") : UInt8(48 + fields.day / 10)
+      out[5] = UInt8(48 + fields.day % 10)
+      out[6] = UInt8(ascii: " ")
+      if isRecent {
+        out[7] = UInt8(48 + fields.hour / 10)
+        out[8] = UInt8(48 + fields.hour % 10)
+        out[9] = UInt8(ascii: ":")
+        out[10] = UInt8(48 + fields.minute / 10)
+        out[11] = UInt8(48 + fields.minute % 10)
+        return 12
+      }
+      // The year right-aligned in five columns: `Nov 29  2025`.
+      var year = fields.year
+      var index = 11
+      repeat {
+        out[index] = UInt8(48 + year % 10)
+        year /= 10
+        index -= 1
+      } while year > 0
+      while index >= 7 {
+        out[index] = UInt8(ascii: " ")
+        index -= 1
+      }
+      return 12
+    }
   }
+
+  /// The month abbreviations, three bytes each.
+  private static let monthBytes: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
 
   /// The full form: `2026-11-29 14:53:00.123 +0100`, local time and its offset from UTC.
   func full(_ milliseconds: Int64) -> String {

@@ -5,7 +5,7 @@ enum DisplayWidth {
   /// everything else 1. A character (grapheme cluster) counts its widest scalar, and 2 when
   /// it holds the emoji variation selector U+FE0F.
   static func of(_ text: String) -> Int {
-    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+    if isPrintableASCII(text) { return text.utf8.count }
     var width = 0
     for character in text {
       var widest = 0
@@ -33,6 +33,15 @@ enum DisplayWidth {
       0x1F680...0x1F6FF, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
       2
     default: 1
+    }
+  }
+
+  /// Whether `text` is all printable ASCII, read as one run of bytes.
+  static func isPrintableASCII(_ text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { bytes in
+      for byte in bytes where byte < 0x20 || byte >= 0x7F { return false }
+      return true
     }
   }
 }

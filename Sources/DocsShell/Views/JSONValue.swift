@@ -4,6 +4,9 @@ import DocsKit
 enum JSONValue {
   case string(String)
   case integer(Int)
+  /// A number with a fraction; not a number or an infinity is written `null`, as JSON has
+  /// neither.
+  case number(Double)
   case bool(Bool)
   case null
   case array([JSONValue])
@@ -25,6 +28,7 @@ enum JSONValue {
     switch self {
     case .string(let value): JSONValue.appendString(value, to: &text)
     case .integer(let value): text += String(value)
+    case .number(let value): text += value.isFinite ? String(value) : "null"
     case .bool(let value): text += value ? "true" : "false"
     case .null: text += "null"
     case .array(let values):

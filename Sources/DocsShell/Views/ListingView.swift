@@ -8,20 +8,14 @@ struct ListingView {
   let now: Timestamp
   let long: Bool
 
-  init(session: Session, long: Bool) {
-    colors = session.settings.colors
-    dates = session.settings.dates
-    now = session.now()
-    self.long = long
-  }
-
   /// One line per category: `Work/  12 documents  24 kB  Nov 29 14:53`.
-  func categoryTable(_ rows: [(Category, CategorySummary)]) -> [String] {
+  func categoryTable(_ listings: [CategoryListing]) -> [String] {
     let renderer = TableRenderer(alignments: [.left, .right, .right, .left], colors: colors)
     return renderer.render(
-      rows: rows.map { category, summary in
-        [
-          TableRenderer.Cell(category.name.text + "/", style: .category),
+      rows: listings.map { listing in
+        let summary = listing.summary
+        return [
+          TableRenderer.Cell(listing.category.name.text + "/", style: .category),
           // "1 document " keeps the numbers of "12 documents" aligned.
           TableRenderer.Cell(
             "\(summary.documentCount) " + (summary.documentCount == 1 ? "document " : "documents")),
@@ -41,6 +35,30 @@ struct ListingView {
           TableRenderer.Cell(size(document.size), style: .size),
           TableRenderer.Cell(date(document.modified), style: .dim),
         ]
+      })
+  }
+
+  /// The categories as JSON: `[{"name","documents","size","modified"}]`.
+  static func categoriesJSON(_ listings: [CategoryListing]) -> JSONValue {
+    .array(
+      listings.map { listing in
+        .object([
+          ("name", .string(listing.category.name.text)),
+          ("documents", .integer(listing.summary.documentCount)),
+          ("size", .integer(listing.summary.totalSize)),
+          ("modified", .date(listing.summary.latestModification)),
+        ])
+      })
+  }
+
+  /// The documents as JSON: `[{"name","size","modified"}]`.
+  static func documentsJSON(_ documents: [Document]) -> JSONValue {
+    .array(
+      documents.map { document in
+        .object([
+          ("name", .string(document.name.text)), ("size", .integer(document.size)),
+          ("modified", .date(document.modified)),
+        ])
       })
   }
 

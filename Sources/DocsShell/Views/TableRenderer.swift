@@ -44,13 +44,14 @@ struct TableRenderer: Sendable {
   /// have fewer cells than others; no line ends in spaces.
   func render(header: [Cell]? = nil, rows: [[Cell]]) -> [String] {
     let allRows = (header.map { [$0] } ?? []) + rows
+    // Each cell is escaped and measured once.
     let texts = allRows.map { row in
       row.map { escapedForTerminal($0.text, allowingNewlinesAndTabs: false) }
     }
+    let cellWidths = texts.map { row in row.map(DisplayWidth.of) }
     var widths: [Int] = []
-    for row in texts {
-      for (column, text) in row.enumerated() {
-        let width = DisplayWidth.of(text)
+    for row in cellWidths {
+      for (column, width) in row.enumerated() {
         if column < widths.count {
           widths[column] = max(widths[column], width)
         } else {
@@ -58,22 +59,30 @@ struct TableRenderer: Sendable {
         }
       }
     }
-    return zip(allRows, texts).map { row, rowTexts in
+    var lines: [String] = []
+    lines.reserveCapacity(allRows.count)
+    for (rowIndex, row) in allRows.enumerated() {
+      let rowTexts = texts[rowIndex]
       var line = ""
       for (column, text) in rowTexts.enumerated() {
         let isLast = column == rowTexts.count - 1
-        let padding = String(repeating: " ", count: widths[column] - DisplayWidth.of(text))
+        let padding = widths[column] - cellWidths[rowIndex][column]
         let alignment = column < alignments.count ? alignments[column] : .left
-        let padded: String
+        var padded = ""
         switch alignment {
-        case .left: padded = isLast ? text : text + padding
-        case .right: padded = padding + text
+        case .left:
+          padded = text
+          if !isLast && padding > 0 { padded += String(repeating: " ", count: padding) }
+        case .right:
+          if padding > 0 { padded = String(repeating: " ", count: padding) }
+          padded += text
         }
         if column > 0 { line += separator }
         line += colors.styled(padded, row[column].style)
       }
       while line.utf8.last == UInt8(ascii: " ") { line.removeLast() }
-      return line
+      lines.append(line)
     }
+    return lines
   }
 }

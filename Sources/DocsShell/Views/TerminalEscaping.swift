@@ -7,9 +7,11 @@
 /// return read `\t`, `\n`, `\r`; other ASCII controls `\x07`; the rest `\u{202E}`. A literal
 /// backslash is kept as is.
 func escapedForTerminal(_ text: String, allowingNewlinesAndTabs: Bool) -> String {
-  if !text.utf8.contains(where: { mightNeedTerminalEscape($0, allowingNewlinesAndTabs) }) {
-    return text
+  var bytes = text
+  let mightNeedEscapes = bytes.withUTF8 { utf8 in
+    utf8.contains { mightNeedTerminalEscape($0, allowingNewlinesAndTabs) }
   }
+  if !mightNeedEscapes { return text }
   var result = ""
   result.reserveCapacity(text.utf8.count + 16)
   for scalar in text.unicodeScalars {

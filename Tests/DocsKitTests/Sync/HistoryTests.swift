@@ -215,3 +215,53 @@ import Testing
     #expect(context.document(withID: plan.id)?.name.text == "Other")
   }
 }
+
+/// Restoring and syncing when the context opens the store with its index: categories come
+/// in lazily, and a store rewritten by a sync is never read through a stale index.
+@Suite struct IndexedHistoryTests {
+  @Test func restoringIntoCategoriesNotLoadedYetFaultsThemIn() throws {
+    let harness = try Harness()
+    try harness.seed(categories: 3, documents: 3)
+    let (first, _) = try harness.openIndexed(now: Harness.lateClock)
+    let category = try #require(first.category(named: "Cat 1"))
+    let kept = try #require(first.document(named: "Doc 1.0", in: category.id))
+    let gone = try #require(first.document(named: "Doc 1.1", in: category.id))
+    let savedKept = SavedDocument(
+      id: kept.id, name: "Doc 1.0", categoryID: category.id, categoryName: "Cat 1",
+      content: "as it was", size: 9, modified: kept.modified)
+    let savedGone = SavedDocument(
+      id: gone.id, name: "Doc 1.1", categoryID: category.id, categoryName: "Cat 1",
+      content: try first.content(of: gone.id), size: gone.size, modified: gone.modified)
+    try first.deleteDocument(gone.id)
+    try first.save()
+
+    let (context, _) = try harness.openIndexed(now: Harness.lateClock)
+    #expect(!context.isLoaded(category.id))
+    try context.restoreDocument(savedKept)
+    #expect(try context.content(of: kept.id) == "as it was")
+    let (again, _) = try harness.openIndexed(now: Harness.lateClock)
+    #expect(!again.isLoaded(category.id))
+    let restored = try again.restoreDocument(savedGone)
+    #expect(restored.id == gone.id)
+    #expect(again.documents(in: category.id).count == 3)
+  }
+
+  @Test func aStoreRewrittenBySyncIsReadAfreshThroughTheIndex() throws {
+    let sandbox = try GitSandbox("indexedsync")
+    let remote = try sandbox.makeBareRemote()
+    let laptop = try Machine("laptop", in: sandbox, number: 1)
+    let desktop = try Machine("desktop", in: sandbox, number: 2)
+    try startTogether(laptop, desktop, remote: remote)
+    let cache = sandbox.folder.path("cache")
+    func indexed() throws -> Context {
+      try Context(store: IndexedStore(path: laptop.storePath, cacheFolder: cache))
+    }
+    #expect(try indexed().content(of: try document("Work", "Plan", in: indexed()).id) == "plan 0\n")
+    try desktop.edit { try put("plan desktop\n", at: "Work", "Plan", in: $0) }
+    try desktop.sync()
+    try laptop.sync()  // fast-forward: docsh's atomic write of the store
+    let context = try indexed()
+    #expect(
+      try context.content(of: try document("Work", "Plan", in: context).id) == "plan desktop\n")
+  }
+}

@@ -1,0 +1,28 @@
+// The C edge of docsh's SQLite index: the SQLite API (FTS5's extension API included), the
+// constants Swift cannot import and a non-variadic way to reach fts5_api. Only
+// Store/SQLite.swift imports it.
+#ifndef DOCSH_CSQLITE_SHIM_H
+#define DOCSH_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT: SQLite copies a bound value before the call returns.
+static inline sqlite3_destructor_type docsh_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+// MARK: - FTS5's extension API (declared in sqlite3.h)
+
+/// FTS5_TOKENIZE_DOCUMENT: tokenize text as a document is tokenized when inserted.
+static const int docsh_fts5_tokenize_document = FTS5_TOKENIZE_DOCUMENT;
+
+/// The FTS5 API of `db` (NULL when FTS5 is not built in): `SELECT fts5(?1)` with a pointer.
+static inline fts5_api *docsh_fts5_api(sqlite3 *db) {
+  fts5_api *api = 0;
+  sqlite3_stmt *statement = 0;
+  if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &statement, 0) != SQLITE_OK) return 0;
+  sqlite3_bind_pointer(statement, 1, (void *)&api, "fts5_api_ptr", 0);
+  sqlite3_step(statement);
+  sqlite3_finalize(statement);
+  return api;
+}
+
+#endif

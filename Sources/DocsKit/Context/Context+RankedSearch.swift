@@ -1,0 +1,204 @@
+// Ranked full-text search: the store's FTS5 index answers for documents as saved; documents
+// changed since (written, renamed, moved, new) are matched here on what they are now, and
+// deleted ones are left out. Without an index, everything is matched here.
+extension Context {
+  /// The documents matching `query`, best first: those with a searched word in their name,
+  /// then by bm25 (more occurrences in a document of similar length rank higher).
+  /// - Parameters:
+  ///   - category: only this category's documents; every category when `nil`.
+  ///   - limit: at most this many hits; `nil` or 0 for all.
+  /// - Throws: ``ContextError/invalidSearch(_:)`` for a term with nothing to search for,
+  ///   ``ContextError/store(_:)`` when a content cannot be read.
+  public func search(
+    _ query: SearchQuery, in category: ObjectID? = nil, limit: Int? = 20
+  ) throws(ContextError) -> [SearchHit] {
+    let tokenizer = rankedSearchTokenizer()
+    let compiled: CompiledQuery
+    do {
+      compiled = try CompiledQuery(query, tokenizer: tokenizer)
+    } catch {
+      throw .invalidSearch(error)
+    }
+    let limit = limit.flatMap { $0 > 0 ? $0 : nil }
+    let changed = changedDocumentIDs()
+    let changedInScope = changed.filter { id in
+      guard let record = documentRecords[id] else { return false }
+      return category == nil || record.document.categoryID == category
+    }
+    let request = IndexSearchRequest(
+      expression: compiled.matchExpression, nameExpression: compiled.nameExpression,
+      phraseExpressions: compiled.phraseExpressions, category: category, limit: limit,
+      excluding: changed, wantsStatistics: !changedInScope.isEmpty)
+    var found: [Candidate] = []
+    if let result = store.search(request) {
+      for hit in result.hits where !changed.contains(hit.document.id) {
+        let document =
+          documentRecords[hit.document.id]?.document
+          ?? Document(
+            id: hit.document.id, name: hit.document.name, categoryID: hit.document.categoryID,
+            size: hit.document.size, modified: hit.document.modified)
+        found.append(
+          Candidate(
+            document: document,
+            content: documentRecords[hit.document.id]?.content
+              ?? .fault(hit.document.contentLocation), bm25: hit.bm25,
+            matchesName: hit.matchesName, text: nil))
+      }
+      let statistics =
+        result.statistics
+        ?? SearchStatistics(documentCount: 1, tokenCount: 1, phraseDocumentCounts: [])
+      for id in changedInScope {
+        guard let record = documentRecords[id] else { continue }
+        let text = try self.text(of: record.content)
+        if let candidate = try match(
+          compiled, record.document, record.content, text, tokenizer, statistics)
+        {
+          found.append(candidate)
+        }
+      }
+    } else {
+      found = try searchWithoutIndex(compiled, in: category, tokenizer: tokenizer)
+    }
+    found.sort {
+      $0.matchesName != $1.matchesName
+        ? $0.matchesName
+        : $0.bm25 != $1.bm25 ? $0.bm25 > $1.bm25 : categoryThenName($0.document, $1.document)
+    }
+    if let limit, found.count > limit { found.removeSubrange(limit...) }
+    var hits: [SearchHit] = []
+    hits.reserveCapacity(found.count)
+    for candidate in found {
+      let text: String
+      if let known = candidate.text {
+        text = known
+      } else {
+        text = try self.text(of: candidate.content)
+      }
+      hits.append(hit(for: candidate, text: text, compiled, tokenizer))
+    }
+    return hits
+  }
+
+  /// A document that matched, before its snippet is made.
+  private struct Candidate {
+    var document: Document
+    var content: ContentStorage
+    var bm25: Double
+    var matchesName: Bool
+    var text: String?
+  }
+
+  /// The documents whose indexed text may be out of date: changed since the last save.
+  private func changedDocumentIDs() -> Set<ObjectID> {
+    var ids = Set<ObjectID>()
+    for (id, saved) in baseline {
+      switch saved {
+      case .document: ids.insert(id)
+      case .absent where documentRecords[id] != nil: ids.insert(id)
+      default: break
+      }
+    }
+    return ids
+  }
+
+  private func rankedSearchTokenizer() -> any SearchTokenizing {
+    if let searchTokenizer { return searchTokenizer }
+    let library = (store as? IndexedStore)?.sqlite ?? SystemSQLite()
+    let made: any SearchTokenizing =
+      (try? IndexTokenizer(library: library)) ?? ApproximateTokenizer()
+    searchTokenizer = made
+    return made
+  }
+
+  /// Matches one document here, ranking it with the collection's `statistics`.
+  private func match(
+    _ query: CompiledQuery, _ document: Document, _ content: ContentStorage, _ text: String,
+    _ tokenizer: any SearchTokenizing, _ statistics: SearchStatistics
+  ) throws(ContextError) -> Candidate? {
+    let nameTokens = tokenizer.tokens(of: document.name.text)
+    let contentTokens = tokenizer.tokens(of: text)
+    let inName = query.occurrences(in: nameTokens).map(\.count)
+    let inContent = query.occurrences(in: contentTokens).map(\.count)
+    guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { return nil }
+    let wanted = Set(query.required.joined()).subtracting(query.excluded)
+    let matchesName = wanted.contains { inName[$0] > 0 }
+    let bm25 = Ranking.bm25(
+      nameCounts: inName, contentCounts: inContent,
+      length: nameTokens.count + contentTokens.count, statistics: statistics)
+    return Candidate(
+      document: document, content: content, bm25: bm25, matchesName: matchesName, text: text)
+  }
+
+  /// Matches every document of the scope here, with statistics of the scope.
+  private func searchWithoutIndex(
+    _ query: CompiledQuery, in category: ObjectID?, tokenizer: any SearchTokenizing
+  ) throws(ContextError) -> [Candidate] {
+    let candidates = try contentSearchCandidates(in: category)
+    var texts: [String] = []
+    texts.reserveCapacity(candidates.count)
+    for candidate in candidates { texts.append(try text(of: candidate.content)) }
+    var tokenCount = 0
+    var counts = Array(repeating: 0, count: query.phrases.count)
+    var perDocument: [([Int], [Int], Int)] = []
+    for (index, candidate) in candidates.enumerated() {
+      let nameTokens = tokenizer.tokens(of: candidate.document.name.text)
+      let contentTokens = tokenizer.tokens(of: texts[index])
+      let inName = query.occurrences(in: nameTokens).map(\.count)
+      let inContent = query.occurrences(in: contentTokens).map(\.count)
+      tokenCount += nameTokens.count + contentTokens.count
+      for phrase in counts.indices where inName[phrase] + inContent[phrase] > 0 {
+        counts[phrase] += 1
+      }
+      perDocument.append((inName, inContent, nameTokens.count + contentTokens.count))
+    }
+    let statistics = SearchStatistics(
+      documentCount: candidates.count, tokenCount: tokenCount, phraseDocumentCounts: counts)
+    let wanted = Set(query.required.joined()).subtracting(query.excluded)
+    var found: [Candidate] = []
+    for (index, candidate) in candidates.enumerated() {
+      let (inName, inContent, length) = perDocument[index]
+      guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { continue }
+      found.append(
+        Candidate(
+          document: candidate.document, content: candidate.content,
+          bm25: Ranking.bm25(
+            nameCounts: inName, contentCounts: inContent, length: length,
+            statistics: statistics),
+          matchesName: wanted.contains { inName[$0] > 0 }, text: texts[index]))
+    }
+    return found
+  }
+
+  private func hit(
+    for candidate: Candidate, text: String, _ query: CompiledQuery,
+    _ tokenizer: any SearchTokenizing
+  ) -> SearchHit {
+    let wanted = Set(query.required.joined()).subtracting(query.excluded)
+    func matchedTokens(_ tokens: [FoldedToken]) -> Set<Int> {
+      var matched = Set<Int>()
+      for (phrase, starts) in query.occurrences(in: tokens).enumerated()
+      where wanted.contains(phrase) {
+        for start in starts {
+          for offset in 0..<query.phrases[phrase].tokens.count { matched.insert(start + offset) }
+        }
+      }
+      return matched
+    }
+    let nameTokens = tokenizer.tokens(of: candidate.document.name.text)
+    let contentTokens = tokenizer.tokens(of: text)
+    return SearchHit(
+      document: candidate.document,
+      score: Ranking.score(bm25: candidate.bm25, matchesName: candidate.matchesName),
+      matchesName: candidate.matchesName,
+      nameHighlights: Snippets.highlights(
+        in: candidate.document.name.text, tokens: nameTokens, matched: matchedTokens(nameTokens)),
+      snippet: Snippets.make(
+        from: text, tokens: contentTokens, matched: matchedTokens(contentTokens)))
+  }
+
+  /// Verifies the store as it is on disk, and that its index agrees with it (rebuilding the
+  /// index when it does not); changes nothing in the store.
+  public func check() -> StoreCheckReport {
+    store.check()
+  }
+}

@@ -1,0 +1,378 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Matching, ranking and snippets in Swift, token for token as the FTS5 index does it: for
+// documents changed since the last save (the index holds their old text), for stores with
+// no index, and for the snippets of every hit (the index keeps no text to cut them from).
+
+// MARK: - Results
+
+/// One document found by a ranked search.
+public struct SearchHit: Hashable, Sendable {
+  /// The document.
+  public var document: Document
+  /// How well it matches; higher is better. Documents whose name holds a searched word
+  /// score above 1, those matching only in their content below 1.
+  public var score: Double
+  /// Whether a searched word is in the document's name.
+  public var matchesName: Bool
+  /// The ranges of the searched words in the document's name.
+  public var nameHighlights: [Range<String.Index>]
+  /// A one-line piece of the content around the best match.
+  public var snippet: SearchSnippet
+}
+
+/// A one-line piece of a document's content, with the words that matched marked.
+public struct SearchSnippet: Hashable, Sendable {
+  /// The text: line breaks and tabs turned to spaces, `…` where it was cut.
+  public var text: String
+  /// The ranges of `text` that matched a searched word.
+  public var highlights: [Range<String.Index>]
+}
+
+// MARK: - Tokenizing
+
+/// Turns text into the folded tokens the index holds.
+protocol SearchTokenizing: AnyObject {
+  /// The tokens of `text`, in order.
+  func tokens(of text: String) -> [FoldedToken]
+}
+
+/// FTS5's own tokenizer on a private in-memory database.
+final class IndexTokenizer: SearchTokenizing {
+  private let database: SQLiteDatabase
+  private let tokenizer: FTSTokenizer
+  private let fallback = ApproximateTokenizer()
+
+  /// The tokenizer of `library`'s FTS5.
+  /// - Throws: ``SQLiteError`` when SQLite cannot make one.
+  init(library: any SQLiteLibrary) throws(SQLiteError) {
+    database = try SQLiteDatabase(path: ":memory:", create: true, library: library)
+    tokenizer = try library.makeTokenizer(database.connection)
+  }
+
+  func tokens(of text: String) -> [FoldedToken] {
+    tokenizer.tokens(of: text) ?? fallback.tokens(of: text)
+  }
+}
+
+/// A stand-in for when SQLite cannot make its tokenizer: letters, digits and private-use
+/// characters make tokens, folded to lower case; accents are kept.
+final class ApproximateTokenizer: SearchTokenizing {
+  func tokens(of text: String) -> [FoldedToken] {
+    var tokens: [FoldedToken] = []
+    var current = ""
+    var start = 0
+    var offset = 0
+    func flush() {
+      if !current.isEmpty { tokens.append(FoldedToken(text: current, range: start..<offset)) }
+      current = ""
+    }
+    for scalar in text.unicodeScalars {
+      let width = UTF8.width(scalar)
+      switch scalar.properties.generalCategory {
+      case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+        .decimalNumber, .letterNumber, .otherNumber, .privateUse:
+        if current.isEmpty { start = offset }
+        current += scalar.properties.lowercaseMapping
+      case .nonspacingMark, .spacingMark,
+        .enclosingMark where !current.isEmpty:
+        break
+      default:
+        flush()
+      }
+      offset += width
+    }
+    flush()
+    return tokens
+  }
+}
+
+// MARK: - A query ready to match
+
+/// A ``SearchQuery`` turned into phrases of folded tokens.
+struct CompiledQuery {
+  struct Phrase: Hashable {
+    var tokens: [String]
+    var isPrefix: Bool
+  }
+
+  /// Every phrase of the query, positive ones first.
+  var phrases: [Phrase]
+  /// Groups of indexes into `phrases`: each group must match.
+  var required: [[Int]]
+  /// Indexes of the excluded phrases.
+  var excluded: [Int]
+
+  /// The number of phrases that can match (not excluded).
+  var positiveCount: Int { phrases.count - excluded.count }
+
+  init(_ query: SearchQuery, tokenizer: any SearchTokenizing) throws(SearchQueryError) {
+    var phrases: [Phrase] = []
+    var indexes: [Phrase: Int] = [:]
+    func index(of term: SearchQuery.Term) throws(SearchQueryError) -> Int {
+      let tokens = tokenizer.tokens(of: term.text).map(\.text)
+      guard !tokens.isEmpty else { throw .nothingSearchable(term.text) }
+      let phrase = Phrase(tokens: tokens, isPrefix: term.isPrefix)
+      if let known = indexes[phrase] { return known }
+      phrases.append(phrase)
+      indexes[phrase] = phrases.count - 1
+      return phrases.count - 1
+    }
+    var required: [[Int]] = []
+    for group in query.required {
+      var indexesOfGroup: [Int] = []
+      for term in group { indexesOfGroup.append(try index(of: term)) }
+      required.append(indexesOfGroup)
+    }
+    let positive = phrases.count
+    var excluded: [Int] = []
+    for term in query.excluded {
+      let found = try index(of: term)
+      if found < positive {
+        // Both wanted and excluded: nothing can match; keep it excluded.
+        excluded.append(found)
+      } else if !excluded.contains(found) {
+        excluded.append(found)
+      }
+    }
+    self.phrases = phrases
+    self.required = required
+    self.excluded = excluded
+  }
+
+  /// The FTS5 MATCH expression: every token quoted, so nothing typed is FTS5 syntax.
+  var matchExpression: String {
+    var expression = required.map { group in
+      "(" + group.map { CompiledQuery.literal(phrases[$0]) }.joined(separator: " OR ") + ")"
+    }.joined(separator: " AND ")
+    for index in excluded {
+      expression = "(" + expression + ") NOT " + CompiledQuery.literal(phrases[index])
+    }
+    return expression
+  }
+
+  /// The expression matching documents with a wanted phrase in their name.
+  var nameExpression: String {
+    let wanted = Set(required.joined()).subtracting(excluded).sorted()
+    let alternatives = wanted.map { CompiledQuery.literal(phrases[$0]) }
+    return "{name} : (" + (alternatives.isEmpty ? "\"\"" : alternatives.joined(separator: " OR "))
+      + ")"
+  }
+
+  /// Each wanted phrase on its own, for counting the documents that hold it.
+  var phraseExpressions: [String] { phrases.map(CompiledQuery.literal) }
+
+  static func literal(_ phrase: Phrase) -> String {
+    let quoted =
+      "\"" + phrase.tokens.joined(separator: " ").replacingQuotes() + "\""
+    return phrase.isPrefix ? quoted + " *" : quoted
+  }
+
+  // MARK: Matching in Swift
+
+  /// Where each phrase occurs in `tokens`: the index of its first token, per phrase.
+  func occurrences(in tokens: [FoldedToken]) -> [[Int]] {
+    var found = Array(repeating: [Int](), count: phrases.count)
+    guard !tokens.isEmpty else { return found }
+    for (index, phrase) in phrases.enumerated() {
+      let count = phrase.tokens.count
+      guard count <= tokens.count else { continue }
+      for start in 0...(tokens.count - count) {
+        var matches = true
+        for offset in 0..<count {
+          let token = tokens[start + offset].text
+          let wanted = phrase.tokens[offset]
+          let isLast = offset == count - 1
+          if isLast && phrase.isPrefix ? !token.utf8.starts(with: wanted.utf8) : token != wanted {
+            matches = false
+            break
+          }
+        }
+        if matches { found[index].append(start) }
+      }
+    }
+    return found
+  }
+
+  /// Whether a document whose columns hold these occurrences matches the query.
+  func matches(_ perPhraseCounts: [Int]) -> Bool {
+    for index in excluded where perPhraseCounts[index] > 0 { return false }
+    return required.allSatisfy { group in group.contains { perPhraseCounts[$0] > 0 } }
+  }
+}
+
+extension String {
+  fileprivate func replacingQuotes() -> String {
+    var result = ""
+    for character in self {
+      result.append(character)
+      if character == "\"" { result.append("\"") }
+    }
+    return result
+  }
+}
+
+// MARK: - Ranking
+
+/// What bm25 needs to know of the whole collection.
+public struct SearchStatistics: Sendable {
+  /// How many documents the collection has.
+  var documentCount: Int
+  /// How many tokens all of them hold, names and contents.
+  var tokenCount: Int
+  /// For each phrase of the query, how many documents hold it.
+  var phraseDocumentCounts: [Int]
+}
+
+/// FTS5's bm25 (k1 = 1.2, b = 0.75), with the name column weighted as the index weights it.
+enum Ranking {
+  /// The weight of a match in the name, against 1 for one in the content.
+  static let nameWeight = 5.0
+
+  /// bm25 of a document (higher is better) from its occurrences per phrase and column.
+  static func bm25(
+    nameCounts: [Int], contentCounts: [Int], length: Int, statistics: SearchStatistics
+  ) -> Double {
+    let k1 = 1.2
+    let b = 0.75
+    let rows = Double(max(statistics.documentCount, 1))
+    let averageLength = max(Double(statistics.tokenCount) / rows, 1)
+    var score = 0.0
+    for index in nameCounts.indices {
+      let frequency = nameWeight * Double(nameCounts[index]) + Double(contentCounts[index])
+      guard frequency > 0 else { continue }
+      let hits = Double(
+        index < statistics.phraseDocumentCounts.count ? statistics.phraseDocumentCounts[index] : 0)
+      var idf = log((rows - hits + 0.5) / (hits + 0.5))
+      if idf <= 0 { idf = 1e-6 }
+      score +=
+        idf * (frequency * (k1 + 1))
+        / (frequency + k1 * (1 - b + b * Double(length) / averageLength))
+    }
+    return score
+  }
+
+  /// The score a hit shows: above 1 when the name matched, the bm25 squeezed into 0…1.
+  static func score(bm25: Double, matchesName: Bool) -> Double {
+    let squeezed = bm25 / (bm25 + 1)
+    return matchesName ? 1 + squeezed : squeezed
+  }
+}
+
+// MARK: - Snippets
+
+enum Snippets {
+  /// How many tokens a snippet holds at most.
+  static let width = 16
+
+  /// A one-line snippet of `text` around the best cluster of matches, and the ranges of the
+  /// matched words (`matched` are indexes into `tokens`).
+  static func make(from text: String, tokens: [FoldedToken], matched: Set<Int>) -> SearchSnippet {
+    guard !tokens.isEmpty else {
+      return SearchSnippet(text: oneLine(text, limit: 120), highlights: [])
+    }
+    var first = 0
+    if let best = bestWindowStart(tokens: tokens, matched: matched) { first = best }
+    let last = min(tokens.count, first + width) - 1
+    let utf8 = Array(text.utf8)
+    let start = first == 0 ? 0 : tokens[first].range.lowerBound
+    let end = last == tokens.count - 1 ? utf8.count : tokens[last].range.upperBound
+    var bytes: [UInt8] = []
+    var highlightBytes: [Range<Int>] = []
+    if start > 0 { bytes.append(contentsOf: "…".utf8) }
+    var previousWasBlank = false
+    var position = start
+    var tokenIndex = first
+    while position < end {
+      if tokenIndex <= last, position == tokens[tokenIndex].range.lowerBound {
+        let range = tokens[tokenIndex].range
+        if matched.contains(tokenIndex) {
+          highlightBytes.append(bytes.count..<(bytes.count + range.count))
+        }
+        bytes.append(contentsOf: utf8[range.clamped(to: 0..<utf8.count)])
+        position = range.upperBound
+        tokenIndex += 1
+        previousWasBlank = false
+        continue
+      }
+      let byte = utf8[position]
+      if byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == 0x20 {
+        if !previousWasBlank { bytes.append(0x20) }
+        previousWasBlank = true
+      } else {
+        bytes.append(byte)
+        previousWasBlank = false
+      }
+      position += 1
+    }
+    while bytes.last == 0x20 { bytes.removeLast() }
+    if end < utf8.count { bytes.append(contentsOf: "…".utf8) }
+    return snippet(bytes: bytes, highlights: highlightBytes)
+  }
+
+  /// Ranges of the matched tokens of a name.
+  static func highlights(in name: String, tokens: [FoldedToken], matched: Set<Int>)
+    -> [Range<String.Index>]
+  {
+    matched.sorted().compactMap { index in
+      guard index < tokens.count else { return nil }
+      return range(of: tokens[index].range, in: name)
+    }
+  }
+
+  private static func bestWindowStart(tokens: [FoldedToken], matched: Set<Int>) -> Int? {
+    let sorted = matched.sorted()
+    guard !sorted.isEmpty else { return nil }
+    var best = sorted[0]
+    var bestCount = 0
+    var low = 0
+    for (high, position) in sorted.enumerated() {
+      while position - sorted[low] >= width - 4 { low += 1 }
+      if high - low + 1 > bestCount {
+        bestCount = high - low + 1
+        best = sorted[low]
+      }
+    }
+    // A little context before the first match.
+    return max(0, min(best - 3, tokens.count - width))
+  }
+
+  private static func oneLine(_ text: String, limit: Int) -> String {
+    var result = ""
+    var previousWasBlank = false
+    for character in text {
+      if result.utf8.count >= limit {
+        result += "…"
+        break
+      }
+      if character.isNewline || character == "\t" || character == " " {
+        if !previousWasBlank && !result.isEmpty { result.append(" ") }
+        previousWasBlank = true
+      } else {
+        result.append(character)
+        previousWasBlank = false
+      }
+    }
+    while result.hasSuffix(" ") { result.removeLast() }
+    return result
+  }
+
+  private static func snippet(bytes: [UInt8], highlights: [Range<Int>]) -> SearchSnippet {
+    let text = String(decoding: bytes, as: UTF8.self)
+    let ranges = highlights.compactMap { range(of: $0, in: text) }
+    return SearchSnippet(text: text, highlights: ranges)
+  }
+
+  private static func range(of bytes: Range<Int>, in text: String) -> Range<String.Index>? {
+    let utf8 = text.utf8
+    guard bytes.upperBound <= utf8.count else { return nil }
+    let lower = utf8.index(utf8.startIndex, offsetBy: bytes.lowerBound)
+    let upper = utf8.index(utf8.startIndex, offsetBy: bytes.upperBound)
+    guard let low = lower.samePosition(in: text.unicodeScalars),
+      let high = upper.samePosition(in: text.unicodeScalars)
+    else { return nil }
+    return low..<high
+  }
+}

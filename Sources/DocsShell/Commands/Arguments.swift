@@ -1,0 +1,339 @@
+/// What the words after a command name are, so completion can offer the right names.
+enum ArgumentKind: Sendable {
+  /// A category name or path.
+  case category
+  /// A document name or `CATEGORY/NAME` path.
+  case document
+  /// Free text: nothing to complete.
+  case text
+  /// A file of the file system.
+  case file
+  /// A command name.
+  case command
+}
+
+/// One option a command (or docsh itself) takes: its names, and the value it takes if any.
+///
+/// Declared once as a static constant beside the command that reads it; parsing, the usage
+/// line, `--help` and Tab completion all come from the declaration.
+struct OptionSpec: Hashable, Sendable {
+  /// Every spelling: `-s`, `--sort`. The first is the one the usage line shows.
+  let names: [String]
+  /// What the value is called in the usage line (`PATH`, `name|size|date`); `nil` for a flag.
+  let valueName: String?
+  /// The values Tab completion offers after the option.
+  let allowedValues: [String]
+  /// One or more lines for `docsh --help`.
+  let help: String
+
+  /// A flag: present or not.
+  static func flag(_ names: String..., help: String = "") -> OptionSpec {
+    OptionSpec(names: names, valueName: nil, allowedValues: [], help: help)
+  }
+
+  /// An option that takes the next word (or `--name=VALUE`, `-nVALUE`) as its value.
+  static func value(
+    _ names: String..., valueName: String, allowedValues: [String] = [], help: String = ""
+  ) -> OptionSpec {
+    OptionSpec(names: names, valueName: valueName, allowedValues: allowedValues, help: help)
+  }
+
+  /// `--json`: print JSON instead of text, for the commands that can.
+  static let json = OptionSpec.flag("--json", help: "print JSON")
+
+  /// `-f`, `--force`: do it without asking.
+  static let force = OptionSpec.flag("-f", "--force", help: "do not ask")
+
+  /// Whether the option takes a value.
+  var takesValue: Bool { valueName != nil }
+
+  /// The name usage shows.
+  var primaryName: String { names[0] }
+
+  /// `[-s name|size|date]`, `[--json]`.
+  var usage: String {
+    "[" + primaryName + (valueName.map { " " + $0 } ?? "") + "]"
+  }
+}
+
+/// How many words a positional argument takes.
+enum Arity: Sendable {
+  /// Exactly one: `NAME`.
+  case one
+  /// One or none: `[CATEGORY]`.
+  case optional
+  /// One or more: `NAME…`.
+  case oneOrMore
+  /// Any number: `[TEXT…]`.
+  case zeroOrMore
+  /// One or more words read as one text, joined by spaces: `TEXT`.
+  case words
+}
+
+/// One positional argument: its name in the usage line, how many words, what it completes.
+struct PositionalSpec: Sendable {
+  /// The name the usage line shows: `CATEGORY`, `NAME`.
+  let name: String
+  /// How many words it takes.
+  let arity: Arity
+  /// What Tab completion offers for it.
+  let kind: ArgumentKind
+
+  init(_ name: String, _ arity: Arity = .one, completing kind: ArgumentKind) {
+    self.name = name
+    self.arity = arity
+    self.kind = kind
+  }
+
+  /// `NAME`, `[CATEGORY]`, `NAME…`, `[TEXT…]`.
+  var usage: String {
+    switch arity {
+    case .one, .words: return name
+    case .optional: return "[" + name + "]"
+    case .oneOrMore: return name + "…"
+    case .zeroOrMore: return "[" + name + "…]"
+    }
+  }
+
+  /// The fewest words it takes.
+  var minimum: Int {
+    switch arity {
+    case .one, .oneOrMore, .words: return 1
+    case .optional, .zeroOrMore: return 0
+    }
+  }
+
+  /// The most words it takes; `nil` for no limit.
+  var maximum: Int? {
+    switch arity {
+    case .one, .optional: return 1
+    case .oneOrMore, .zeroOrMore, .words: return nil
+    }
+  }
+}
+
+/// Where options may stand among the words.
+enum OptionPlacement: Sendable {
+  /// Anywhere, as `ls -l Work -r`; `--` ends them.
+  case anywhere
+  /// Only before the first positional word, so that a pattern or text may start with a dash.
+  case beforePositionals
+  /// Nowhere: every word is positional (a leading `--` is dropped, so `new -- -draft` works).
+  case none
+}
+
+/// Why words do not fit a declaration, before any command-specific wording.
+enum ArgumentError: Error, Equatable, Sendable {
+  /// No declared option has this spelling.
+  case unknownOption(String)
+  /// The option needs a value and none followed.
+  case missingValue(String)
+  /// `--flag=VALUE` for a flag.
+  case unexpectedValue(String)
+}
+
+extension ArgumentError: CustomStringConvertible {
+  var description: String {
+    switch self {
+    case .unknownOption(let option): return "unknown option \(option)"
+    case .missingValue(let option): return "\(option) needs a value"
+    case .unexpectedValue(let option): return "\(option) takes no value"
+    }
+  }
+}
+
+/// Everything a command (or docsh itself) takes, declared once: options, positionals, whether
+/// a here-document may follow, and the words that say what is missing or too much.
+struct ArgumentSpec: Sendable {
+  /// The options, in the order the usage line shows them.
+  var options: [OptionSpec] = []
+  /// The positional arguments, in order.
+  var positionals: [PositionalSpec] = []
+  /// Where options may stand.
+  var placement = OptionPlacement.anywhere
+  /// Whether the command reads a here-document (`new NAME <<END`).
+  var takesHereDocument = false
+  /// What the usage error says when a positional word is missing.
+  var whenMissing = ""
+  /// What the usage error says when there are more words than the positionals take.
+  var whenExtra = "takes no arguments"
+
+  /// The options and positionals as the usage line shows them: `[-l] [-r] [CATEGORY]`.
+  var usage: String {
+    (options.map(\.usage) + positionals.map(\.usage)).joined(separator: " ")
+  }
+
+  /// The option spelled `name`, if declared.
+  func option(named name: String) -> OptionSpec? {
+    options.first { $0.names.contains(name) }
+  }
+
+  /// Every spelling of every option, sorted, for Tab completion.
+  var optionNames: [String] {
+    options.flatMap(\.names).sorted()
+  }
+
+  /// Splits `words` into options and positionals the way Unix tools do: `-lr`, `-s size`,
+  /// `-ssize`, `--sort size`, `--sort=size`, `--` to end options, `-` as a word.
+  /// - Throws: ``ArgumentError`` for an unknown option or a missing or unexpected value.
+  func parse(_ words: [String]) throws(ArgumentError) -> ParsedArguments {
+    var parsed = ParsedArguments()
+    // A command that takes nothing at all takes no options either: `pwd -x` is one word too many.
+    if placement == .none || (options.isEmpty && positionals.isEmpty) {
+      parsed.positionals = words.first == "--" ? Array(words.dropFirst()) : words
+      return parsed
+    }
+    var index = 0
+    var optionsEnded = false
+    func nextValue(for name: String) throws(ArgumentError) -> String {
+      guard index < words.count else { throw .missingValue(name) }
+      defer { index += 1 }
+      return words[index]
+    }
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if optionsEnded || word == "-" || !word.hasPrefix("-") {
+        parsed.positionals.append(word)
+        if placement == .beforePositionals { optionsEnded = true }
+        continue
+      }
+      if word == "--" {
+        optionsEnded = true
+        continue
+      }
+      if word.hasPrefix("--") {
+        var name = word
+        var inline: String?
+        if let equals = word.firstIndex(of: "=") {
+          name = String(word[..<equals])
+          inline = String(word[word.index(after: equals)...])
+        }
+        guard let option = option(named: name) else { throw .unknownOption(name) }
+        if option.takesValue {
+          if let inline {
+            parsed.record(option, value: inline)
+          } else {
+            parsed.record(option, value: try nextValue(for: name))
+          }
+        } else {
+          guard inline == nil else { throw .unexpectedValue(name) }
+          parsed.record(option, value: nil)
+        }
+        continue
+      }
+      // Short options, bundled as in -lr, -yc TEXT or -ssize.
+      var letters = Substring(word.dropFirst())
+      while let letter = letters.first {
+        letters = letters.dropFirst()
+        let name = "-" + String(letter)
+        guard let option = option(named: name) else { throw .unknownOption(name) }
+        guard option.takesValue else {
+          parsed.record(option, value: nil)
+          continue
+        }
+        parsed.record(option, value: letters.isEmpty ? try nextValue(for: name) : String(letters))
+        break
+      }
+    }
+    return parsed
+  }
+
+  /// Checks the number of positional words against the declaration.
+  /// - Returns: `nil` when it fits, else the usage message: ``whenMissing`` or ``whenExtra``.
+  func arityProblem(_ count: Int) -> String? {
+    let minimum = positionals.reduce(0) { $0 + $1.minimum }
+    if count < minimum { return whenMissing }
+    var maximum = 0
+    for positional in positionals {
+      guard let most = positional.maximum else { return nil }
+      maximum += most
+    }
+    return count > maximum ? whenExtra : nil
+  }
+
+  /// What the word at `position` among the positional words completes to; the last
+  /// positional repeats when it takes several words.
+  func kind(ofPositionalAt position: Int) -> ArgumentKind? {
+    var start = 0
+    for positional in positionals {
+      guard let most = positional.maximum else { return positional.kind }
+      if position < start + most { return positional.kind }
+      start += most
+    }
+    return nil
+  }
+
+  /// The positional words among `words` typed so far (options and their values skipped).
+  func positionalCount(in words: [String]) -> Int {
+    if placement == .none { return words.count - (words.first == "--" ? 1 : 0) }
+    var count = 0
+    var index = 0
+    var optionsEnded = false
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if optionsEnded || word == "-" || !word.hasPrefix("-") {
+        count += 1
+        if placement == .beforePositionals { optionsEnded = true }
+      } else if word == "--" {
+        optionsEnded = true
+      } else if takesNextWord(word) {
+        index += 1
+      }
+    }
+    return count
+  }
+
+  /// The option whose value is the word after `word`, if `word` ends with one that takes a
+  /// value and does not hold it (`-s`, `-ls`, `--sort`; not `--sort=size` or `-ssize`).
+  func option(takingTheWordAfter word: String) -> OptionSpec? {
+    if word.hasPrefix("--") {
+      guard !word.contains("="), let option = option(named: word), option.takesValue else {
+        return nil
+      }
+      return option
+    }
+    for (offset, letter) in word.dropFirst().enumerated() {
+      guard let option = option(named: "-" + String(letter)) else { return nil }
+      if option.takesValue { return offset == word.count - 2 ? option : nil }
+    }
+    return nil
+  }
+
+  private func takesNextWord(_ word: String) -> Bool {
+    option(takingTheWordAfter: word) != nil
+  }
+}
+
+/// Words split by an ``ArgumentSpec``: which options were given, with their values, and the
+/// positional words in order.
+struct ParsedArguments: Sendable {
+  /// The positional words.
+  var positionals: [String] = []
+  /// The here-document given after the command, if any.
+  var hereDocument: String?
+  private var given: Set<String> = []
+  private var values: [String: [String]] = [:]
+
+  /// Notes that `option` was given, with its value.
+  fileprivate mutating func record(_ option: OptionSpec, value: String?) {
+    given.insert(option.primaryName)
+    if let value { values[option.primaryName, default: []].append(value) }
+  }
+
+  /// Whether `option` was given (under any of its names).
+  func isSet(_ option: OptionSpec) -> Bool {
+    given.contains(option.primaryName)
+  }
+
+  /// The value given last for `option`, if it was given.
+  func value(of option: OptionSpec) -> String? {
+    values[option.primaryName]?.last
+  }
+
+  /// Every value given for `option`, in order (for options that may repeat, like `-c`).
+  func values(of option: OptionSpec) -> [String] {
+    values[option.primaryName] ?? []
+  }
+}

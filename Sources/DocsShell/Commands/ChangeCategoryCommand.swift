@@ -1,0 +1,43 @@
+import DocsKit
+
+/// `cd`: enter a category, go up, go back.
+struct ChangeCategoryCommand: ShellCommand {
+  static let configuration = CommandConfiguration(
+    name: "cd",
+    abstract: "enter a category; alone, go to the top; - goes back",
+    example: "cd Work",
+    arguments: ArgumentSpec(
+      positionals: [PositionalSpec("CATEGORY | .. | / | -", .optional, completing: .category)],
+      placement: .none, whenExtra: "takes one category"),
+    isUndoable: false)
+
+  let path: String?
+
+  init(_ arguments: ParsedArguments) throws(ShellError) {
+    path = arguments.positionals.first
+  }
+
+  func run(in session: Session) throws -> CommandResult {
+    guard let path else {
+      session.changeCategory(to: nil)
+      return .nothing
+    }
+    if path == "-" {
+      guard let previous = session.previousCategory else {
+        throw ShellError.noPreviousCategory
+      }
+      session.changeCategory(to: previous)
+      return .location(session.location)
+    }
+    switch try session.resolve(path) {
+    case .top: session.changeCategory(to: nil)
+    case .category(let category): session.changeCategory(to: category)
+    case .entry(let category, let name):
+      if session.context.document(named: name, in: category.id) != nil {
+        throw ShellError.wrongKind(path, expected: "a category")
+      }
+      throw ShellError.noSuchCategory(path)
+    }
+    return .nothing
+  }
+}

@@ -1,0 +1,20 @@
+import DocsKit
+
+/// `check`: verify the store file on disk.
+struct CheckCommand: ShellCommand {
+  static let configuration = CommandConfiguration(
+    name: "check",
+    abstract: "verify the store file: format, unique ids and names, sizes against contents",
+    discussion: """
+      Reads the saved store as it is on disk (unsaved changes are not part of it) and
+      reports every problem found; fails when there is any. docsh --check does the same
+      from the command line.
+      """,
+    example: "check", isUndoable: false)
+
+  init(_ arguments: ParsedArguments) {}
+
+  func run(in session: Session) -> CommandResult {
+    .checkReport(session.context.check())
+  }
+}

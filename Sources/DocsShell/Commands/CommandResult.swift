@@ -1,0 +1,148 @@
+import DocsKit
+
+/// How a listing or a report is shown.
+enum OutputFormat: Sendable {
+  /// Text for people: tables with human sizes and short dates.
+  case text
+  /// Text with exact bytes and full timestamps (`ls -l`).
+  case long
+  /// JSON, for programs (`--json`).
+  case json
+}
+
+extension ParsedArguments {
+  /// JSON when `--json` was given, else text.
+  var outputFormat: OutputFormat { isSet(.json) ? .json : .text }
+}
+
+/// A document with the name of its category, as `find`, `grep` and `info` show it.
+struct LocatedDocument: Sendable {
+  /// The category's name.
+  var categoryName: String
+  /// The document.
+  var document: Document
+
+  /// `CATEGORY/NAME`.
+  var path: String { categoryName + "/" + document.name.text }
+}
+
+/// One matching line of `grep`, with its document's place.
+struct LocatedMatch: Sendable {
+  /// The category's name.
+  var categoryName: String
+  /// The line that matched.
+  var match: ContentMatch
+}
+
+/// One hit of `search`, with its document's place.
+struct LocatedHit: Sendable {
+  /// The document and its category's name.
+  var document: LocatedDocument
+  /// The score, highlights and snippet.
+  var hit: SearchHit
+}
+
+/// What `grep` reports: the lines, each document once (`-l`), or counts (`-c`).
+enum GrepReport: Sendable {
+  /// Every matching line: `CATEGORY/NAME:LINE: text`.
+  case lines([LocatedMatch])
+  /// Each matching document once: `CATEGORY/NAME`.
+  case documents([LocatedDocument])
+  /// Each matching document with its number of matching lines: `CATEGORY/NAME:2`.
+  case counts([(document: LocatedDocument, count: Int)])
+}
+
+/// One entry of `status`: what happened to which object.
+struct StatusEntry: Sendable {
+  /// What happened.
+  enum Change: Sendable {
+    case newCategory, renamedCategory, deletedCategory
+    case newDocument, changedDocument, deletedDocument
+  }
+
+  /// What happened.
+  var change: Change
+  /// The category's name: the category's own, or the document's category (as it was, when
+  /// deleted).
+  var categoryName: String
+  /// The document's name; `nil` for a category.
+  var documentName: String?
+  /// For a changed document: the properties that changed, in their fixed order.
+  var properties: [DocumentProperty] = []
+
+  /// `CATEGORY/` or `CATEGORY/NAME`.
+  var path: String {
+    documentName.map { categoryName + "/" + $0 } ?? categoryName + "/"
+  }
+}
+
+/// The unsaved changes, as `status` shows them.
+struct StatusReport: Sendable {
+  /// How many objects changed.
+  var count: Int
+  /// One entry per change, in the order shown: categories (new, renamed, deleted), then
+  /// documents (new, changed, deleted).
+  var entries: [StatusEntry]
+}
+
+/// What `tree` shows: the categories, each with its documents, in name order.
+struct TreeReport: Sendable {
+  /// One category and the names of its documents.
+  struct Branch: Sendable {
+    var categoryName: String
+    var documentNames: [String]
+  }
+
+  /// The category at the root; `nil` when the tree starts at the top.
+  var rootCategory: String?
+  /// The categories shown (one when ``rootCategory`` is set).
+  var branches: [Branch]
+}
+
+/// What a command found or did: plain values for ``ResultView`` to show as text, a table or
+/// JSON. Commands never format; views never change the model.
+enum CommandResult: Sendable {
+  /// Nothing to show.
+  case nothing
+  /// Lines for standard error, for the person at the terminal: `Undid mkdir Work.`
+  case messages([String])
+  /// Where the user is (`pwd`, `cd -`).
+  case location(String)
+  /// The categories with their summaries (`ls` at the top).
+  case categories([CategoryListing], OutputFormat)
+  /// Documents of a category (`ls CATEGORY`).
+  case documents([Document], OutputFormat)
+  /// One document's metadata (`info`).
+  case documentInfo(LocatedDocument, OutputFormat)
+  /// Documents found by name (`find`).
+  case foundDocuments([LocatedDocument], OutputFormat)
+  /// What `grep` found.
+  case matches(GrepReport, OutputFormat)
+  /// What `search` found, best first.
+  case searchHits([LocatedHit], OutputFormat)
+  /// Contents to print as they are (`cat`).
+  case contents([String])
+  /// The unsaved changes (`status`).
+  case status(StatusReport, OutputFormat)
+  /// What `check` found.
+  case checkReport(StoreCheckReport)
+  /// Every command with its abstract (`help`).
+  case commandList([CommandConfiguration])
+  /// One command's usage, help and example (`help COMMAND`).
+  case commandHelp(CommandConfiguration)
+  /// Categories and documents as a tree (`tree`).
+  case tree(TreeReport)
+  /// The lines typed, oldest first (`history`).
+  case history([String])
+  /// A request to the interpreter: run the lines of this file in the session (`source`).
+  case runFile(String)
+  /// A request to the interpreter: leave (`exit`).
+  case exit
+
+  /// The failure to report after the result is shown, for commands that show what they found
+  /// and still fail (`check` of a store with problems).
+  var failureAfterShowing: ShellError? {
+    guard case .checkReport(let report) = self, !report.isSound else { return nil }
+    return .storeHasProblems(count: report.problems.count)
+  }
+}

@@ -1,0 +1,51 @@
+import DocsKit
+
+/// `cp`: copy a document.
+struct CopyCommand: ShellCommand {
+  static let preserveDate = OptionSpec.flag("-p", "--preserve")
+
+  static let configuration = CommandConfiguration(
+    name: "cp",
+    abstract: "copy a document, within its category or to another",
+    discussion: """
+      DEST is read as by mv: a category (/Archive, ../Archive, Archive/) gets a copy with
+      the same name; CATEGORY/NAME or a plain NAME names the copy. The copy is a new
+      document (its own id) with the same content and size, dated now; -p keeps the
+      source's modification date. A name that is taken is an error.
+      """,
+    example: "cp Plan ../Archive/Plan-2026",
+    arguments: ArgumentSpec(
+      options: [preserveDate],
+      positionals: [
+        PositionalSpec("SOURCE", completing: .document),
+        PositionalSpec("DEST", completing: .document),
+      ],
+      whenMissing: "give a source and a destination", whenExtra: "give a source and a destination"))
+
+  let source: String
+  let destination: String
+  let keepsDate: Bool
+
+  init(_ arguments: ParsedArguments) {
+    source = arguments.positionals[0]
+    destination = arguments.positionals[1]
+    keepsDate = arguments.isSet(Self.preserveDate)
+  }
+
+  func run(in session: Session) throws -> CommandResult {
+    if case .category(let category) = try session.resolve(source),
+      session.currentCategory == nil || source.hasPrefix("/") || ShellPath(source).insistsOnCategory
+    {
+      throw ShellError.wrongKind(category.name.text, expected: "a document (cp copies documents)")
+    }
+    let document = try ShellPath(source).document(
+      in: session.context, from: session.currentCategory)
+    let (category, name) = try ShellPath(destination).documentDestination(
+      in: session.context, from: session.currentCategory)
+    let content = try session.context.content(of: document.id)
+    try session.context.createDocument(
+      named: name ?? document.name.text, in: category.id, content: content,
+      modified: keepsDate ? document.modified : nil)
+    return .nothing
+  }
+}

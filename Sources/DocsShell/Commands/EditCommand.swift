@@ -1,0 +1,35 @@
+import DocsKit
+
+/// `edit`: change a document in the editor.
+struct EditCommand: ShellCommand {
+  static let configuration = CommandConfiguration(
+    name: "edit",
+    abstract: "open a document in the editor ($VISUAL, else $EDITOR)",
+    example: "edit Plan",
+    arguments: ArgumentSpec(
+      positionals: [PositionalSpec("NAME", completing: .document)], placement: .none,
+      whenMissing: "name one document", whenExtra: "name one document"))
+
+  let path: String
+
+  init(_ arguments: ParsedArguments) {
+    path = arguments.positionals[0]
+  }
+
+  func run(in session: Session) throws -> CommandResult {
+    let document = try ShellPath(path).document(in: session.context, from: session.currentCategory)
+    guard let editor = ExternalEditor.fromEnvironment(session.settings.environment) else {
+      throw ShellError.editor(.notSet)
+    }
+    let old = try session.context.content(of: document.id)
+    let new: String
+    do {
+      new = try editor.edit(old)
+    } catch {
+      throw ShellError.editor(error)
+    }
+    guard new != old else { return .messages(["edit: no changes"]) }
+    try session.context.setContent(new, of: document.id)
+    return .nothing
+  }
+}

@@ -1,0 +1,110 @@
+import DocsKit
+
+/// `grep`: content lines matching a pattern.
+struct GrepCommand: ShellCommand {
+  static let ignoringCase = OptionSpec.flag("-i")
+  static let fixed = OptionSpec.flag("-F")
+  static let documentsOnly = OptionSpec.flag("-l")
+  static let counts = OptionSpec.flag("-c")
+  static let configuration = CommandConfiguration(
+    name: "grep",
+    abstract: "print content lines matching PATTERN, as CATEGORY/NAME:LINE: text",
+    discussion: """
+      PATTERN is a regular expression (Swift Regex syntax, like Perl's); -F takes it as
+      plain text; -i ignores case. Searches the current category, the one named, or at the
+      top every category. -l prints each matching document once (CATEGORY/NAME); -c each
+      matching document with its number of matching lines (CATEGORY/NAME:2).
+      """,
+    example: "grep -i 'todo|fixme' Work",
+    arguments: ArgumentSpec(
+      options: [ignoringCase, fixed, documentsOnly, counts, .json],
+      positionals: [
+        PositionalSpec("PATTERN", completing: .text),
+        PositionalSpec("CATEGORY", .optional, completing: .category),
+      ],
+      placement: .beforePositionals, whenMissing: "give a pattern and at most one category",
+      whenExtra: "give a pattern and at most one category"),
+    isUndoable: false,
+    pagesOutput: true)
+
+  /// What `grep` reports.
+  enum Mode: Sendable {
+    case lines, documents, counts
+  }
+
+  let pattern: ContentPattern
+  let mode: Mode
+  let format: OutputFormat
+  let category: String?
+
+  init(_ arguments: ParsedArguments) throws(ShellError) {
+    let text = arguments.positionals[0]
+    let ignoringCase = arguments.isSet(Self.ignoringCase)
+    pattern =
+      arguments.isSet(Self.fixed) || !Self.hasRegexSyntax(text)
+      ? .text(text, ignoringCase: ignoringCase)
+      : .regularExpression(text, ignoringCase: ignoringCase)
+    let documentsOnly = arguments.isSet(Self.documentsOnly)
+    let counts = arguments.isSet(Self.counts)
+    guard !(documentsOnly && counts) else { throw Self.usageError("give -l or -c, not both") }
+    mode = documentsOnly ? .documents : counts ? .counts : .lines
+    category = arguments.positionals.count == 2 ? arguments.positionals[1] : nil
+    format = arguments.outputFormat
+  }
+
+  func run(in session: Session) throws -> CommandResult {
+    // `/` searches every category, as at the top.
+    let scope: Category? =
+      try category.map { path throws(ShellError) in
+        path == "/"
+          ? nil : try ShellPath(path).category(in: session.context, from: session.currentCategory)
+      } ?? session.currentCategory
+    let matches = try session.context.searchContents(for: pattern, in: scope?.id)
+    var categoryNames: [ObjectID: String] = [:]
+    func categoryName(_ id: ObjectID) -> String {
+      if let name = categoryNames[id] { return name }
+      let name = session.context.category(withID: id)?.name.text ?? "?"
+      categoryNames[id] = name
+      return name
+    }
+    func located(_ document: Document) -> LocatedDocument {
+      LocatedDocument(categoryName: categoryName(document.categoryID), document: document)
+    }
+    switch mode {
+    case .lines:
+      return .matches(
+        .lines(
+          matches.map {
+            LocatedMatch(categoryName: categoryName($0.document.categoryID), match: $0)
+          }),
+        format)
+    case .documents, .counts:
+      // Matches come grouped by document, in order.
+      var counted: [(document: LocatedDocument, count: Int)] = []
+      for match in matches {
+        if let last = counted.last, last.document.document.id == match.document.id {
+          counted[counted.count - 1].count += 1
+        } else {
+          counted.append((located(match.document), 1))
+        }
+      }
+      return mode == .documents
+        ? .matches(.documents(counted.map(\.document)), format) : .matches(.counts(counted), format)
+    }
+  }
+
+  /// Whether `pattern` uses any regular-expression syntax; plain words search faster as text.
+  static func hasRegexSyntax(_ pattern: String) -> Bool {
+    pattern.utf8.contains { byte in
+      switch byte {
+      case UInt8(ascii: "\\"), UInt8(ascii: "."), UInt8(ascii: "*"), UInt8(ascii: "+"),
+        UInt8(ascii: "?"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["),
+        UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "|"),
+        UInt8(ascii: "^"), UInt8(ascii: "$"):
+        return true
+      default:
+        return false
+      }
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import DocsKit
+
+/// `rm`: delete documents; with `-r`, categories too.
+struct RemoveCommand: ShellCommand {
+  static let recursive = OptionSpec.flag("-r", "-R", "--recursive")
+  static let configuration = CommandConfiguration(
+    name: "rm",
+    abstract: "delete documents (with -r, categories and their documents)",
+    discussion: """
+      With -r, a category named is deleted with all of its documents, as rmdir does: one
+      that holds documents only after you confirm, unless -f. Documents named beside it are
+      deleted too. -f alone changes nothing for documents. 'undo' brings everything back.
+      """,
+    example: "rm Draft Work/Old",
+    arguments: ArgumentSpec(
+      options: [recursive, .force],
+      positionals: [PositionalSpec("NAME", .oneOrMore, completing: .document)],
+      whenMissing: "name the document to delete"))
+
+  let paths: [String]
+  let isRecursive: Bool
+  let isForced: Bool
+
+  init(_ arguments: ParsedArguments) {
+    paths = arguments.positionals
+    isRecursive = arguments.isSet(Self.recursive)
+    isForced = arguments.isSet(OptionSpec.force)
+  }
+
+  func run(in session: Session) throws -> CommandResult {
+    var documents: [Document] = []
+    var categoryPaths: [String] = []
+    for path in paths {
+      if case .category(let category)? = try? session.resolve(path),
+        session.currentCategory == nil || path.hasPrefix("/") || ShellPath(path).insistsOnCategory
+      {
+        guard isRecursive else {
+          throw ShellError.wrongKind(
+            category.name.text, expected: "a document (use rm -r or rmdir for categories)")
+        }
+        categoryPaths.append(path)
+        continue
+      }
+      // At the top a plain name can only be a category.
+      if isRecursive && session.currentCategory == nil && !path.contains("/") {
+        throw ShellError.noSuchCategory(path)
+      }
+      let document = try ShellPath(path).document(
+        in: session.context, from: session.currentCategory)
+      if !documents.contains(where: { $0.id == document.id }) { documents.append(document) }
+    }
+    return try CategoryDeletion(paths: categoryPaths, force: isForced, command: "rm")
+      .perform(in: session, documents: documents)
+  }
+}

@@ -1,0 +1,58 @@
+import DocsKit
+
+/// `search`: ranked full-text search over names and contents.
+struct SearchCommand: ShellCommand {
+  static let count = OptionSpec.value("-n", valueName: "N")
+
+  static let configuration = CommandConfiguration(
+    name: "search",
+    abstract: "find documents by the words in their names and contents, best first",
+    discussion: """
+      Every word must match, ignoring case and accents (cafe finds Café); a word in a
+      document's name ranks above words only in its content. "a phrase" matches its words
+      in order, plan* any word starting with plan, a OR b either one, -word or NOT word
+      leaves documents holding it out. At the top it searches every category, in a
+      category only that one. -n sets how many results (default 20, 0 for all); --json
+      prints [{"category", "name", "score", "snippet"}], best first. Options come before
+      the query: write -- first to begin it with -word.
+      """,
+    example: "search -n 5 \"release plan\" OR roadmap -draft",
+    arguments: ArgumentSpec(
+      options: [count, .json], positionals: [PositionalSpec("QUERY", .words, completing: .text)],
+      placement: .beforePositionals, whenMissing: "give the words to search for"),
+    isUndoable: false,
+    pagesOutput: true)
+
+  let query: SearchQuery
+  let limit: Int
+  let format: OutputFormat
+
+  init(_ arguments: ParsedArguments) throws(ShellError) {
+    // The shell took the quotes off: a word holding a blank was typed as a phrase.
+    let text = arguments.positionals.map { word in
+      word.contains(where: { $0 == " " || $0 == "\t" }) && !word.contains("\"")
+        ? "\"" + word + "\"" : word
+    }.joined(separator: " ")
+    do {
+      query = try SearchQuery(text)
+    } catch {
+      throw ShellError.invalidSearch(error)
+    }
+    if let value = arguments.value(of: Self.count) {
+      guard let number = Int(value), number >= 0 else {
+        throw Self.usageError("-n takes how many results to show (0 for all), not \"\(value)\"")
+      }
+      limit = number
+    } else {
+      limit = 20
+    }
+    format = arguments.outputFormat
+  }
+
+  func run(in session: Session) throws -> CommandResult {
+    let hits = try session.context.search(
+      query, in: session.currentCategory?.id, limit: limit == 0 ? nil : limit)
+    return .searchHits(
+      hits.map { LocatedHit(document: session.located($0.document), hit: $0) }, format)
+  }
+}

@@ -1,0 +1,54 @@
+import DocsKit
+
+/// `status`: the unsaved changes, like `git status`.
+struct StatusCommand: FlagsCommand {
+  static let configuration = CommandConfiguration(
+    name: "status",
+    abstract: "show the unsaved changes: new, changed (which properties), deleted",
+    example: "status",
+    arguments: ArgumentSpec(options: [.json], whenExtra: "takes no names"),
+    isUndoable: false)
+
+  let arguments: ParsedArguments
+
+  func run(in session: Session) -> CommandResult {
+    .status(StatusReport(session.context.changes(), in: session.context), arguments.outputFormat)
+  }
+}
+
+extension StatusReport {
+  /// The report of `changes`, with every path spelled out: a document's category as it is
+  /// now, or as it was when it was deleted too.
+  init(_ changes: ChangeSummary, in context: Context) {
+    let deletedCategoryNames = Dictionary(
+      changes.deletedCategories.map { ($0.id, $0.name.text) },
+      uniquingKeysWith: { first, _ in first })
+    func categoryName(of document: Document) -> String {
+      context.category(withID: document.categoryID)?.name.text
+        ?? deletedCategoryNames[document.categoryID] ?? "?"
+    }
+    func entry(_ change: StatusEntry.Change, _ document: Document) -> StatusEntry {
+      StatusEntry(
+        change: change, categoryName: categoryName(of: document),
+        documentName: document.name.text)
+    }
+    var entries: [StatusEntry] = []
+    entries += changes.insertedCategories.map {
+      StatusEntry(change: .newCategory, categoryName: $0.name.text)
+    }
+    entries += changes.updatedCategories.map {
+      StatusEntry(change: .renamedCategory, categoryName: $0.object.name.text)
+    }
+    entries += changes.deletedCategories.map {
+      StatusEntry(change: .deletedCategory, categoryName: $0.name.text)
+    }
+    entries += changes.insertedDocuments.map { entry(.newDocument, $0) }
+    entries += changes.updatedDocuments.map { update in
+      var changed = entry(.changedDocument, update.object)
+      changed.properties = DocumentProperty.allCases.filter { update.properties.contains($0) }
+      return changed
+    }
+    entries += changes.deletedDocuments.map { entry(.deletedDocument, $0) }
+    self.init(count: changes.count, entries: entries)
+  }
+}

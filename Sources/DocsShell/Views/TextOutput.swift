@@ -1,0 +1,101 @@
+import DocsKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Where text goes: a file descriptor (buffered, flushed after each command) or, in tests,
+/// a string.
+final class TextOutput {
+  /// The descriptor written to; `nil` captures into ``captured``.
+  let fileDescriptor: Int32?
+  /// Whether the descriptor is a terminal.
+  let isTerminal: Bool
+  /// Everything written, when capturing.
+  private(set) var captured = ""
+  private var buffer: [UInt8] = []
+
+  /// Whether every write goes out at once (standard error).
+  private let isUnbuffered: Bool
+  /// Output kept back by ``hold()`` until ``releaseHeld()``; `nil` when not holding.
+  private var held: [UInt8]?
+  /// Set once the reader went away (a closed pipe): what comes after is dropped.
+  private var readerIsGone = false
+
+  /// Output to `fileDescriptor`, buffered until ``flush()`` unless `unbuffered`.
+  init(fileDescriptor: Int32, unbuffered: Bool = false) {
+    self.fileDescriptor = fileDescriptor
+    isTerminal = isatty(fileDescriptor) == 1
+    isUnbuffered = unbuffered
+  }
+
+  /// Output captured in memory, as if to a terminal or not.
+  init(capturingAsTerminal isTerminal: Bool = false) {
+    fileDescriptor = nil
+    self.isTerminal = isTerminal
+    isUnbuffered = false
+  }
+
+  /// Writes `text` as it is.
+  func write(_ text: String) {
+    if held != nil {
+      held?.append(contentsOf: text.utf8)
+      return
+    }
+    guard fileDescriptor != nil else {
+      captured += text
+      return
+    }
+    buffer.append(contentsOf: text.utf8)
+    if isUnbuffered || buffer.count >= 1 << 16 { flush() }
+  }
+
+  /// Writes `text` and a newline.
+  func writeLine(_ text: String) {
+    write(text)
+    write("\n")
+  }
+
+  /// Writes `bytes` as they are (output that was held, then not paged).
+  func write(bytes: [UInt8]) {
+    guard fileDescriptor != nil, held == nil else {
+      write(String(decoding: bytes, as: UTF8.self))
+      return
+    }
+    buffer.append(contentsOf: bytes)
+    if isUnbuffered || buffer.count >= 1 << 16 { flush() }
+  }
+
+  /// Keeps everything written from now on back, however long, until ``releaseHeld()``:
+  /// the REPL decides afterwards whether a command's output goes through the pager.
+  func hold() {
+    flush()
+    held = held ?? []
+  }
+
+  /// Stops holding and returns what was held.
+  func releaseHeld() -> [UInt8] {
+    defer { held = nil }
+    return held ?? []
+  }
+
+  /// Sends what is buffered to the descriptor (nothing while holding). When the reader is
+  /// gone (EPIPE, SIGPIPE being ignored) the rest is dropped: nobody is there to read it.
+  func flush() {
+    guard held == nil, let fileDescriptor, !buffer.isEmpty else { return }
+    if !readerIsGone {
+      do {
+        try SystemFileSystem().writeFully(fileDescriptor, buffer)
+      } catch {
+        readerIsGone = true
+      }
+    }
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// Clears what was captured (tests).
+  func takeCaptured() -> String {
+    defer { captured = "" }
+    return captured
+  }
+}

@@ -1,0 +1,135 @@
+import DocsTestSupport
+import Foundation
+import Testing
+
+@testable import DocsKit
+
+@Suite struct SearchQueryTests {
+  @Test(arguments: [
+    ("", SearchQueryError.empty), ("   ", .empty), ("\"open", .unterminatedQuote),
+    ("OR plan", .misplacedOr), ("plan OR", .misplacedOr), ("a OR OR b", .misplacedOr),
+    ("plan NOT", .nothingToExclude("NOT")), ("plan -", .nothingToExclude("-")),
+    ("-draft", .onlyExclusions), ("NOT draft", .onlyExclusions),
+    ("a OR -b", .exclusionInAlternative), ("*", .misplacedStar), ("a*b", .misplacedStar),
+  ])
+  func invalidQueriesSayWhatIsWrong(text: String, error: SearchQueryError) {
+    #expect(throws: error) { try SearchQuery(text) }
+    #expect(!error.description.contains("\n"))
+  }
+
+  @Test func parsesWordsPhrasesPrefixesAlternativesAndExclusions() throws {
+    let query = try SearchQuery("plan \"two words\" draft* a OR b -old NOT gone")
+    #expect(
+      query.required.map { $0.map(\.description) } == [
+        ["plan"], ["\"two words\""], ["draft*"], ["a", "b"],
+      ])
+    #expect(query.excluded.map(\.description) == ["old", "gone"])
+  }
+
+  @Test func whatIsTypedNeverBecomesFTS5Syntax() throws {
+    let tokenizer = try IndexTokenizer(library: SystemSQLite())
+    let query = try SearchQuery("name:x \"a\"\"b\" NEAR(c) ^d {content}")
+    let compiled = try CompiledQuery(query, tokenizer: tokenizer)
+    #expect(
+      compiled.matchExpression
+        == "(\"name x\") AND (\"a\") AND (\"b\") AND (\"near c\") AND (\"d\") AND (\"content\")")
+    let harness = try Harness()
+    let (context, _) = try harness.openIndexed()
+    let error = #expect(throws: ContextError.self) { try context.search(SearchQuery("!!!")) }
+    #expect(error?.description == "invalid search: \"!!!\" has no letters or digits to search for")
+  }
+
+  @Test func theSwiftTokenizerIsFTS5s() throws {
+    let tokenizer = try IndexTokenizer(library: SystemSQLite())
+    let tokens = tokenizer.tokens(of: "Café NAÏVE e\u{301}cole Łódź don't 日本語").map(\.text)
+    #expect(tokens == ["cafe", "naive", "ecole", "łodz", "don", "t", "日本語"])
+  }
+}
+
+/// On generated stores, `search WORD` with no limit finds exactly the documents whose name or
+/// content holds WORD as a token, folded for case and accents (Foundation's folding here).
+@Suite struct SearchOracleTests {
+  static let vocabulary = [
+    "plan", "Plan", "PLAN", "café", "Cafe", "naïve", "naive", "résumé", "Zürich", "Kraków",
+    "Dvořák", "São", "garden", "river", "日本語", "東京", "don't", "e-mail", "x1", "2026",
+  ]
+
+  static func tokens(_ text: String) -> Set<String> {
+    var result = Set<String>()
+    for piece in text.split(whereSeparator: { !($0.isLetter || $0.isNumber) }) {
+      result.insert(
+        String(piece).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
+    }
+    return result
+  }
+
+  @Test(arguments: [5, 6] as [UInt64])
+  func searchFindsExactlyTheDocumentsHoldingTheWord(seed: UInt64) throws {
+    var generator = SeededGenerator(seed: seed)
+    let harness = try Harness("oracle\(seed)")
+    func words() -> String {
+      (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+        SearchOracleTests.vocabulary.randomElement(using: &generator) ?? ""
+      }.joined(separator: [" ", ", ", "\n", ". "].randomElement(using: &generator) ?? " ")
+    }
+    let setup = try harness.openContext()
+    for c in 0..<4 {
+      let category = try setup.createCategory(named: "Cat \(c)")
+      for d in 0..<30 {
+        try setup.createDocument(
+          named: "N\(d) "
+            + words().prefix(30).trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "\n", with: " "), in: category.id, content: words())
+      }
+    }
+    try setup.save()
+    _ = try harness.openIndexed(now: Harness.lateClock)
+    let (indexed, _) = try harness.openIndexed(now: Harness.lateClock)
+    let plain = try harness.openContext()
+    // Some unsaved changes, searched as they are now.
+    let first = try #require(indexed.categories().first)
+    let changed = indexed.documents(in: first.id)
+    try indexed.setContent("café plan 東京", of: changed[0].id)
+    try indexed.deleteDocument(changed[1].id)
+    try indexed.createDocument(named: "Brand new", in: first.id, content: "naïve Zürich")
+    for word in [
+      "plan", "cafe", "naive", "resume", "zurich", "krakow", "dvorak", "sao", "日本語", "東京", "don",
+      "email", "x1", "2026", "garden",
+    ] {
+      for (context, label) in [(indexed, "indexed"), (plain, "plain")] {
+        var expected = Set<ObjectID>()
+        for category in context.categories() {
+          for document in context.documents(in: category.id) {
+            let text = try context.content(of: document.id) + " " + document.name.text
+            if SearchOracleTests.tokens(text).contains(word) { expected.insert(document.id) }
+          }
+        }
+        let found = Set(try context.search(SearchQuery(word), limit: 0).map(\.document.id))
+        #expect(found == expected, "\(label) \(word)")
+      }
+    }
+  }
+
+  @Test func aNameMatchRanksAboveContentOnlyMatchesAndMoreOccurrencesRankHigher() throws {
+    let harness = try Harness()
+    let setup = try harness.openContext()
+    let category = try setup.createCategory(named: "C")
+    try setup.createDocument(named: "once", in: category.id, content: "garden and other words here")
+    try setup.createDocument(
+      named: "thrice", in: category.id, content: "garden garden garden words here")
+    try setup.createDocument(named: "Garden notes", in: category.id, content: "nothing about it")
+    try setup.createDocument(named: "none", in: category.id, content: "nothing")
+    try setup.save()
+    for open in [
+      { try harness.openIndexed(now: Harness.lateClock).0 }, { try harness.openContext() },
+    ] {
+      _ = try open()
+      let hits = try open().search(SearchQuery("garden"))
+      #expect(hits.map(\.document.name.text) == ["Garden notes", "thrice", "once"])
+      #expect(hits.map(\.score) == hits.map(\.score).sorted(by: >))
+      #expect(hits[0].score > 1 && hits[1].score < 1)
+      #expect(hits[0].nameHighlights.map { String(hits[0].document.name.text[$0]) } == ["Garden"])
+      #expect(!hits[1].snippet.text.contains("\n"))
+    }
+  }
+}
