@@ -14,6 +14,7 @@ deps:
 	command -v groff >/dev/null || missing="$$missing groff-base"; \
 	command -v zsh >/dev/null || missing="$$missing zsh"; \
 	command -v chattr >/dev/null || missing="$$missing e2fsprogs"; \
+	command -v git >/dev/null || missing="$$missing git"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \

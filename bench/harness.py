@@ -4,7 +4,7 @@ the exit status. Standard library only.
 
     harness.py full|quick --docsh PATH --tmp DIR
 
-Generates (or reuses) the corpora, measures the seven rows with hyperfine
+Generates (or reuses) the corpora, measures the rows with hyperfine
 (docsh and its anchor in one invocation), prints one markdown table and
 writes it to bench/results/latest.md (full) or bench/results/quick.md (quick).
 """
@@ -14,6 +14,7 @@ import datetime
 import json
 import os
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -379,6 +380,7 @@ def main():
               anchor_name="docsh wide", extra_docsh=True, shell=False)
 
     index_rows(rows, new_row, D, docsh, personal, large, T)
+    history_row(new_row, docsh, TMP, personal)
 
     # ------------------------------------------------------------ report
     total = time.monotonic() - started
@@ -531,6 +533,51 @@ def index_rows(rows, new_row, D, docsh, personal, large, T):
               docsh_prep="rm -rf %s" % sq(cache),
               anchor_prep="rm -f %s/r16.db && cp %s/store.db %s/r16.db" % (T, L, T),
               expect=contains("Document"))
+
+
+# ---------------------------------------------------------------- row 17: history
+
+HISTORY_COMMITS = {"quick": 50, "full": 500}
+HISTORY_TARGET = "/Category 007/Document 00042"
+
+
+def history_row(new_row, docsh, tmp, corpus_info):
+    """Row 17: `log NAME` on a docsh repository of the personal store (1,000 documents)
+    with HISTORY_COMMITS saves, each committed by docsh, against `git log --oneline --
+    store.json` on the same repository. The history is made by docsh itself (sync to a
+    bare remote, then one script of `write` and `save` lines), so that its commits are
+    docsh's; a docsh that cannot do this yet fails the row, not the harness."""
+    commits = HISTORY_COMMITS[MODE]
+    r = new_row(17, "`log NAME` on the personal store with %s commits" % fmt_n(commits), 3,
+                anchor_label="`git log --oneline -- store.json`")
+    repo = os.path.join(tmp, "hist")
+    remote = os.path.join(tmp, "hist-remote.git")
+    store = os.path.join(repo, "store.json")
+    shutil.rmtree(repo, ignore_errors=True)
+    shutil.rmtree(remote, ignore_errors=True)
+    os.makedirs(repo)
+    shutil.copyfile(os.path.join(CORPUS, corpus_info["dir"], "store.json"), store)
+    if subprocess.run(["git", "init", "--quiet", "--bare", remote]).returncode != 0:
+        raise HarnessError("git init --bare failed for row 17")
+    script = os.path.join(tmp, "history.docsh")
+    with open(script, "w", encoding="utf-8", newline="\n") as f:
+        for i in range(commits):
+            path = HISTORY_TARGET if i % 50 == 7 else "/Category %03d/Document %05d" % (
+                i % 20, (i * 7) % 50)
+            f.write('write "%s" version %d of this document\nsave\n' % (path, i))
+    for step in (["-c", "sync " + shlex.quote(remote)], [script]):
+        p = subprocess.run([docsh, "-s", store] + step, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            return fail(r, p.returncode, p.stderr.decode("utf-8", errors="replace"))
+    made = subprocess.run(["git", "-C", repo, "rev-list", "--count", "HEAD"],
+                          stdout=subprocess.PIPE, text=True).stdout.strip()
+    if not made.isdigit() or int(made) < commits:
+        r["notes"].append("only %s commits were made" % (made or "no"))
+    return timed_row(r, "%s --no-save -s %s -c %s" % (sq(docsh), sq(store),
+                                                      sq('log "%s"' % HISTORY_TARGET)),
+                     "git -C %s log --oneline -- store.json" % sq(repo), shell=False,
+                     expect=contains("Document 00042"))
 
 
 def docsh_version(docsh):

@@ -143,7 +143,7 @@ extension Context {
 
   // MARK: - Validation
 
-  private func validated(_ name: String) throws(ContextError) -> Name {
+  func validated(_ name: String) throws(ContextError) -> Name {
     do {
       return try Name(name)
     } catch {
@@ -157,7 +157,7 @@ extension Context {
     }
   }
 
-  private func checkDocumentNameIsFree(
+  func checkDocumentNameIsFree(
     _ name: Name, in categoryID: ObjectID, for id: ObjectID?
   ) throws(ContextError) {
     if let other = membersByCategory[categoryID]?[name.key], other != id,

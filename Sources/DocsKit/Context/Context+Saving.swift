@@ -8,9 +8,14 @@ extension Context {
   /// session saved. Changes that touch different objects or properties combine; real
   /// conflicts stop the save (nothing is written) unless `keepingMine` is set, which keeps
   /// this session's values for them. Either way the context then holds the merged graph.
+  ///
+  /// After a save that wrote the store, the ``SaveHook`` given at `init` follows it up
+  /// (commits the store); a failing follow-up never fails the save, it leaves
+  /// ``saveWarning``.
   /// - Throws: ``ContextError/conflicts(_:)`` listing the conflicts, or
   ///   ``ContextError/store(_:)`` saying why the store could not be written.
   public func save(keepingMine: Bool = false) throws(ContextError) {
+    saveWarning = nil
     if !conflicts.isEmpty && !keepingMine { throw .conflicts(conflicts) }
     if conflicts.contains(where: { !$0.isResolvableByKeepingMine }) {
       throw .conflicts(conflicts.filter { !$0.isResolvableByKeepingMine })
@@ -24,6 +29,7 @@ extension Context {
     do {
       try store.withSaveLock { () throws -> Void in try saveHoldingLock(keepingMine: keepingMine) }
       conflicts = []
+      saveWarning = saveHook?.contextDidSave(self)
     } catch let error as ContextError {
       throw error
     } catch let error as StoreError {

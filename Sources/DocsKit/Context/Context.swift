@@ -11,6 +11,10 @@ public final class Context {
   let store: any DocumentStore
   let clock: () -> Timestamp
   let makeID: () -> ObjectID
+  /// What follows every successful save (committing the store to its repository).
+  let saveHook: (any SaveHook)?
+  /// Why the follow-up of the last save failed, when it did; the save itself stood.
+  public internal(set) var saveWarning: String?
 
   // MARK: - The graph
 
@@ -53,15 +57,18 @@ public final class Context {
   ///   - store: where the graph is loaded from and saved to.
   ///   - clock: the time stamped on documents as they change (injected for tests).
   ///   - makeID: makes the identity of each new object (injected for tests).
+  ///   - saveHook: what follows every successful save (``GitCommitOnSave``); `nil` for none.
   /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
   public init(
     store: any DocumentStore,
     clock: @escaping () -> Timestamp = { Timestamp.now() },
-    makeID: @escaping () -> ObjectID = RandomIDSource().make
+    makeID: @escaping () -> ObjectID = RandomIDSource().make,
+    saveHook: (any SaveHook)? = nil
   ) throws(StoreError) {
     self.store = store
     self.clock = clock
     self.makeID = makeID
+    self.saveHook = saveHook
     let graph = try store.load()
     do {
       try install(graph)

@@ -409,7 +409,8 @@ public final class JSONStore: DocumentStore {
     }
 
     let generation = loadedGeneration + 1
-    let (temporaryName, temporary) = try createTemporaryFile(in: directory)
+    let (temporaryName, temporary) = try AtomicFile.createTemporaryFile(
+      for: fileName, in: directory, fileSystem: fileSystem)
     var temporaryIsOpen = true
     var renamed = false
     defer {
@@ -432,7 +433,9 @@ public final class JSONStore: DocumentStore {
       let newStatus = try reader.map { file throws(SystemCallError) in
         try fileSystem.status(of: file)
       }
-      if current != nil { try keepBackup(in: directory) }
+      if current != nil {
+        try AtomicFile.keepBackup(of: fileName, in: directory, fileSystem: fileSystem)
+      }
       try fileSystem.rename(at: directory, temporaryName, to: fileName)
       renamed = true
       do {
@@ -456,19 +459,6 @@ public final class JSONStore: DocumentStore {
     }
   }
 
-  /// Links the current store as `NAME.bak`, atomically, before it is replaced.
-  private func keepBackup(in directory: Int32) throws {
-    let name = "." + fileName + ".bak." + randomSuffix()
-    try fileSystem.link(at: directory, fileName, to: name)
-    defer {
-      // rename(2) does nothing when both names are links to one file, which they are when
-      // the backup already is the current store (after a save failed at its rename): the
-      // temporary name would stay behind. Gone after a real rename, so ENOENT is expected.
-      try? fileSystem.unlink(at: directory, name)
-    }
-    try fileSystem.rename(at: directory, name, to: fileName + ".bak")
-  }
-
   private func undoRename(in directory: Int32, hadOldFile: Bool) throws {
     if hadOldFile {
       // The backup is the old store's own inode.
@@ -477,26 +467,6 @@ public final class JSONStore: DocumentStore {
       try fileSystem.unlink(at: directory, fileName)
     }
     try? fileSystem.synchronize(directory)
-  }
-
-  private func createTemporaryFile(in directory: Int32) throws -> (String, Int32) {
-    var attempt = 0
-    while true {
-      let name = "." + fileName + "." + randomSuffix()
-      let opened = Result { () throws(SystemCallError) in
-        try fileSystem.open(
-          at: directory, name, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-          mode: 0o600)
-      }
-      switch opened {
-      case .success(let file):
-        return (name, file)
-      case .failure(let error):
-        // A random name that exists already: draw another, a few times.
-        attempt += 1
-        if error.code != EEXIST || attempt >= 10 { throw error }
-      }
-    }
   }
 
   private func acquire(_ lock: Int32) throws {
@@ -575,11 +545,5 @@ public final class JSONStore: DocumentStore {
       done += count
     }
     return (line, offset - lineStart + 1)
-  }
-
-  private func randomSuffix() -> String {
-    var generator = SystemRandomNumberGenerator()
-    let value = generator.next() as UInt64
-    return String(value, radix: 36)
   }
 }

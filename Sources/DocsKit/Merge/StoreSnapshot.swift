@@ -1,0 +1,162 @@
+/// A document of a ``StoreSnapshot``: everything the store file says of it.
+struct SnapshotDocument: Hashable, Sendable {
+  var id: ObjectID
+  var name: Name
+  var size: Int
+  var modified: Timestamp
+  var content: String
+}
+
+/// A category of a ``StoreSnapshot`` with its documents, in file order.
+struct SnapshotCategory: Hashable, Sendable {
+  var id: ObjectID
+  var name: Name
+  var documents: [SnapshotDocument]
+}
+
+/// A whole store held in memory, contents decoded: what a three-way merge reads and writes.
+///
+/// Unlike a ``Context``, which leaves contents in the file, a snapshot is a plain value made
+/// from the bytes of one version of the store (a file, or a blob read from git).
+struct StoreSnapshot: Hashable, Sendable {
+  /// The generation the file records.
+  var generation: Int
+  /// The categories in file order.
+  var categories: [SnapshotCategory]
+
+  /// A store with nothing in it, as a missing file loads.
+  static let empty = StoreSnapshot(generation: 0, categories: [])
+
+  init(generation: Int, categories: [SnapshotCategory]) {
+    self.generation = generation
+    self.categories = categories
+  }
+
+  /// Reads a store from the bytes of a file.
+  /// - Parameter name: what messages call the file (a path, `COMMIT:store.json`).
+  /// - Throws: ``StoreError`` when the bytes are not a valid docsh store (format v1, unique
+  ///   ids and names, decodable contents).
+  init(bytes: [UInt8], name: String) throws(StoreError) {
+    let parsed = try ParsedStore(bytes: bytes, name: name)
+    var documentsByCategory: [ObjectID: [SnapshotDocument]] = [:]
+    for stored in parsed.graph.documents {
+      let content = try parsed.decodedContent(of: stored)
+      documentsByCategory[stored.categoryID, default: []].append(
+        SnapshotDocument(
+          id: stored.id, name: stored.name, size: stored.size, modified: stored.modified,
+          content: content))
+    }
+    generation = parsed.graph.generation
+    categories = parsed.graph.categories.map {
+      SnapshotCategory(id: $0.id, name: $0.name, documents: documentsByCategory[$0.id] ?? [])
+    }
+  }
+
+  /// The store file for this snapshot, written as docsh writes every save (one document a
+  /// line, the same bytes a ``JSONStore`` would write for this graph).
+  func encoded() -> [UInt8] {
+    var sequence = 0
+    let toSave = categories.map { category in
+      CategoryToSave(
+        category: Category(id: category.id, name: category.name),
+        documents: category.documents.map { document in
+          sequence += 1
+          return DocumentToSave(
+            document: Document(
+              id: document.id, name: document.name, categoryID: category.id,
+              size: document.size, modified: document.modified),
+            content: document.content, unchangedLocation: nil, contentLocation: nil,
+            sequence: sequence)
+        })
+    }
+    let file = InMemoryFile()
+    var writer = StoreWriter(file: InMemoryFile.descriptor, source: nil, fileSystem: file)
+    // Writing to memory cannot fail: the in-memory file takes every byte.
+    try? writer.write(toSave, generation: generation)
+    return file.bytes
+  }
+
+  /// How many documents the snapshot holds.
+  var documentCount: Int { categories.reduce(0) { $0 + $1.documents.count } }
+}
+
+/// The bytes of one version of a store, parsed and checked but contents left encoded.
+struct ParsedStore {
+  /// The bytes read.
+  let bytes: [UInt8]
+  /// The graph the reader found, every rule of the format checked.
+  let graph: LoadedGraph
+  /// What messages call the file.
+  let name: String
+
+  /// Parses `bytes` as a store named `name` in messages.
+  /// - Throws: ``StoreError`` when they are not a valid docsh store.
+  init(bytes: [UInt8], name: String) throws(StoreError) {
+    self.bytes = bytes
+    self.name = name
+    let file = InMemoryFile(bytes)
+    var reader = StoreReader(file: InMemoryFile.descriptor, fileSystem: file)
+    var graph: LoadedGraph
+    do {
+      graph = try reader.readGraph()
+    } catch {
+      throw ParsedStore.storeError(for: error, in: bytes, name: name)
+    }
+    graph.index = try GraphIndex(checking: graph, in: name)
+    self.graph = graph
+  }
+
+  /// The decoded content of `document`.
+  /// - Throws: ``StoreError/malformed(_:line:column:reason:)`` when it is not a valid string.
+  func decodedContent(of document: StoredDocument) throws(StoreError) -> String {
+    let location = document.contentLocation
+    guard location.end <= bytes.count else {
+      throw .invalidStore(name, reason: "the file was cut short (a content ends past its end)")
+    }
+    let decoded = bytes.withUnsafeBytes { raw in
+      Result { () throws(JSONTextError) in
+        try JSONText.decodeLiteral(
+          UnsafeRawBufferPointer(rebasing: raw[location.offset..<location.end]))
+      }
+    }
+    switch decoded {
+    case .success(let text):
+      return text
+    case .failure(let error):
+      let (line, column) = ParsedStore.position(of: location.offset + error.offset, in: bytes)
+      throw .malformed(name, line: line, column: column, reason: error.reason)
+    }
+  }
+
+  /// The bytes of `location`.
+  func slice(_ location: StoredLocation) -> ArraySlice<UInt8> {
+    bytes[location.offset..<min(location.end, bytes.count)]
+  }
+
+  private static func storeError(
+    for failure: StoreReadFailure, in bytes: [UInt8], name: String
+  ) -> StoreError {
+    switch failure.kind {
+    case .system(let error):
+      return .system(name, operation: error.operation, errno: error.code)
+    case .notAStore(let format):
+      return .notAStore(name, format: format)
+    case .newerVersion(let version):
+      return .newerVersion(name, version: version, supported: StoreReader.supportedVersion)
+    case .malformed:
+      let (line, column) = position(of: failure.offset, in: bytes)
+      return .malformed(name, line: line, column: column, reason: failure.reason)
+    }
+  }
+
+  /// The line and column (from 1, columns in bytes) of `offset` in `bytes`.
+  static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+    var line = 1
+    var lineStart = 0
+    for index in 0..<min(offset, bytes.count) where bytes[index] == 0x0A {
+      line += 1
+      lineStart = index + 1
+    }
+    return (line, offset - lineStart + 1)
+  }
+}

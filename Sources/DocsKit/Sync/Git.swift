@@ -1,0 +1,113 @@
+/// A commit, by its full object name.
+public struct CommitID: Hashable, Sendable, CustomStringConvertible {
+  /// The full hexadecimal object name.
+  public let hex: String
+
+  /// A commit named `hex` (as git printed it).
+  public init(_ hex: some StringProtocol) {
+    self.hex = String(hex)
+  }
+
+  /// The first seven digits, as `git log --oneline` shows.
+  public var short: String { String(hex.prefix(7)) }
+
+  /// The full name.
+  public var description: String { hex }
+}
+
+/// Runs git for one folder through a ``GitRunner``, turning a failure into a
+/// ``SyncError/gitFailed(step:message:)`` that names the step in the user's words.
+struct Git {
+  let runner: any GitRunner
+  /// The folder git runs in.
+  let folder: String
+
+  /// Runs `arguments`; a status outside `accepting` (0 unless given) is a failure of `step`.
+  /// - Throws: ``SyncError/gitFailed(step:message:)`` with git's last line, or
+  ///   ``SyncError/gitUnavailable(_:)``.
+  @discardableResult
+  func run(
+    _ step: String, _ arguments: [String], input: [UInt8]? = nil,
+    environment: [String: String] = [:], accepting: Set<Int32> = [0]
+  ) throws(SyncError) -> GitOutput {
+    let output: GitOutput
+    do {
+      output = try runner.run(arguments, in: folder, environment: environment, input: input)
+    } catch {
+      throw .gitUnavailable(error)
+    }
+    guard accepting.contains(output.status) else {
+      throw .gitFailed(step: step, message: output.lastErrorLine)
+    }
+    return output
+  }
+
+  /// Runs `arguments` and returns standard output without its last newline.
+  /// - Throws: as ``run(_:_:input:environment:accepting:)``.
+  func text(
+    _ step: String, _ arguments: [String], input: [UInt8]? = nil,
+    environment: [String: String] = [:]
+  ) throws(SyncError) -> String {
+    var text = try run(step, arguments, input: input, environment: environment).text
+    while text.hasSuffix("\n") { text.removeLast() }
+    return text
+  }
+
+  /// The commit `revision` names, or `nil` when it names none (an unborn HEAD, a missing
+  /// remote branch).
+  /// - Throws: when git cannot be run.
+  func commit(_ revision: String) throws(SyncError) -> CommitID? {
+    let output = try run(
+      "read \(revision)", ["rev-parse", "--verify", "--quiet", revision + "^{commit}"],
+      accepting: [0, 1, 128])
+    guard output.succeeded, let line = output.lines.first, !line.isEmpty else { return nil }
+    return CommitID(line)
+  }
+
+  /// The object `revision` names (`COMMIT:path` for a file), or `nil`.
+  /// - Throws: when git cannot be run.
+  func object(_ revision: String) throws(SyncError) -> String? {
+    let output = try run(
+      "read \(revision)", ["rev-parse", "--verify", "--quiet", revision], accepting: [0, 1, 128])
+    guard output.succeeded, let line = output.lines.first, !line.isEmpty else { return nil }
+    return String(line)
+  }
+
+  /// Whether `ancestor` is an ancestor of (or is) `descendant`.
+  /// - Throws: when git fails otherwise.
+  func isAncestor(_ ancestor: CommitID, of descendant: CommitID) throws(SyncError) -> Bool {
+    try run(
+      "compare commits", ["merge-base", "--is-ancestor", ancestor.hex, descendant.hex],
+      accepting: [0, 1]
+    ).succeeded
+  }
+
+  /// The contents of the objects `revisions` name (blobs, by `COMMIT:path`), read through one
+  /// `git cat-file --batch`; `nil` for each that does not exist.
+  /// - Throws: when git fails.
+  func blobs(_ revisions: [String], step: String) throws(SyncError) -> [[UInt8]?] {
+    guard !revisions.isEmpty else { return [] }
+    let input = Array(revisions.map { $0 + "\n" }.joined().utf8)
+    let output = try run(step, ["cat-file", "--batch"], input: input).output
+    var results: [[UInt8]?] = []
+    var position = 0
+    for _ in revisions {
+      guard let newline = output[position...].firstIndex(of: 0x0A) else {
+        throw .gitFailed(step: step, message: "git cat-file stopped early")
+      }
+      let header = String(decoding: output[position..<newline], as: UTF8.self)
+      position = newline + 1
+      let fields = header.split(separator: " ")
+      guard fields.count == 3, let size = Int(fields[2]) else {
+        results.append(nil)  // "<name> missing" or "<name> ambiguous"
+        continue
+      }
+      guard position + size <= output.count else {
+        throw .gitFailed(step: step, message: "git cat-file stopped early")
+      }
+      results.append(Array(output[position..<(position + size)]))
+      position += size + 1
+    }
+    return results
+  }
+}

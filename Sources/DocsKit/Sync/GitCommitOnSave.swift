@@ -1,0 +1,23 @@
+/// Commits the store after every save, when its folder is a docsh repository, with a
+/// one-line message saying what changed; so that history holds every saved version even
+/// between syncs. A failing commit never fails the save: it is a warning, and the next
+/// save or sync commits.
+public final class GitCommitOnSave: SaveHook {
+  /// The repository the store is committed to.
+  public let repository: StoreRepository
+
+  /// Commits to `repository`, which should be set up for docsh
+  /// (``StoreRepository/isSetUp()``).
+  public init(repository: StoreRepository) {
+    self.repository = repository
+  }
+
+  public func contextDidSave(_ context: Context) -> String? {
+    do {
+      try repository.commitStore()
+      return nil
+    } catch {
+      return "saved, but not committed (\(error)); the next save or sync commits it"
+    }
+  }
+}

@@ -1,0 +1,173 @@
+/// What differs between two versions of a store, object by object (by id): what a commit
+/// message says, what its trailers record for history, and what a sync counts as changes.
+struct StoreChanges {
+  /// What happened to an object.
+  enum Kind: Equatable {
+    case new, changed, deleted
+  }
+
+  /// A document that differs.
+  struct DocumentChange: Equatable {
+    var id: ObjectID
+    var kind: Kind
+    /// The category's name and the document's, in the newer version (the older for a
+    /// deleted one).
+    var category: String
+    var name: String
+    var size: Int
+    /// A fingerprint of the document's version: its encoded object and its category.
+    var fingerprint: String
+
+    var path: String { category + "/" + name }
+  }
+
+  /// A category that differs (created, renamed or deleted).
+  struct CategoryChange: Equatable {
+    var kind: Kind
+    var name: String
+  }
+
+  /// The documents that differ: new and changed ones in the newer file's order, then the
+  /// deleted ones in the older's.
+  var documents: [DocumentChange] = []
+  /// The categories that differ, in the same order.
+  var categories: [CategoryChange] = []
+
+  /// How many objects differ.
+  var count: Int { documents.count + categories.count }
+
+  /// Compares `old` (`nil`: no store) with `new` (`nil`: no store).
+  init(from old: ParsedStore?, to new: ParsedStore?) {
+    let before = Outline(old)
+    let after = Outline(new)
+    for id in after.categoryIDs {
+      guard let name = after.categoryNames[id] else { continue }
+      switch before.categoryNames[id] {
+      case nil: categories.append(CategoryChange(kind: .new, name: name))
+      case let oldName? where oldName != name:
+        categories.append(CategoryChange(kind: .changed, name: name))
+      default: break
+      }
+    }
+    for id in before.categoryIDs where after.categoryNames[id] == nil {
+      categories.append(CategoryChange(kind: .deleted, name: before.categoryNames[id] ?? "?"))
+    }
+    for id in after.documentIDs {
+      guard let now = after.documents[id] else { continue }
+      let then = before.documents[id]
+      guard then?.fingerprint != now.fingerprint else { continue }
+      documents.append(
+        DocumentChange(
+          id: id, kind: then == nil ? .new : .changed, category: now.category, name: now.name,
+          size: now.size, fingerprint: now.fingerprint))
+    }
+    for id in before.documentIDs where after.documents[id] == nil {
+      guard let then = before.documents[id] else { continue }
+      documents.append(
+        DocumentChange(
+          id: id, kind: .deleted, category: then.category, name: then.name, size: then.size,
+          fingerprint: then.fingerprint))
+    }
+  }
+
+  // MARK: - Commit messages
+
+  /// The longest subject line a commit gets.
+  static let subjectLimit = 100
+
+  /// One line saying what changed, like `status`: `2 new, 1 changed: Work/Plan, Work/Notes, Home/`.
+  func subject(prefix: String = "") -> String {
+    let everything: [(Kind, String)] =
+      categories.map { ($0.kind, $0.name + "/") } + documents.map { ($0.kind, $0.path) }
+    guard !everything.isEmpty else { return prefix + "no change to categories or documents" }
+    var parts: [String] = []
+    for (kind, word) in [(Kind.new, "new"), (.changed, "changed"), (.deleted, "deleted")] {
+      let number = everything.filter { $0.0 == kind }.count
+      if number > 0 { parts.append("\(number) \(word)") }
+    }
+    var line = prefix + parts.joined(separator: ", ") + ":"
+    for (index, (_, path)) in everything.enumerated() {
+      let piece = (index == 0 ? " " : ", ") + path
+      if line.count + piece.count > StoreChanges.subjectLimit - 3 {
+        line += index == 0 ? " …" : ", …"
+        break
+      }
+      line += piece
+    }
+    return line
+  }
+
+  /// The trailers that let history find a document's versions without reading every
+  /// version of the store: one line per document that changed.
+  func trailers(storePath: String) -> [String] {
+    [HistoryTrailer.storeKey + ": " + storePath]
+      + documents.map { change in
+        switch change.kind {
+        case .new, .changed:
+          return
+            "\(HistoryTrailer.changedKey): \(change.id) \(change.size) \(change.fingerprint) \(change.path)"
+        case .deleted:
+          return "\(HistoryTrailer.deletedKey): \(change.id) \(change.fingerprint) \(change.path)"
+        }
+      }
+  }
+
+  /// The whole message: the subject, a blank line and the trailers.
+  func message(prefix: String = "", storePath: String) -> String {
+    subject(prefix: prefix) + "\n\n" + trailers(storePath: storePath).joined(separator: "\n")
+      + "\n"
+  }
+}
+
+/// The keys of the trailers docsh's commits carry (see ``StoreChanges/trailers(storePath:)``).
+enum HistoryTrailer {
+  /// Marks a commit whose trailers list every document it changed in the store at this path
+  /// (against its first parent).
+  static let storeKey = "Docsh-Store"
+  /// `ID SIZE FINGERPRINT CATEGORY/NAME` of a document created or changed.
+  static let changedKey = "Docsh-Changed"
+  /// `ID FINGERPRINT CATEGORY/NAME` of a document deleted.
+  static let deletedKey = "Docsh-Deleted"
+}
+
+/// The documents of one version of a store, without their contents.
+private struct Outline {
+  struct Entry: Equatable {
+    var category: String
+    var name: String
+    var size: Int
+    var fingerprint: String
+  }
+
+  var categoryNames: [ObjectID: String] = [:]
+  var categoryIDs: [ObjectID] = []
+  var documents: [ObjectID: Entry] = [:]
+  var documentIDs: [ObjectID] = []
+
+  init(_ store: ParsedStore?) {
+    guard let store else { return }
+    for category in store.graph.categories {
+      categoryNames[category.id] = category.name.text
+      categoryIDs.append(category.id)
+    }
+    for document in store.graph.documents {
+      documents[document.id] = Entry(
+        category: categoryNames[document.categoryID] ?? "?", name: document.name.text,
+        size: document.size, fingerprint: store.fingerprint(of: document))
+      documentIDs.append(document.id)
+    }
+  }
+}
+
+extension ParsedStore {
+  /// A fingerprint of `document`'s version: a stable hash of its encoded object (name,
+  /// content, size, date) and its category, as 16 hex digits.
+  func fingerprint(of document: StoredDocument) -> String {
+    var hash = StableHash()
+    hash.combine(document.categoryID.high)
+    hash.combine(document.categoryID.low)
+    hash.combine(slice(document.location))
+    let digits = String(hash.value, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+  }
+}

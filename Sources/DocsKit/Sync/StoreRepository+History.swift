@@ -1,0 +1,345 @@
+/// One saved version of a document: a commit that changed (or deleted) it.
+public struct DocumentVersion: Hashable, Sendable {
+  /// The commit.
+  public var commit: CommitID
+  /// When it was made (the commit's author date).
+  public var date: Timestamp
+  /// The document's category at that version (its last one, for a deletion).
+  public var category: String
+  /// The document's name at that version (its last one, for a deletion).
+  public var name: String
+  /// The document's size at that version (its last one, for a deletion).
+  public var size: Int
+  /// Whether this commit deleted the document.
+  public var isDeletion: Bool
+}
+
+/// One commit of the store's history.
+public struct StoreCommit: Hashable, Sendable {
+  /// The commit.
+  public var commit: CommitID
+  /// When it was made (the author date).
+  public var date: Timestamp
+  /// Its message's first line.
+  public var message: String
+}
+
+// History: the versions of one document, found by its id. docsh's commits carry trailers
+// naming every document they changed (`Docsh-Changed: ID SIZE FINGERPRINT CATEGORY/NAME`),
+// so one `git log` over the store's commits finds a document's versions without reading
+// any version of the store; only commits made otherwise (a user's own `git merge`, say)
+// are searched by git itself with `-G` on the document's line.
+extension StoreRepository {
+  /// The saved versions of the document `id`, newest first (a version that reached this
+  /// branch twice, by the other machine's commit and the merge bringing it in, is listed
+  /// once, at its first commit).
+  /// - Parameter limit: at most this many.
+  /// - Throws: ``SyncError`` when git fails.
+  public func history(ofDocument id: ObjectID, limit: Int? = nil) throws(SyncError)
+    -> [DocumentVersion]
+  {
+    let idText = id.description
+    let idBytes = Array(idText.utf8)
+    // Only the commits that name the document, or that name nothing, become entries.
+    let log = try storeLog { record, isDescribed in
+      !isDescribed || idBytes.withUnsafeBytes { JSONText.contains($0, in: record) }
+    }
+    var found: [(index: Int, version: DocumentVersion, fingerprint: String)] = []
+    var undescribed: [(index: Int, entry: LogEntry)] = []
+    for (index, entry) in log {
+      guard entry.isDescribed else {
+        undescribed.append((index, entry))
+        continue
+      }
+      guard let trailer = entry.trailer(naming: idText) else { continue }
+      found.append(
+        (
+          index,
+          DocumentVersion(
+            commit: entry.commit, date: entry.date, category: trailer.category,
+            name: trailer.name, size: trailer.size, isDeletion: trailer.isDeletion),
+          trailer.fingerprint
+        ))
+    }
+    if !undescribed.isEmpty {
+      found += try searchedVersions(of: id, in: undescribed)
+      found.sort { $0.index < $1.index }
+    }
+    var versions: [DocumentVersion] = []
+    for (position, item) in found.enumerated() {
+      // The same version twice in a row: keep the older commit, the one that made it.
+      if position + 1 < found.count, found[position + 1].fingerprint == item.fingerprint,
+        found[position + 1].version.isDeletion == item.version.isDeletion
+      {
+        continue
+      }
+      versions.append(item.version)
+    }
+    if let limit { return Array(versions.prefix(max(0, limit))) }
+    return versions
+  }
+
+  /// The commits that changed the store, newest first, one line each.
+  /// - Throws: ``SyncError`` when git fails.
+  public func commits(limit: Int? = nil) throws(SyncError) -> [StoreCommit] {
+    guard try git.commit("HEAD") != nil else { return [] }
+    let output = try git.run(
+      "read the history",
+      ["log", "--format=%H%x1f%at%x1f%s"] + (limit.map { ["-n", String(max(0, $0))] } ?? [])
+        + ["--", pathInRepository])
+    return output.lines.compactMap { line in
+      let fields = line.split(separator: "\u{1F}", maxSplits: 2, omittingEmptySubsequences: false)
+      guard fields.count == 3, let seconds = Int64(fields[1]) else { return nil }
+      return StoreCommit(
+        commit: CommitID(fields[0]), date: Timestamp(millisecondsSince1970: seconds * 1000),
+        message: String(fields[2]))
+    }
+  }
+
+  /// The commit `revision` names (a hash, short or full, `HEAD~2`, a branch).
+  /// - Throws: ``SyncError/noSuchCommit(_:)``.
+  public func resolveCommit(_ revision: String) throws(SyncError) -> CommitID {
+    guard !revision.hasPrefix("-"), let commit = try git.commit(revision) else {
+      throw .noSuchCommit(revision)
+    }
+    return commit
+  }
+
+  /// The document `id` as it was at `commit`, content included; `nil` when the store then
+  /// held no such document.
+  /// - Throws: ``SyncError`` when git fails or that version of the store does not load.
+  public func document(_ id: ObjectID, at commit: CommitID) throws(SyncError) -> SavedDocument? {
+    guard let store = try loadedStore(at: commit) else { return nil }
+    guard let stored = store.graph.documents.first(where: { $0.id == id }) else { return nil }
+    return try saved(stored, in: store, at: commit)
+  }
+
+  /// The document at `category`/`name` (ignoring case, as names compare) as it was at
+  /// `commit`; `nil` when there was none.
+  /// - Throws: ``SyncError`` when git fails or that version of the store does not load.
+  public func document(
+    inCategory category: String, named name: String, at commit: CommitID
+  ) throws(SyncError) -> SavedDocument? {
+    guard let store = try loadedStore(at: commit) else { return nil }
+    let categoryKey = NameKey(category)
+    let nameKey = NameKey(name)
+    guard
+      let categoryID = store.graph.categories.first(where: { $0.name.key == categoryKey })?.id,
+      let stored = store.graph.documents.first(where: {
+        $0.categoryID == categoryID && $0.name.key == nameKey
+      })
+    else { return nil }
+    return try saved(stored, in: store, at: commit)
+  }
+
+  /// The id of the document last at `category`/`name` in the store's history (ignoring
+  /// case), for a document deleted since; `nil` when docsh's commits name none there.
+  /// - Throws: ``SyncError`` when git fails.
+  public func documentID(lastInCategory category: String, named name: String) throws(SyncError)
+    -> ObjectID?
+  {
+    let categoryKey = NameKey(category)
+    let nameKey = NameKey(name)
+    for (_, entry) in try storeLog(keeping: { _, isDescribed in isDescribed }) {
+      for trailer in entry.trailers
+      where NameKey(trailer.category) == categoryKey && NameKey(trailer.name) == nameKey {
+        if let id = ObjectID(trailer.id) { return id }
+      }
+    }
+    return nil
+  }
+
+  // MARK: - Reading the log
+
+  /// One commit of `git log` over the store, with its message.
+  private struct LogEntry {
+    var commit: CommitID
+    var date: Timestamp
+    var parents: [String]
+    /// The message, as git printed it.
+    var body: ArraySlice<UInt8>
+    /// Whether its trailers list every document it changed in the store.
+    var isDescribed: Bool
+
+    /// Its trailers naming documents.
+    var trailers: [Trailer] {
+      String(decoding: body, as: UTF8.self).split(separator: "\n").compactMap(Trailer.init)
+    }
+
+    /// Its trailer naming the document `id`, found without decoding the others.
+    func trailer(naming id: String) -> Trailer? {
+      for key in [HistoryTrailer.changedKey, HistoryTrailer.deletedKey] {
+        let needle = Array("\n\(key): \(id) ".utf8)
+        guard let start = StoreRepository.firstIndex(of: needle, in: body) else { continue }
+        let lineStart = start + 1
+        let lineEnd = body[lineStart...].firstIndex(of: 0x0A) ?? body.endIndex
+        return Trailer(Substring(String(decoding: body[lineStart..<lineEnd], as: UTF8.self)))
+      }
+      return nil
+    }
+  }
+
+  /// `Docsh-Changed: ID SIZE FINGERPRINT CATEGORY/NAME` or `Docsh-Deleted: ID FINGERPRINT
+  /// CATEGORY/NAME`.
+  private struct Trailer {
+    var id: String
+    var size: Int
+    var fingerprint: String
+    var category: String
+    var name: String
+    var isDeletion: Bool
+
+    init?(_ line: Substring) {
+      let isDeletion: Bool
+      let rest: Substring
+      if line.hasPrefix(HistoryTrailer.changedKey + ": ") {
+        isDeletion = false
+        rest = line.dropFirst(HistoryTrailer.changedKey.count + 2)
+      } else if line.hasPrefix(HistoryTrailer.deletedKey + ": ") {
+        isDeletion = true
+        rest = line.dropFirst(HistoryTrailer.deletedKey.count + 2)
+      } else {
+        return nil
+      }
+      let fields = rest.split(
+        separator: " ", maxSplits: isDeletion ? 2 : 3, omittingEmptySubsequences: false)
+      guard fields.count == (isDeletion ? 3 : 4), let path = fields.last,
+        let slash = path.firstIndex(of: "/")
+      else { return nil }
+      id = String(fields[0])
+      size = isDeletion ? 0 : Int(fields[1]) ?? 0
+      fingerprint = String(fields[isDeletion ? 1 : 2])
+      category = String(path[..<slash])
+      name = String(path[path.index(after: slash)...])
+      self.isDeletion = isDeletion
+    }
+  }
+
+  /// The commits that changed the store, newest first, with their whole messages: those
+  /// whose raw record `wanted` keeps (told whether its trailers describe it), each with its
+  /// place in the whole log. Records are looked at as bytes, so that the many a query does
+  /// not want cost no decoding.
+  private func storeLog(
+    keeping wanted: (UnsafeRawBufferPointer, _ isDescribed: Bool) -> Bool
+  ) throws(SyncError) -> [(index: Int, entry: LogEntry)] {
+    let output = try git.run(
+      "read the history", ["log", "--format=%x1e%H%x1f%at%x1f%P%x1f%B", "--", pathInRepository],
+      accepting: [0, 128])
+    if !output.succeeded {
+      // A branch without commits has no history; any other failure is one.
+      if try git.commit("HEAD") == nil { return [] }
+      throw .gitFailed(step: "read the history", message: output.lastErrorLine)
+    }
+    let marker = Array((HistoryTrailer.storeKey + ": " + pathInRepository + "\n").utf8)
+    var entries: [(index: Int, entry: LogEntry)] = []
+    for (index, record) in output.output.split(separator: 0x1E).enumerated() {
+      let isDescribed = record.withUnsafeBytes { bytes in
+        marker.withUnsafeBytes { JSONText.contains($0, in: bytes) }
+      }
+      guard record.withUnsafeBytes({ wanted($0, isDescribed) }) else { continue }
+      let fields = record.split(separator: 0x1F, maxSplits: 3, omittingEmptySubsequences: false)
+      guard fields.count == 4,
+        let seconds = Int64(String(decoding: fields[1], as: UTF8.self))
+      else { continue }
+      entries.append(
+        (
+          index,
+          LogEntry(
+            commit: CommitID(String(decoding: fields[0], as: UTF8.self)),
+            date: Timestamp(millisecondsSince1970: seconds * 1000),
+            parents: String(decoding: fields[2], as: UTF8.self).split(separator: " ").map(
+              String.init),
+            body: fields[3], isDescribed: isDescribed)
+        ))
+    }
+    return entries
+  }
+
+  /// Where `needle` first starts in `bytes`.
+  static func firstIndex(of needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
+    guard let first = needle.first, needle.count <= bytes.count else { return nil }
+    var position = bytes.startIndex
+    while let found = bytes[position...].firstIndex(of: first) {
+      guard found + needle.count <= bytes.endIndex else { return nil }
+      if bytes[found..<(found + needle.count)].elementsEqual(needle) { return found }
+      position = found + 1
+    }
+    return nil
+  }
+
+  /// The versions of `id` in commits that carry no trailers, found by git (`-G` on the
+  /// document's line, against the first parent), each read from the store at that commit.
+  private func searchedVersions(
+    of id: ObjectID, in entries: [(index: Int, entry: LogEntry)]
+  ) throws(SyncError) -> [(index: Int, version: DocumentVersion, fingerprint: String)] {
+    let input = Array(entries.map { $0.entry.commit.hex + "\n" }.joined().utf8)
+    let output = try git.run(
+      "search the history",
+      [
+        "log", "--no-walk=unsorted", "--stdin", "--format=%H", "--diff-merges=first-parent",
+        "-G", "^\\{\"id\":\"\(id)\"", "--", pathInRepository,
+      ], input: input)
+    let hits = Set(output.lines.map(String.init))
+    var versions: [(index: Int, version: DocumentVersion, fingerprint: String)] = []
+    for (index, entry) in entries where hits.contains(entry.commit.hex) {
+      let now = try loadedStoreIfValid(at: entry.commit.hex)
+      let before = try entry.parents.first.flatMap { parent throws(SyncError) in
+        try loadedStoreIfValid(at: parent)
+      }
+      if let now, let stored = now.graph.documents.first(where: { $0.id == id }) {
+        versions.append(
+          (
+            index, version(of: stored, in: now, at: entry, deleted: false),
+            now.fingerprint(of: stored)
+          ))
+      } else if let before, let stored = before.graph.documents.first(where: { $0.id == id }) {
+        versions.append(
+          (
+            index, version(of: stored, in: before, at: entry, deleted: true),
+            before.fingerprint(of: stored)
+          ))
+      }
+    }
+    return versions
+  }
+
+  private func version(
+    of stored: StoredDocument, in store: ParsedStore, at entry: LogEntry, deleted: Bool
+  ) -> DocumentVersion {
+    DocumentVersion(
+      commit: entry.commit, date: entry.date,
+      category: store.graph.categories.first { $0.id == stored.categoryID }?.name.text ?? "?",
+      name: stored.name.text, size: deleted ? 0 : stored.size, isDeletion: deleted)
+  }
+
+  /// The store at `commit`, `nil` when it holds none.
+  /// - Throws: ``SyncError/notAStoreAtCommit(_:reason:)`` when it does not load.
+  private func loadedStore(at commit: CommitID) throws(SyncError) -> ParsedStore? {
+    guard let bytes = try storeBytes(at: commit) else { return nil }
+    return try parsed(bytes, at: commit)
+  }
+
+  /// The store at `revision` when it holds one that loads.
+  private func loadedStoreIfValid(at revision: String) throws(SyncError) -> ParsedStore? {
+    guard
+      let bytes = try git.blobs([revision + ":" + pathInRepository], step: "read the history")
+        .first ?? nil
+    else { return nil }
+    return try? ParsedStore(bytes: bytes, name: revision)
+  }
+
+  private func saved(
+    _ stored: StoredDocument, in store: ParsedStore, at commit: CommitID
+  ) throws(SyncError) -> SavedDocument {
+    let content: String
+    do {
+      content = try store.decodedContent(of: stored)
+    } catch {
+      throw .notAStoreAtCommit(commit.short, reason: error.description)
+    }
+    return SavedDocument(
+      id: stored.id, name: stored.name.text, categoryID: stored.categoryID,
+      categoryName: store.graph.categories.first { $0.id == stored.categoryID }?.name.text ?? "?",
+      content: content, size: stored.size, modified: stored.modified)
+  }
+}

@@ -1,0 +1,259 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The git repository a store lives in: set up for syncing, committing the store, syncing it
+/// with a remote, and its history — all with git's plumbing, so that git never writes the
+/// store file (git replaces work-tree files by unlink and create, not atomically; docsh
+/// writes the store itself, with its atomic save).
+///
+/// Find one with ``locate(storePath:runner:fileSystem:)``; a store in no repository has none
+/// and works as it always did. One is "set up for docsh" when its config registers the merge
+/// driver (``isSetUp()``); only then do saves commit and `sync` run.
+public final class StoreRepository {
+  /// The store file, as an absolute path.
+  public let storePath: String
+  /// The top of the work tree.
+  public let topLevel: String
+  /// The repository's git folder (`.git`), absolute.
+  let gitDirectory: String
+  /// The store's folder, absolute.
+  let storeFolder: String
+  /// The store's path inside the repository, as git names it (`store.json`, `notes/store.json`).
+  let pathInRepository: String
+  /// The store folder's path inside the repository (`""` or `notes/`).
+  let prefix: String
+  let git: Git
+  let fileSystem: any FileSystem
+  /// The identity a commit needs where the user configured none, found once.
+  var identityArguments: [String]?
+
+  init(
+    storePath: String, topLevel: String, gitDirectory: String, prefix: String,
+    runner: any GitRunner, fileSystem: any FileSystem
+  ) {
+    self.storePath = storePath
+    self.topLevel = topLevel
+    self.gitDirectory = gitDirectory
+    self.prefix = prefix
+    let (folder, name) = AtomicFile.splitPath(storePath)
+    storeFolder = folder
+    pathInRepository = prefix + name
+    // Paths given to git are the repository's (`notes/store.json`): git runs at the top.
+    git = Git(runner: runner, folder: topLevel)
+    self.fileSystem = fileSystem
+  }
+
+  /// The file name of the store (`store.json`).
+  var storeFileName: String { AtomicFile.splitPath(storePath).name }
+
+  // MARK: - Finding the repository
+
+  /// The repository whose work tree holds the store at `storePath`, or `nil` when its
+  /// folder is in none (or does not exist yet).
+  /// - Throws: ``SyncError`` when git cannot be run, or fails in a folder that is in a
+  ///   repository (say, one git refuses as not safe).
+  public static func locate(
+    storePath: String, runner: any GitRunner, fileSystem: any FileSystem = SystemFileSystem()
+  ) throws(SyncError) -> StoreRepository? {
+    let absolute = absolutePath(storePath)
+    let folder = AtomicFile.splitPath(absolute).folder
+    guard isFolder(folder, fileSystem: fileSystem) else { return nil }
+    let git = Git(runner: runner, folder: folder)
+    let output = try git.run(
+      "find the repository",
+      ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix"],
+      accepting: [0, 128])
+    guard output.succeeded else {
+      if hasGitEntry(atOrAbove: folder, fileSystem: fileSystem) {
+        throw .gitFailed(step: "find the repository", message: output.lastErrorLine)
+      }
+      return nil
+    }
+    let lines = output.lines
+    guard lines.count >= 2 else {
+      throw .gitFailed(step: "find the repository", message: "unexpected output of git rev-parse")
+    }
+    return StoreRepository(
+      storePath: absolute, topLevel: String(lines[0]), gitDirectory: String(lines[1]),
+      prefix: lines.count > 2 ? String(lines[2]) : "", runner: runner, fileSystem: fileSystem)
+  }
+
+  /// Whether the repository is set up for docsh: its config registers the merge driver.
+  /// Saves commit and `sync` runs only then.
+  /// - Throws: ``SyncError`` when git cannot be run.
+  public func isSetUp() throws(SyncError) -> Bool {
+    try git.run(
+      "read the repository's config", ["config", "--local", "--get", "merge.docsh.driver"],
+      accepting: [0, 1]
+    ).succeeded
+  }
+
+  /// How many commits of the current branch its upstream does not have yet, as the remote
+  /// was last fetched (no network); `nil` when the branch has no upstream.
+  /// - Throws: ``SyncError`` when git fails.
+  public func unpushedCommitCount() throws(SyncError) -> Int? {
+    let output = try git.run(
+      "count the commits not pushed", ["rev-list", "--count", "@{upstream}..HEAD"],
+      accepting: [0, 128])
+    guard output.succeeded, let line = output.lines.first else { return nil }
+    return Int(line)
+  }
+
+  // MARK: - Locks
+
+  /// Runs `body` holding docsh's own lock on the repository (`.git/docsh.lock`), so that two
+  /// docsh processes never commit or sync in one repository at once. Waits about two
+  /// seconds for another one.
+  /// - Throws: ``SyncError/busy(lock:)`` when another holds it, or what `body` throws.
+  func withRepositoryLock<Result>(
+    _ body: () throws(SyncError) -> Result
+  ) throws(SyncError) -> Result {
+    let path = gitDirectory + "/docsh.lock"
+    let lock: Int32
+    do {
+      lock = try fileSystem.open(
+        path, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+    } catch {
+      throw .store(.system(path, operation: error.operation, errno: error.code))
+    }
+    defer { try? fileSystem.close(lock) }  // closing releases the lock
+    var held = false
+    for attempt in 0..<200 {
+      if (try? fileSystem.lockExclusively(lock)) == true {
+        held = true
+        break
+      }
+      if attempt < 199 { usleep(10_000) }
+    }
+    guard held else { throw .busy(lock: path) }
+    return try body()
+  }
+
+  /// Runs `body` holding the store's save lock (`store.json.lock`), so that no docsh
+  /// session saves between what `body` reads of the store file and what it writes.
+  /// - Throws: ``SyncError/store(_:)`` when the lock cannot be taken, or what `body` throws.
+  func withStoreLock<Result>(_ body: () throws(SyncError) -> Result) throws(SyncError) -> Result {
+    let store = JSONStore(path: storePath, fileSystem: fileSystem)
+    var result: Result?
+    var failure: SyncError?
+    do {
+      try store.withSaveLock { () throws -> Void in
+        do throws(SyncError) {
+          result = try body()
+        } catch {
+          failure = error
+        }
+      }
+    } catch let error as StoreError {
+      throw .store(error)
+    } catch {
+      throw .store(.invalidStore(storePath, reason: "\(error)"))
+    }
+    if let failure { throw failure }
+    guard let result else { throw .store(.locked(storePath)) }
+    return result
+  }
+
+  // MARK: - The store file
+
+  /// The bytes of the store file, or `nil` when there is none.
+  /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
+  func storeFileBytes() throws(SyncError) -> [UInt8]? {
+    try fileBytes(at: storePath)
+  }
+
+  /// The bytes of the file at `path`, or `nil` when there is none.
+  /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
+  private func fileBytes(at path: String) throws(SyncError) -> [UInt8]? {
+    let file: Int32
+    do {
+      file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+    } catch {
+      if error.code == ENOENT { return nil }
+      throw .store(.system(path, operation: "open", errno: error.code))
+    }
+    defer { try? fileSystem.close(file) }
+    do {
+      return try fileSystem.readToEnd(file)
+    } catch {
+      throw .store(.system(path, operation: error.operation, errno: error.code))
+    }
+  }
+
+  /// Replaces the store file by `bytes` with docsh's atomic save, keeping `store.json.bak`.
+  /// The caller holds the store lock.
+  /// - Throws: ``SyncError/store(_:)``; the file is then as it was.
+  func writeStoreFile(_ bytes: [UInt8]) throws(SyncError) {
+    do {
+      try AtomicFile.replace(
+        path: storePath, with: bytes, keepingBackup: true, fileSystem: fileSystem)
+    } catch {
+      throw .store(.system(storePath, operation: error.operation, errno: error.code))
+    }
+  }
+
+  /// Writes a small file of the store's folder (`.gitattributes`) atomically.
+  /// - Throws: ``SyncError/store(_:)``.
+  func writeFile(_ name: String, _ bytes: [UInt8]) throws(SyncError) {
+    let path = storeFolder + "/" + name
+    do {
+      try AtomicFile.replace(path: path, with: bytes, keepingBackup: false, fileSystem: fileSystem)
+    } catch {
+      throw .store(.system(path, operation: error.operation, errno: error.code))
+    }
+  }
+
+  /// The bytes of the file `name` of the store's folder, or `nil` when there is none.
+  /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
+  func folderFileBytes(_ name: String) throws(SyncError) -> [UInt8]? {
+    try fileBytes(at: storeFolder + "/" + name)
+  }
+
+  /// Whether `name` exists in the git folder.
+  func gitFolderHas(_ name: String) -> Bool {
+    guard
+      let directory = try? fileSystem.open(
+        gitDirectory, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    else { return false }
+    defer { try? fileSystem.close(directory) }
+    return (try? fileSystem.status(at: directory, name)) != nil
+  }
+
+  // MARK: - Paths
+
+  /// `path` made absolute against the current folder.
+  static func absolutePath(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return path }
+    let folder = String(
+      decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var relative = Substring(path)
+    while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+    return (folder == "/" ? "" : folder) + "/" + relative
+  }
+
+  static func isFolder(_ path: String, fileSystem: any FileSystem) -> Bool {
+    guard
+      let directory = try? fileSystem.open(path, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    else { return false }
+    try? fileSystem.close(directory)
+    return true
+  }
+
+  /// Whether `folder` or a folder above it holds a `.git`.
+  static func hasGitEntry(atOrAbove folder: String, fileSystem: any FileSystem) -> Bool {
+    var current = folder
+    while true {
+      if let directory = try? fileSystem.open(
+        current, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+      {
+        defer { try? fileSystem.close(directory) }
+        if (try? fileSystem.status(at: directory, ".git")) ?? nil != nil { return true }
+      }
+      guard current != "/" else { return false }
+      current = AtomicFile.splitPath(current).folder
+    }
+  }
+}

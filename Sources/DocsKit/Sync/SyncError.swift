@@ -1,0 +1,93 @@
+/// Why a repository operation (setting up, committing, syncing, reading history) failed.
+///
+/// Every case leaves the store and the repository as they were or consistently further
+/// along (a local commit made, the remote fetched), never half way; each text is one line.
+public enum SyncError: Error, Sendable, Equatable {
+  /// git cannot be run.
+  case gitUnavailable(GitLaunchError)
+  /// A git step failed; `message` is git's own last line of standard error.
+  case gitFailed(step: String, message: String)
+  /// The store's folder is in no git work tree.
+  case notARepository(folder: String)
+  /// The store's folder is in a git work tree that docsh has not set up (no merge driver).
+  case notSetUp(folder: String)
+  /// The repository has no remote `origin` to sync with.
+  case noRemote(folder: String)
+  /// HEAD names no branch, so there is nothing to sync.
+  case detachedHead(folder: String)
+  /// A git operation that docsh does not finish by itself is half done.
+  case operationInProgress(String, folder: String)
+  /// Another git or docsh is working in the repository right now (its lock is held).
+  case busy(lock: String)
+  /// The store file is missing, but the last commit holds it.
+  case storeMissing(path: String, commit: String)
+  /// The store file does not load, but the last commit holds a store.
+  case storeDamaged(path: String, reason: String, commit: String)
+  /// Reading or writing the store file failed.
+  case store(StoreError)
+  /// The store in a commit (the remote's, usually) is not a valid docsh store.
+  case notAStoreAtCommit(String, reason: String)
+  /// The merge would conflict in files of the repository other than the store.
+  case otherFilesConflict([String])
+  /// Local changes to other files of the repository are in the way of the merge.
+  case localChangesInTheWay([String])
+  /// The push was refused again and again because the remote kept moving.
+  case pushKeptFailing(attempts: Int)
+  /// The remote has several branches and none is the obvious one to follow.
+  case ambiguousRemoteBranch([String])
+  /// No commit of this name.
+  case noSuchCommit(String)
+  /// The store holds no document at this path at that commit.
+  case noSuchDocument(path: String, commit: String)
+}
+
+extension SyncError: CustomStringConvertible {
+  /// One line for the user: what failed and, where there is one, what to do.
+  public var description: String {
+    switch self {
+    case .gitUnavailable(let error):
+      return error.description
+    case .gitFailed(let step, let message):
+      return "\(step): \(message)"
+    case .notARepository(let folder):
+      return "\(folder) is not in a git repository: 'sync REMOTE' sets one up"
+    case .notSetUp(let folder):
+      return "\(folder) is not set up for syncing: run 'sync REMOTE' once"
+    case .noRemote(let folder):
+      return "the repository of \(folder) has no remote 'origin': run 'sync REMOTE' once"
+    case .detachedHead(let folder):
+      return "the repository of \(folder) is on no branch (detached HEAD): check out a branch"
+    case .operationInProgress(let operation, let folder):
+      return
+        "a git \(operation) is in progress in \(folder): finish it or abort it with git, then sync"
+    case .busy(let lock):
+      return "another git or docsh is working in the repository (\(lock) is held); try again"
+    case .storeMissing(let path, let commit):
+      return
+        "\(path) is missing, but the last commit (\(commit)) holds it: 'sync' restores it (or 'git checkout HEAD -- \(AtomicFile.splitPath(path).name)' in its folder)"
+    case .storeDamaged(let path, let reason, let commit):
+      return
+        "\(path) does not load (\(reason)), but the last commit (\(commit)) holds the store: 'sync' restores it"
+    case .store(let error):
+      return error.description
+    case .notAStoreAtCommit(let commit, let reason):
+      return "the store in \(commit) is not a docsh store (\(reason)); nothing was changed"
+    case .otherFilesConflict(let paths):
+      return
+        "the merge conflicts in other files of the repository (\(paths.joined(separator: ", "))): merge them with git; the store was left as it was"
+    case .localChangesInTheWay(let paths):
+      return
+        "local changes to \(paths.joined(separator: ", ")) are in the way of the merge: commit or stash them; the store was left as it was"
+    case .pushKeptFailing(let attempts):
+      return
+        "push to origin: refused \(attempts) times because the remote kept moving; nothing was lost — sync again"
+    case .ambiguousRemoteBranch(let branches):
+      return
+        "origin has several branches (\(branches.joined(separator: ", "))) and none matches this one: check one out with git, then sync"
+    case .noSuchCommit(let revision):
+      return "no commit \"\(revision)\" in the store's history"
+    case .noSuchDocument(let path, let commit):
+      return "no document \(path) in the store at \(commit)"
+    }
+  }
+}

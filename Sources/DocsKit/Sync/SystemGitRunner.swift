@@ -1,0 +1,203 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The real ``GitRunner``: `posix_spawnp` of the program, no shell.
+///
+/// Standard output comes through a pipe that is read to its end; standard error and
+/// standard input go through unlinked temporary files, so that however much git writes to
+/// either stream nothing waits on a full pipe. The child gets the user's environment (ssh
+/// agent, credential helpers, `HOME`) without the variables that would point git at another
+/// repository than the folder given (`GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE` …), plus
+/// ``environment``; with `GIT_TERMINAL_PROMPT=0` unless somebody can answer a prompt.
+/// SIGPIPE, SIGINT and SIGQUIT are at their defaults in the child whatever docsh does.
+public struct SystemGitRunner: GitRunner {
+  /// The program run: `git`, found on `PATH`.
+  public let program: String
+  /// Variables set for every run, over the user's (tests point `HOME` and
+  /// `GIT_CONFIG_GLOBAL` at their own places).
+  public let environment: [String: String]
+  /// Whether a person at a terminal can answer git's prompts (passwords, host keys); when
+  /// not, `GIT_TERMINAL_PROMPT=0` makes such a remote fail instead of hanging.
+  public let canPrompt: Bool
+  private let fileSystem: any FileSystem
+
+  /// The variables that would make git work on another repository than the folder given.
+  static let repositoryVariables: Set<String> = [
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX",
+  ]
+
+  /// A runner of `program` with `environment` added to every run.
+  public init(
+    program: String = "git", environment: [String: String] = [:], canPrompt: Bool = false,
+    fileSystem: any FileSystem = SystemFileSystem()
+  ) {
+    self.program = program
+    self.environment = environment
+    self.canPrompt = canPrompt
+    self.fileSystem = fileSystem
+  }
+
+  public func run(
+    _ arguments: [String], in folder: String, environment extra: [String: String],
+    input: [UInt8]?
+  ) throws(GitLaunchError) -> GitOutput {
+    let words = [program, "-C", folder] + arguments
+    var variables = SystemGitRunner.currentEnvironment()
+    for name in SystemGitRunner.repositoryVariables { variables[name] = nil }
+    if !canPrompt { variables["GIT_TERMINAL_PROMPT"] = "0" }
+    for (name, value) in environment { variables[name] = value }
+    for (name, value) in extra { variables[name] = value }
+
+    let errors: Int32
+    let inputFile: Int32
+    do {
+      errors = try scratchFile(holding: nil)
+    } catch {
+      throw .failed(program, errno: error.code)
+    }
+    defer { try? fileSystem.close(errors) }
+    do {
+      inputFile = try scratchFile(holding: input ?? [])
+    } catch {
+      throw .failed(program, errno: error.code)
+    }
+    defer { try? fileSystem.close(inputFile) }
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { throw .failed(program, errno: errno) }
+    // Close-on-exec, so that no other child inherits them; dup2 clears it on the child's.
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    var readEnd: Int32? = ends[0]
+    var writeEnd: Int32? = ends[1]
+    defer {
+      if let readEnd { try? fileSystem.close(readEnd) }
+      if let writeEnd { try? fileSystem.close(writeEnd) }
+    }
+
+    let child = try spawn(
+      words, environment: variables, input: inputFile, output: ends[1], errors: errors)
+    if let end = writeEnd {
+      try? fileSystem.close(end)
+      writeEnd = nil
+    }
+    let output = readEnd.flatMap { try? fileSystem.readToEnd($0) } ?? []
+    if let end = readEnd {
+      try? fileSystem.close(end)
+      readEnd = nil
+    }
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0 {
+      guard errno == EINTR else { throw .failed(program, errno: errno) }
+    }
+    // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
+    let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return GitOutput(status: exitStatus, output: output, errorOutput: readWhole(errors))
+  }
+
+  private func spawn(
+    _ words: [String], environment: [String: String], input: Int32, output: Int32, errors: Int32
+  ) throws(GitLaunchError) -> pid_t {
+    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+    argv.append(nil)
+    defer { for pointer in argv { free(pointer) } }
+    var envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map {
+      strdup($0.key + "=" + $0.value)
+    }
+    envp.append(nil)
+    defer { for pointer in envp { free(pointer) } }
+
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGINT, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    var noMask = sigset_t()
+    sigemptyset(&noMask)
+    posix_spawnattr_setsigmask(&attributes, &noMask)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    // dup2 clears close-on-exec on the child's copies; every original is close-on-exec.
+    posix_spawn_file_actions_adddup2(&actions, input, 0)
+    posix_spawn_file_actions_adddup2(&actions, output, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors, 2)
+
+    var child = pid_t()
+    let spawned = posix_spawnp(&child, program, &actions, &attributes, argv, envp)
+    if spawned == ENOENT { throw .notFound(program) }
+    guard spawned == 0 else { throw .failed(program, errno: spawned) }
+    return child
+  }
+
+  /// An unlinked temporary file, open for reading from its start, holding `bytes` (or
+  /// empty and open for writing too when `nil`, for the child's standard error).
+  private func scratchFile(holding bytes: [UInt8]?) throws(SystemCallError) -> Int32 {
+    let folder = SystemGitRunner.temporaryFolder()
+    let directory = try fileSystem.open(folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    defer { try? fileSystem.close(directory) }
+    var attempt = 0
+    while true {
+      let name = ".docsh-git." + AtomicFile.randomSuffix()
+      let file: Int32
+      do {
+        file = try fileSystem.open(
+          at: directory, name, flags: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+          mode: 0o600)
+      } catch {
+        attempt += 1
+        if error.code != EEXIST || attempt >= 10 { throw error }
+        continue
+      }
+      defer { try? fileSystem.unlink(at: directory, name) }
+      guard let bytes else { return file }
+      do {
+        try fileSystem.writeFully(file, bytes)
+        // A second descriptor reads from the start; the one written is done.
+        let reader = try fileSystem.open(
+          at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
+        try? fileSystem.close(file)
+        return reader
+      } catch {
+        try? fileSystem.close(file)
+        throw error
+      }
+    }
+  }
+
+  /// Everything in `file` from its start.
+  private func readWhole(_ file: Int32) -> [UInt8] {
+    guard let size = try? fileSystem.status(of: file).size, size > 0 else { return [] }
+    var bytes = [UInt8](repeating: 0, count: size)
+    let count =
+      bytes.withUnsafeMutableBytes { buffer in
+        try? fileSystem.readFully(file, into: buffer, at: 0)
+      } ?? 0
+    return Array(bytes.prefix(count))
+  }
+
+  /// `TMPDIR`, else `/tmp`.
+  static func temporaryFolder() -> String {
+    if let value = getenv("TMPDIR"), let text = String(validatingCString: value), !text.isEmpty {
+      return text
+    }
+    return "/tmp"
+  }
+
+  /// The process's environment now.
+  static func currentEnvironment() -> [String: String] {
+    var variables: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+      if let text = String(validatingCString: entry), let equals = text.firstIndex(of: "=") {
+        variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+      }
+      pointer += 1
+    }
+    return variables
+  }
+}

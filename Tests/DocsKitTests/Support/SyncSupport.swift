@@ -1,0 +1,146 @@
+import DocsTestSupport
+import Foundation
+import Testing
+
+@testable import DocsKit
+
+/// One machine of a sync test: its own folder, store, clock and ids, syncing through a
+/// sandbox's git with a bare remote on local disk.
+final class Machine {
+  static let mergeDate = MergeDate(year: 2026, month: 5, day: 1)
+  /// The driver registered; these tests never let git run it, so it fails if git does.
+  static let driver = "/bin/false"
+
+  let sandbox: GitSandbox
+  let name: String
+  let storePath: String
+  let runner: any GitRunner
+  let clock: TestClock
+  let ids: SequentialIDs
+
+  init(_ name: String, in sandbox: GitSandbox, number: UInt64, runner: (any GitRunner)? = nil)
+    throws
+  {
+    self.sandbox = sandbox
+    self.name = name
+    storePath = sandbox.folder.path("\(name)/notes/store.json")
+    try FileManager.default.createDirectory(
+      atPath: sandbox.folder.path("\(name)/notes"), withIntermediateDirectories: true)
+    self.runner = runner ?? sandbox.runner
+    clock = TestClock(start: TestClock.defaultStart + Int64(number) * 1_000_000)
+    ids = SequentialIDs(after: number * 1_000_000)
+  }
+
+  /// The folder of the store (the work tree's top in these tests).
+  var folder: String { AtomicFile.splitPath(storePath).folder }
+
+  /// The repository of the store, when there is one.
+  func repository() throws -> StoreRepository? {
+    try StoreRepository.locate(storePath: storePath, runner: runner)
+  }
+
+  /// A context on the store that commits every save when the folder is set up for docsh.
+  func open() throws -> Context {
+    var hook: (any SaveHook)?
+    if let repository = try repository(), try repository.isSetUp() {
+      hook = GitCommitOnSave(repository: repository)
+    }
+    return try Context(
+      store: JSONStore(path: storePath), clock: clock.now, makeID: ids.make, saveHook: hook)
+  }
+
+  /// Opens the store, lets `body` change it, saves.
+  @discardableResult
+  func edit(_ body: (Context) throws -> Void) throws -> Context {
+    let context = try open()
+    try body(context)
+    try context.save()
+    return context
+  }
+
+  /// Sets the store's folder up to sync with `remote`.
+  @discardableResult
+  func setUp(remote: String) throws -> StoreRepository {
+    try StoreRepository.setUp(
+      storePath: storePath, remote: remote, driverExecutable: Machine.driver, runner: runner)
+  }
+
+  /// Syncs.
+  @discardableResult
+  func sync(attempts: Int = 3) throws -> SyncReport {
+    let repository = try #require(try repository())
+    return try repository.sync(
+      SyncOptions(
+        driverExecutable: Machine.driver, mergeDate: Machine.mergeDate, maximumAttempts: attempts))
+  }
+
+  /// Every document of the store as `Category/Name` → content.
+  func contents() throws -> [String: String] {
+    let context = try Context(store: JSONStore(path: storePath))
+    var result: [String: String] = [:]
+    for category in context.categories() {
+      result[category.name.text + "/"] = ""
+      for document in context.documents(in: category.id) {
+        result[category.name.text + "/" + document.name.text] = try context.content(
+          of: document.id)
+      }
+    }
+    return result
+  }
+
+  /// Runs git in the store's folder.
+  @discardableResult
+  func git(_ arguments: [String]) throws -> GitOutput {
+    try sandbox.git(arguments, in: folder)
+  }
+
+  /// git's standard output in the store's folder; the test fails when git does.
+  func gitText(_ arguments: [String]) throws -> String {
+    try sandbox.text(arguments, in: folder)
+  }
+
+  /// `git status --porcelain`: empty when the work tree and index match HEAD.
+  func status() throws -> String {
+    try gitText(["status", "--porcelain"])
+  }
+
+  /// The subjects of the branch's commits, newest first.
+  func subjects() throws -> [String] {
+    try gitText(["log", "--format=%s"]).split(separator: "\n").map(String.init)
+  }
+}
+
+/// The laptop with Work/Plan and Home/List, set up and synced; the desktop set up and synced
+/// from it.
+func startTogether(_ laptop: Machine, _ desktop: Machine, remote: String) throws {
+  try laptop.edit { context in
+    try put("plan 0\n", at: "Work", "Plan", in: context)
+    try put("list 0\n", at: "Home", "List", in: context)
+  }
+  try laptop.setUp(remote: remote)
+  try laptop.sync()
+  try desktop.setUp(remote: remote)
+  try desktop.sync()
+}
+
+/// Makes the category `category` (when missing) and in it the document `name` holding `content`.
+@discardableResult
+func put(_ content: String, at category: String, _ name: String, in context: Context) throws
+  -> Document
+{
+  let categoryID =
+    try context.category(named: category)?.id
+    ?? context.createCategory(
+      named: category
+    ).id
+  if let existing = context.document(named: name, in: categoryID) {
+    return try context.setContent(content, of: existing.id)
+  }
+  return try context.createDocument(named: name, in: categoryID, content: content)
+}
+
+/// The document at `category`/`name` of `context`.
+func document(_ category: String, _ name: String, in context: Context) throws -> Document {
+  let found = try #require(context.category(named: category))
+  return try #require(context.document(named: name, in: found.id))
+}
