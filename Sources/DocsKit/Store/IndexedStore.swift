@@ -552,7 +552,7 @@ public final class IndexedStore: DocumentStore {
       } else {
         reason = rebuildReason(index, identity)
       }
-      let rebuilt = withIndex(index) { () throws(SQLiteError) in
+      let rebuilt: Void? = withIndex(index) { () throws(SQLiteError) in
         try index.rebuild(from: graph, identity: identity) { _ in }
       }
       checked.index =
