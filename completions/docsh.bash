@@ -22,7 +22,7 @@ _docsh() {
   esac
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W '-s --store -c --command -y --yes --no-save --color
-      --check --no-pager --no-rc -h --help --version' -- "$cur")
+      --check --no-pager --no-rc --merge-file -h --help --version' -- "$cur")
     return
   fi
   compopt -o filenames 2>/dev/null

@@ -37,6 +37,9 @@ enum DocshMain {
       output.writeLine(Invocation.version)
       return .success
     }
+    if let files = invocation.mergeFiles {
+      return mergeFiles(files, errors: errors)
+    }
     guard let storePath = invocation.resolvedStorePath(environment: environment) else {
       plainReporter.reportBadInvocation(.noStore)
       return .badInvocation
@@ -53,26 +56,52 @@ enum DocshMain {
     let cacheFolder = Invocation.xdgPath(
       "XDG_CACHE_HOME", fallback: ".cache", file: "docsh", environment: environment)
     let progress = errors.isTerminal ? ProgressBar(output: errors) : nil
-    let store = IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress)
+    // The store's git repository is looked for only when a save, sync or history needs it.
+    let repository = RepositoryAccess(
+      storePath: storePath,
+      runner: SystemGitRunner(canPrompt: settings.isInteractive),
+      driverExecutable: StoreRepository.currentExecutablePath() ?? "docsh")
+    func openStore() throws -> Context {
+      try Context(
+        store: IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress),
+        saveHook: CommitOnSaveWhenSetUp(access: repository))
+    }
     if invocation.check {
-      let report = store.check()
+      let report = IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress)
+        .check()
       ResultView(
         output: output, errors: errors, colors: settings.colors, dates: settings.dates,
         now: Timestamp.now()
       ).show(.checkReport(report))
       return report.isSound ? .success : .commandFailed
     }
+    // A store file lost in a docsh repository is never taken for an empty store: every
+    // command but sync (which restores it) refuses.
     let context: Context
+    var refusal: SyncError?
     do {
-      context = try Context(store: store)
+      context = try openStore()
+      if !fileExists(storePath) { refusal = repository.lostStore(loadError: nil) }
     } catch {
-      return reporter.report(error, at: "docsh")
+      guard let storeError = error as? StoreError,
+        let lost = repository.lostStore(loadError: storeError),
+        let placeholder = try? Context(
+          store: IndexedStore(path: unusedPath(beside: storePath), cacheFolder: nil))
+      else {
+        return reporter.report(error, at: "docsh")
+      }
+      context = placeholder
+      refusal = lost
     }
 
     guard settings.isInteractive else {
+      var collaborators = SessionCollaborators.nonInteractive(progress: progress)
+      collaborators.repository = repository
+      collaborators.reopenStore = openStore
       let session = Session(
         context: context, output: output, errors: errors, settings: settings,
-        collaborators: .nonInteractive(progress: progress))
+        collaborators: collaborators)
+      session.storeRefusal = refusal
       session.warnOnceAboutTheIndex()
       return runNonInteractively(invocation, interpreter: Interpreter(session: session))
     }
@@ -86,7 +115,10 @@ enum DocshMain {
       context: context, output: output, errors: errors, settings: settings,
       collaborators: SessionCollaborators(
         questions: terminal, typedLines: terminal, history: terminal, pager: pager,
-        clock: { Timestamp.now() }, progress: progress))
+        clock: { Timestamp.now() }, progress: progress, repository: repository,
+        reopenStore: openStore))
+    session.storeRefusal = refusal
+    if let refusal { reporter.report(refusal, at: "docsh") }
     session.warnOnceAboutTheIndex()
     let completer = Completer(session: session)
     reader.enableCompletion { line, word in completer.complete(lineBeforeCursor: line, word: word) }
@@ -144,6 +176,35 @@ enum DocshMain {
     }
     session.warnOnceAboutTheIndex()
     return .success
+  }
+
+  /// `docsh --merge-file BASE CURRENT OTHER [PATH]`: git's merge driver. The merged store is
+  /// written into CURRENT; each conflict is a line on standard error; exit 0. An input that
+  /// is not a docsh store exits 3 and leaves CURRENT byte for byte as it was.
+  static func mergeFiles(_ files: Invocation.MergeFiles, errors: TextOutput) -> ExitStatus {
+    do {
+      let conflicts = try MergeDriver.mergeFiles(
+        base: files.base, current: files.current, other: files.other, date: MergeDate.today())
+      for conflict in conflicts { errors.writeLine("docsh: conflict: \(conflict)") }
+      return .success
+    } catch {
+      ErrorReporter(errors: errors, colors: .disabled).report(error, at: "docsh")
+      return error.isNotAStore ? .storeFailed : .commandFailed
+    }
+  }
+
+  /// Whether a file (or anything) is at `path`.
+  static func fileExists(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0
+  }
+
+  /// A path beside `path` where no file is: an empty store for a session that refuses every
+  /// command until `sync` restores the real one.
+  static func unusedPath(beside path: String) -> String {
+    var candidate = path + ".unavailable"
+    while fileExists(candidate) { candidate += "-" }
+    return candidate
   }
 
   static func colors(

@@ -8,6 +8,8 @@ enum InvocationError: Error, Equatable, Sendable {
   case severalScripts([String])
   /// Both `-c` and a script.
   case commandsAndScript
+  /// `--merge-file` without BASE, CURRENT and OTHER (and at most PATH).
+  case mergeFileNeedsThreeFiles
   /// No way to find the store: no `--store`, no `DOCSH_STORE`, no `HOME`.
   case noStore
   /// The script cannot be opened.
@@ -22,6 +24,8 @@ extension InvocationError: CustomStringConvertible {
     case .severalScripts(let paths):
       return "one script at a time (got \(paths.joined(separator: " ")))"
     case .commandsAndScript: return "give either -c or a SCRIPT, not both"
+    case .mergeFileNeedsThreeFiles:
+      return "--merge-file takes BASE CURRENT OTHER and optionally PATH, as git's %O %A %B %P"
     case .noStore: return "no store: give --store PATH or set DOCSH_STORE or HOME"
     case .unreadableScript(let path, let code): return "\(path): \(systemMessage(code))"
     }
@@ -46,6 +50,16 @@ struct Invocation: Equatable {
   var check = false
   var noPager = false
   var noStartupFile = false
+  /// `--merge-file BASE CURRENT OTHER [PATH]`: merge three stores into CURRENT, as git's
+  /// merge driver.
+  var mergeFiles: MergeFiles?
+
+  /// The three stores of `--merge-file`, as git names them (`%O %A %B`).
+  struct MergeFiles: Equatable {
+    var base: String
+    var current: String
+    var other: String
+  }
 
   static let version = "docsh 0.1.0"
 
@@ -82,14 +96,21 @@ struct Invocation: Equatable {
   static let noPagerOption = OptionSpec.flag(
     "--no-pager", help: "in the REPL, never page long output of cat, ls, grep, help, history")
   static let noRC = OptionSpec.flag("--no-rc", help: "do not run the startup file")
+  static let mergeFile = OptionSpec.flag(
+    "--merge-file",
+    help: """
+      BASE CURRENT OTHER [PATH]: merge three stores into CURRENT, as git's
+      merge driver (%O %A %B %P); conflicts on standard error, exit 0
+      (3 when an input is not a docsh store; CURRENT is then untouched)
+      """)
   static let help = OptionSpec.flag("-h", "--help", help: "show this help")
   static let versionOption = OptionSpec.flag("--version", help: "show the version")
 
   /// docsh's own arguments.
   static let arguments = ArgumentSpec(
     options: [
-      store, command, yes, noSaveOption, colorOption, checkOption, noPagerOption, noRC, help,
-      versionOption,
+      store, command, yes, noSaveOption, colorOption, checkOption, noPagerOption, noRC,
+      mergeFile, help, versionOption,
     ],
     positionals: [PositionalSpec("SCRIPT.docsh", .zeroOrMore, completing: .file)])
 
@@ -115,6 +136,12 @@ struct Invocation: Equatable {
     check = parsed.isSet(Invocation.checkOption)
     noPager = parsed.isSet(Invocation.noPagerOption)
     noStartupFile = parsed.isSet(Invocation.noRC)
+    if parsed.isSet(Invocation.mergeFile) {
+      let files = parsed.positionals
+      guard (3...4).contains(files.count) else { throw .mergeFileNeedsThreeFiles }
+      mergeFiles = MergeFiles(base: files[0], current: files[1], other: files[2])
+      return
+    }
     guard parsed.positionals.count <= 1 else { throw .severalScripts(parsed.positionals) }
     scriptPath = parsed.positionals.first
     if scriptPath != nil && !commands.isEmpty { throw .commandsAndScript }

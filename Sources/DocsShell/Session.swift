@@ -29,6 +29,12 @@ struct SessionCollaborators {
   var clock: () -> Timestamp
   /// Shows long work as it goes (a terminal's standard error); `nil` shows nothing.
   var progress: (any ProgressShowing)? = nil
+  /// The store's git repository, for `sync` and history; `nil` where there is none to have
+  /// (tests of other things).
+  var repository: RepositoryAccess? = nil
+  /// Opens the store again as docsh opens it at start, for a `sync` that had to restore a
+  /// lost store file first; `nil` where the session cannot.
+  var reopenStore: (() throws -> Context)? = nil
 
   /// A run where nobody is at the terminal: no answers, no typed lines, no history, no pager.
   static func nonInteractive(
@@ -57,8 +63,8 @@ struct SessionCollaborators {
 /// The state a command acts on: the context, where the user is, where output goes, and who
 /// answers questions.
 final class Session {
-  /// The object graph.
-  let context: Context
+  /// The object graph; replaced only when `sync` restored a store that could not be loaded.
+  private(set) var context: Context
   /// Standard output.
   let output: TextOutput
   /// Standard error.
@@ -67,6 +73,10 @@ final class Session {
   var settings: SessionSettings
   /// What differs between the REPL, a script and a test.
   let collaborators: SessionCollaborators
+
+  /// Why the store cannot be used as it is (its file lost in a docsh repository): every
+  /// command but `sync`, which restores it, fails with this.
+  var storeRefusal: SyncError?
 
   private var currentCategoryID: ObjectID?
   private var hasWarnedAboutTheIndex = false
@@ -82,6 +92,15 @@ final class Session {
     self.errors = errors
     self.settings = settings
     self.collaborators = collaborators
+  }
+
+  /// Puts `context` in place of the session's, at the top, with nothing to refuse: after a
+  /// `sync` restored the store.
+  func replaceContext(with context: Context) {
+    self.context = context
+    storeRefusal = nil
+    currentCategoryID = nil
+    previousCategoryID = nil
   }
 
   /// The category the user is in; `nil` at the top. A category that vanished (undo, revert)

@@ -106,7 +106,7 @@ import Testing
     #expect(completer.candidates(after: ["cat"], partial: "") == ["Meeting Notes/", "Work/"])
     #expect(
       completer.candidates(after: ["cat"], partial: "Work/Pl") == ["Work/Plan", "Work/Plans"])
-    #expect(completer.candidates(after: ["help"], partial: "re") == ["redo", "revert"])
+    #expect(completer.candidates(after: ["help"], partial: "re") == ["redo", "restore", "revert"])
     #expect(completer.candidates(after: ["ls", "-l"], partial: "W") == ["Work/"])
     #expect(completer.candidates(after: ["pwd"], partial: "") == [])
     harness.run("cd Work")

@@ -15,6 +15,26 @@ public struct SyncOptions: Sendable {
   }
 }
 
+/// A step of a sync, as a progress line names it.
+public enum SyncStep: Int, Sendable, CaseIterable, CustomStringConvertible {
+  case committing, fetching, merging, pushing
+
+  public var description: String {
+    switch self {
+    case .committing: return "committing the store"
+    case .fetching: return "fetching from origin"
+    case .merging: return "merging"
+    case .pushing: return "pushing to origin"
+    }
+  }
+}
+
+/// Hears the steps of a sync as it reaches them (the network ones can take a while).
+public protocol SyncObserving: AnyObject {
+  /// The sync starts `step`.
+  func syncReached(_ step: SyncStep)
+}
+
 /// Something a sync did beside syncing, for the user to know.
 public enum SyncNote: Hashable, Sendable, CustomStringConvertible {
   /// The store file was missing or damaged: it was restored from this commit first (a
@@ -80,11 +100,17 @@ extension StoreRepository {
   /// The caller saves pending changes before and reloads its context after.
   /// - Throws: ``SyncError`` naming the step that failed; the store and the repository are
   ///   then as they were or consistently further along.
-  public func sync(_ options: SyncOptions) throws(SyncError) -> SyncReport {
-    try withRepositoryLock { () throws(SyncError) -> SyncReport in try syncLocked(options) }
+  public func sync(
+    _ options: SyncOptions, observer: (any SyncObserving)? = nil
+  ) throws(SyncError) -> SyncReport {
+    try withRepositoryLock { () throws(SyncError) -> SyncReport in
+      try syncLocked(options, observer: observer)
+    }
   }
 
-  private func syncLocked(_ options: SyncOptions) throws(SyncError) -> SyncReport {
+  private func syncLocked(
+    _ options: SyncOptions, observer: (any SyncObserving)?
+  ) throws(SyncError) -> SyncReport {
     guard try isSetUp() else { throw .notSetUp(folder: storeFolder) }
     var report = SyncReport()
     try recoverInterruptedWork(into: &report)
@@ -102,10 +128,12 @@ extension StoreRepository {
         let bytes = try storeFileBytes()
         local = LocalState(head: nil, bytes: bytes, store: bytes.flatMap { try? parsed($0) })
       } else {
+        observer?.syncReached(.committing)
         try ensureSupportFiles()
         local = try commitLocked()
       }
       if before == nil { before = .some(local.store) }
+      observer?.syncReached(.fetching)
       try git.run("fetch from origin", ["fetch", "--quiet", "origin"])
       let upstream = try upstreamBranch()
       let remote = try git.commit("refs/remotes/origin/" + upstream)
@@ -127,6 +155,7 @@ extension StoreRepository {
       if let remote, let head = local.head, head != remote,
         try !git.isAncestor(remote, of: head)
       {
+        observer?.syncReached(.merging)
         let outcome: Integration
         if try git.isAncestor(head, of: remote) {
           outcome = try fastForward(local, to: remote, bytes: remoteStore ?? nil)
@@ -143,6 +172,7 @@ extension StoreRepository {
       report.head = merged.head
       report.incoming = StoreChanges(from: before ?? nil, to: merged.store).count
       guard let head = merged.head, head != remote else { return report }
+      observer?.syncReached(.pushing)
       switch try push(upstream: upstream) {
       case .pushed:
         var remoteParsed: ParsedStore?

@@ -58,7 +58,11 @@ public final class StoreRepository {
   ) throws(SyncError) -> StoreRepository? {
     let absolute = absolutePath(storePath)
     let folder = AtomicFile.splitPath(absolute).folder
-    guard isFolder(folder, fileSystem: fileSystem) else { return nil }
+    // No `.git` at or above the folder: in no repository, and no git process started (the
+    // shell asks this of every save).
+    guard isFolder(folder, fileSystem: fileSystem),
+      hasGitEntry(atOrAbove: folder, fileSystem: fileSystem)
+    else { return nil }
     let git = Git(runner: runner, folder: folder)
     let output = try git.run(
       "find the repository",

@@ -83,6 +83,19 @@ struct StatusReport: Sendable {
   /// One entry per change, in the order shown: categories (new, renamed, deleted), then
   /// documents (new, changed, deleted).
   var entries: [StatusEntry]
+  /// How many commits of the store's repository its remote does not have yet, as last
+  /// fetched; `nil` for a store in no repository, or one with no remote.
+  var unpushedCommits: Int? = nil
+}
+
+/// What `diff` shows: a document's content at a commit against now.
+struct DiffReport: Sendable {
+  /// `CATEGORY/NAME`.
+  var path: String
+  /// The commit the old content is from.
+  var commit: CommitID
+  /// The hunks; none when the texts are the same.
+  var hunks: [DiffHunk]
 }
 
 /// What `tree` shows: the categories, each with its documents, in name order.
@@ -130,6 +143,14 @@ enum CommandResult: Sendable {
   case commandList([CommandConfiguration])
   /// One command's usage, help and example (`help COMMAND`).
   case commandHelp(CommandConfiguration)
+  /// What a sync did (`sync`).
+  case syncReport(SyncReport)
+  /// The saved versions of a document, newest first (`log NAME`).
+  case versions([DocumentVersion], OutputFormat)
+  /// The store's commits, newest first (`log`).
+  case commits([StoreCommit], OutputFormat)
+  /// How a document changed from a saved version to now (`diff`).
+  case diff(DiffReport)
   /// Categories and documents as a tree (`tree`).
   case tree(TreeReport)
   /// The lines typed, oldest first (`history`).

@@ -12,7 +12,12 @@ struct StatusCommand: FlagsCommand {
   let arguments: ParsedArguments
 
   func run(in session: Session) -> CommandResult {
-    .status(StatusReport(session.context.changes(), in: session.context), arguments.outputFormat)
+    var report = StatusReport(session.context.changes(), in: session.context)
+    // Counted from what was last fetched: status never touches the network.
+    if let repository = try? session.collaborators.repository?.repository() {
+      report.unpushedCommits = try? repository.unpushedCommitCount()
+    }
+    return .status(report, arguments.outputFormat)
   }
 }
 

@@ -44,6 +44,10 @@ final class Interpreter {
       guard let type = CommandRegistry.command(named: name) else {
         throw ShellError.unknownCommand(name)
       }
+      // A store lost in its repository: nothing but sync (which restores it) may run.
+      if let refusal = session.storeRefusal, !Interpreter.runsWithoutTheStore(type) {
+        throw refusal
+      }
       let arguments = try type.configuration.parse(
         Array(parsed.words.dropFirst()), hereDocument: hereDocument)
       let command = try type.init(arguments)
@@ -109,6 +113,12 @@ final class Interpreter {
     }
     pager.show(session.output.releaseHeld(), on: session.output, errors: session.errors)
     if let failure { throw failure }
+  }
+
+  /// Whether `type` may run while the store is lost: `sync` restores it; `help` and `exit`
+  /// touch nothing.
+  static func runsWithoutTheStore(_ type: any ShellCommand.Type) -> Bool {
+    type == SyncCommand.self || type == HelpCommand.self || type == ExitCommand.self
   }
 
   /// What `undo` calls a command: its name and first argument ("rmdir Work"), cut short

@@ -24,6 +24,8 @@ struct TerminalStyle: Hashable, Sendable {
   static let dim = TerminalStyle(parameters: "2")
   /// The words a search or match found: bold red, as grep marks them.
   static let match = TerminalStyle(parameters: "1;31")
+  /// Hunk headers of a diff: cyan, as git colors them.
+  static let hunk = TerminalStyle(parameters: "36")
   /// Emphasis: bold.
   static let bold = TerminalStyle(parameters: "1")
 }

@@ -88,6 +88,13 @@ struct DateFormatting: Sendable {
   /// The month abbreviations, three bytes each.
   private static let monthBytes: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
 
+  /// To the minute, local time: `2026-11-29 14:53`, as `log` lists versions.
+  func minutes(_ milliseconds: Int64) -> String {
+    let fields = localFields(milliseconds).fields
+    return paddedNumber(fields.year, 4) + "-" + twoDigits(fields.month) + "-"
+      + twoDigits(fields.day) + " " + twoDigits(fields.hour) + ":" + twoDigits(fields.minute)
+  }
+
   /// The full form: `2026-11-29 14:53:00.123 +0100`, local time and its offset from UTC.
   func full(_ milliseconds: Int64) -> String {
     let (fields, offsetSeconds) = localFields(milliseconds)

@@ -32,6 +32,9 @@ struct ErrorReport: Sendable {
     case let error as StoreError:
       message = error.description
       exitStatus = .storeFailed
+    case let error as SyncError:
+      message = error.description
+      exitStatus = ErrorReport.status(of: error)
     case let error as InvocationError:
       message = error.description
       exitStatus = .badInvocation
@@ -45,6 +48,15 @@ struct ErrorReport: Sendable {
     switch error {
     case .context(let error): return status(of: error)
     case .failedInSourcedFile(_, _, let inner): return inner.exitStatus
+    default: return .commandFailed
+    }
+  }
+
+  /// A store lost in its repository, or one that cannot be read or written, is exit 3;
+  /// every other failure of git or of a sync is a command that failed.
+  private static func status(of error: SyncError) -> ExitStatus {
+    switch error {
+    case .storeMissing, .storeDamaged, .store: return .storeFailed
     default: return .commandFailed
     }
   }

@@ -60,6 +60,16 @@ struct ResultView {
       writeLines(HistoryView.lines(entries))
     case .tree(let report):
       writeTable(TreeView(report: report).lines(colors: colors))
+    case .syncReport(let report):
+      writeLines(HistoryViews.syncLines(report))
+    case .versions(let versions, let format):
+      if format == .json { return writeJSON(HistoryViews.versionsJSON(versions)) }
+      writeTable(HistoryViews.versionTable(versions, dates: dates, colors: colors))
+    case .commits(let commits, let format):
+      if format == .json { return writeJSON(HistoryViews.commitsJSON(commits)) }
+      writeTable(HistoryViews.commitTable(commits, dates: dates, colors: colors))
+    case .diff(let report):
+      writeTable(HistoryViews.diffLines(report, colors: colors))
     }
   }
 

@@ -7,6 +7,16 @@ struct StatusView {
   /// The lines of the report. Paths are escaped as table cells; the labels' colors are
   /// the view's own and never escaped.
   func lines(colors: Colors) -> [String] {
+    changeLines(colors: colors) + unpushedLines
+  }
+
+  /// `2 commits not pushed yet ('sync' sends them).`, when there are any.
+  private var unpushedLines: [String] {
+    guard let count = report.unpushedCommits, count > 0 else { return [] }
+    return ["\(count) commit\(count == 1 ? "" : "s") not pushed yet ('sync' sends them)."]
+  }
+
+  private func changeLines(colors: Colors) -> [String] {
     guard report.count > 0 else { return ["No unsaved changes."] }
     let rows = report.entries.map { entry -> [TableRenderer.Cell] in
       let (label, style) = StatusView.label(of: entry.change)
@@ -54,6 +64,7 @@ struct StatusView {
           ("deleted", paths(.deletedDocument)),
         ])
       ),
+      ("unpushed", report.unpushedCommits.map { .integer($0) } ?? .null),
     ])
   }
 

@@ -1,0 +1,84 @@
+import DocsKit
+
+/// `sync`: save, commit, fetch, merge by meaning, push — the store's git repository as the
+/// way between machines.
+struct SyncCommand: ShellCommand {
+  static let configuration = CommandConfiguration(
+    name: "sync",
+    abstract: "sync the store with a git remote: save, commit, fetch, merge, push",
+    discussion: """
+      The first time, sync REMOTE makes the store's folder a git repository (if it is in
+      none), registers docsh's merge driver, and syncs with REMOTE (any git remote: a path,
+      ssh, https) as origin; plain sync afterwards. Unsaved changes are saved first (the
+      REPL asks). Both sides' changes are merged per document and property; when both
+      changed the same thing, yours stays and theirs becomes a sibling "NAME (conflict
+      DATE)". git never writes the store file: docsh merges and saves it itself. Every save
+      in a synced store also commits it, so 'log' shows every saved version.
+      """,
+    example: "sync ~/notes.git",
+    arguments: ArgumentSpec(
+      positionals: [PositionalSpec("REMOTE", .optional, completing: .file)],
+      whenExtra: "takes one remote"),
+    isUndoable: false)
+
+  let remote: String?
+
+  init(_ arguments: ParsedArguments) {
+    remote = arguments.positionals.first
+  }
+
+  func run(in session: Session) throws -> CommandResult {
+    guard let access = session.collaborators.repository else {
+      throw SyncError.notARepository(folder: ".")
+    }
+    try saveFirst(in: session)
+    let repository: StoreRepository
+    if let remote {
+      repository = try access.setUp(remote: session.filePath(remote))
+    } else {
+      guard let found = try access.setUpRepository() else {
+        throw SyncError.notSetUp(folder: access.storeFolder)
+      }
+      repository = found
+    }
+    let report = try session.collaborators.reportingProgress(
+      "syncing", total: SyncStep.allCases.count, unit: .items("steps")
+    ) { advance in
+      try withoutActuallyEscaping(advance) { advance in
+        try repository.sync(
+          SyncOptions(driverExecutable: access.driverExecutable),
+          observer: StepsObserver(advance: advance))
+      }
+    }
+    // The session holds the merged graph.
+    if session.storeRefusal != nil, let reopen = session.collaborators.reopenStore {
+      session.replaceContext(with: try reopen())
+    } else {
+      try session.context.reload()
+    }
+    return .syncReport(report)
+  }
+
+  /// Saves what is pending: in the REPL after a yes, as leaving does; in a script always,
+  /// and that save stands whatever the network part does then.
+  private func saveFirst(in session: Session) throws {
+    let count = session.context.changes().count
+    guard count > 0 else { return }
+    if session.settings.isInteractive && !session.settings.assumeYes {
+      let what = count == 1 ? "1 unsaved change" : "\(count) unsaved changes"
+      let answer = session.collaborators.questions.ask("Save \(what) before syncing? [Y/n] ")
+      switch answer?.trimmingBlanks().lowercased() {
+      case "", "y", "yes": break
+      default: throw ShellError.declined
+      }
+    }
+    try session.context.save()
+  }
+
+  /// Turns the sync's steps into progress.
+  private final class StepsObserver: SyncObserving {
+    let advance: (Int) -> Void
+    init(advance: @escaping (Int) -> Void) { self.advance = advance }
+    func syncReached(_ step: SyncStep) { advance(step.rawValue) }
+  }
+}

@@ -1,0 +1,89 @@
+import DocsKit
+
+/// The git repository of the session's store, found when first needed and kept: a command
+/// that needs no git (almost all of them) starts no git process, and a store in no
+/// repository works exactly as it always did.
+final class RepositoryAccess {
+  /// The store's path as docsh was given it.
+  let storePath: String
+  /// How git is run: the user's own program, configuration and credentials.
+  let runner: any GitRunner
+  /// The docsh binary git's merge driver runs (`docsh --merge-file …`).
+  let driverExecutable: String
+  private var found: StoreRepository??
+
+  /// Access to the repository of the store at `storePath`, git run by `runner`, the merge
+  /// driver registered as `driverExecutable`.
+  init(storePath: String, runner: any GitRunner, driverExecutable: String) {
+    self.storePath = storePath
+    self.runner = runner
+    self.driverExecutable = driverExecutable
+  }
+
+  /// The repository the store's folder is in, if any.
+  /// - Throws: ``SyncError`` when git cannot be run in a folder that is in a repository.
+  func repository() throws(SyncError) -> StoreRepository? {
+    if let found { return found }
+    let repository = try StoreRepository.locate(storePath: storePath, runner: runner)
+    found = .some(repository)
+    return repository
+  }
+
+  /// The repository, when it is set up for docsh (its saves commit and `sync` runs).
+  /// - Throws: ``SyncError`` when git fails.
+  func setUpRepository() throws(SyncError) -> StoreRepository? {
+    guard let repository = try repository(), try repository.isSetUp() else { return nil }
+    return repository
+  }
+
+  /// Makes the store's folder a docsh repository syncing with `remote` (`sync REMOTE`).
+  /// - Throws: ``SyncError`` saying which git step failed.
+  func setUp(remote: String) throws(SyncError) -> StoreRepository {
+    let repository = try StoreRepository.setUp(
+      storePath: storePath, remote: remote, driverExecutable: driverExecutable, runner: runner)
+    found = .some(repository)
+    return repository
+  }
+
+  /// The repository, which history needs: the store's folder in a git repository.
+  /// - Throws: ``SyncError/notARepository(folder:)`` when there is none.
+  func requiredRepository() throws(SyncError) -> StoreRepository {
+    guard let repository = try repository() else { throw .notARepository(folder: storeFolder) }
+    return repository
+  }
+
+  /// The folder of the store file.
+  var storeFolder: String {
+    guard let slash = storePath.lastIndex(of: "/") else { return "." }
+    let folder = String(storePath[..<slash])
+    return folder.isEmpty ? "/" : folder
+  }
+
+  /// Why the store cannot be used as it is and how to get it back, when its file is missing
+  /// or damaged in a docsh repository whose last commit holds it; `nil` otherwise.
+  /// - Parameter loadError: why the store did not load, when it did not.
+  func lostStore(loadError: StoreError?) -> SyncError? {
+    guard let repository = try? setUpRepository() else { return nil }
+    if let loadError { return (try? repository.damagedStoreError(for: loadError)) ?? nil }
+    return (try? repository.missingStoreError()) ?? nil
+  }
+}
+
+/// Commits the store after every save when its repository is set up for docsh; a store in
+/// no repository (the common case) costs a few `stat` calls and no git.
+final class CommitOnSaveWhenSetUp: SaveHook {
+  let access: RepositoryAccess
+
+  init(access: RepositoryAccess) {
+    self.access = access
+  }
+
+  func contextDidSave(_ context: Context) -> String? {
+    do {
+      guard let repository = try access.setUpRepository() else { return nil }
+      return GitCommitOnSave(repository: repository).contextDidSave(context)
+    } catch {
+      return "saved, but not committed (\(error)); the next save or sync commits it"
+    }
+  }
+}
