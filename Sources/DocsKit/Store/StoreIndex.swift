@@ -156,6 +156,9 @@ final class StoreIndex {
     try database.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
     try database.execute("PRAGMA journal_mode = WAL")
     try database.execute("PRAGMA synchronous = NORMAL")
+    // The -wal file is kept between processes (see SystemSQLite.open): truncate it after
+    // every checkpoint, or a rebuild's hundred megabytes would be read back by every open.
+    try database.execute("PRAGMA journal_size_limit = 0")
     let version = try database.integer("PRAGMA user_version") ?? 0
     if version == 0 {
       let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0

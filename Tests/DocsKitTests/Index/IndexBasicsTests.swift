@@ -10,6 +10,23 @@ import Testing
     #expect(hasFTS5)
   }
 
+  /// The -wal file stays between processes but is emptied when the last connection closes:
+  /// otherwise a rebuild's whole write would be read back by every later open.
+  @Test func theWriteAheadLogIsEmptiedWhenTheIndexCloses() throws {
+    let harness = try Harness()
+    try harness.seed(categories: 4, documents: 300)
+    var walPath: String?
+    do {
+      let (context, store) = try harness.openIndexed(now: Harness.lateClock)
+      _ = try context.search(SearchQuery("content"))  // the full-text part: a large write
+      walPath = try #require(store.indexPath) + "-wal"
+    }
+    let wal = try #require(walPath)
+    #expect(FileManager.default.fileExists(atPath: wal), "the -wal file is kept")
+    let size = try status(of: wal).size
+    #expect(size == 0, "the -wal file holds \(size) bytes")
+  }
+
   @Test func aTrustedIndexLoadsCategoriesOnlyAndFaultsDocumentsIn() throws {
     let harness = try Harness()
     try harness.seed()
