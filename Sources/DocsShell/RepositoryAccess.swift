@@ -87,3 +87,12 @@ final class CommitOnSaveWhenSetUp: SaveHook {
     }
   }
 }
+
+extension Session {
+  /// The store's git repository, which `log`, `diff` and `restore` read.
+  /// - Throws: ``SyncError/notARepository(folder:)`` when the store is in none.
+  func repositoryForHistory() throws(SyncError) -> StoreRepository {
+    guard let access = collaborators.repository else { throw .notARepository(folder: ".") }
+    return try access.requiredRepository()
+  }
+}

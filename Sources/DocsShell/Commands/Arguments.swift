@@ -41,6 +41,9 @@ struct OptionSpec: Hashable, Sendable {
   /// `--json`: print JSON instead of text, for the commands that can.
   static let json = OptionSpec.flag("--json", help: "print JSON")
 
+  /// `-n N`: how many results to show (0 for all), for the commands that list many.
+  static let count = OptionSpec.value("-n", valueName: "N")
+
   /// `-f`, `--force`: do it without asking.
   static let force = OptionSpec.flag("-f", "--force", help: "do not ask")
 
@@ -303,6 +306,19 @@ struct ArgumentSpec: Sendable {
 
   private func takesNextWord(_ word: String) -> Bool {
     option(takingTheWordAfter: word) != nil
+  }
+}
+
+extension ArgumentSpec {
+  /// Two positionals, both needed: `mv SOURCE DEST`, `restore NAME COMMIT`; `wrongCount`
+  /// says what to give when there are fewer or more.
+  static func pair(
+    _ first: PositionalSpec, _ second: PositionalSpec, options: [OptionSpec] = [],
+    wrongCount: String
+  ) -> ArgumentSpec {
+    ArgumentSpec(
+      options: options, positionals: [first, second], whenMissing: wrongCount,
+      whenExtra: wrongCount)
   }
 }
 

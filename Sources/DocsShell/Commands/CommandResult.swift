@@ -13,6 +13,23 @@ enum OutputFormat: Sendable {
 extension ParsedArguments {
   /// JSON when `--json` was given, else text.
   var outputFormat: OutputFormat { isSet(.json) ? .json : .text }
+
+  /// The two positional words of a command declared by ``ArgumentSpec/pair(_:_:options:wrongCount:)``.
+  var pair: (String, String) { (positionals[0], positionals[1]) }
+
+  /// How many of the `things` to show by `-n N`: `nil` for all (`-n 0`, or no `-n` and no
+  /// default), else the number.
+  /// - Throws: ``ShellError/usage(command:message:usage:)`` of `command` for a value that
+  ///   is no whole number ≥ 0.
+  func count(
+    of things: String, default fallback: Int?, for command: CommandConfiguration
+  ) throws(ShellError) -> Int? {
+    guard let value = value(of: .count) else { return fallback }
+    guard let number = Int(value), number >= 0 else {
+      throw command.usageError("-n takes how many \(things) to show (0 for all), not \"\(value)\"")
+    }
+    return number == 0 ? nil : number
+  }
 }
 
 /// A document with the name of its category, as `find`, `grep` and `info` show it.

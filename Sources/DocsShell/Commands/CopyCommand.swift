@@ -2,8 +2,6 @@ import DocsKit
 
 /// `cp`: copy a document.
 struct CopyCommand: ShellCommand {
-  static let preserveDate = OptionSpec.flag("-p", "--preserve")
-
   static let configuration = CommandConfiguration(
     name: "cp",
     abstract: "copy a document, within its category or to another",
@@ -14,21 +12,19 @@ struct CopyCommand: ShellCommand {
       source's modification date. A name that is taken is an error.
       """,
     example: "cp Plan ../Archive/Plan-2026",
-    arguments: ArgumentSpec(
-      options: [preserveDate],
-      positionals: [
-        PositionalSpec("SOURCE", completing: .document),
-        PositionalSpec("DEST", completing: .document),
-      ],
-      whenMissing: "give a source and a destination", whenExtra: "give a source and a destination"))
+    arguments: .pair(
+      PositionalSpec("SOURCE", completing: .document),
+      PositionalSpec("DEST", completing: .document),
+      options: [preserveDate], wrongCount: "give a source and a destination"))
 
-  let source: String
-  let destination: String
+  /// `-p`: the copy keeps the source's modification date.
+  static let preserveDate = OptionSpec.flag("-p", "--preserve")
+
+  let (source, destination): (String, String)
   let keepsDate: Bool
 
   init(_ arguments: ParsedArguments) {
-    source = arguments.positionals[0]
-    destination = arguments.positionals[1]
+    (source, destination) = arguments.pair
     keepsDate = arguments.isSet(Self.preserveDate)
   }
 

@@ -29,10 +29,7 @@ struct DiffCommand: ShellCommand {
   }
 
   func run(in session: Session) throws -> CommandResult {
-    guard let access = session.collaborators.repository else {
-      throw SyncError.notARepository(folder: ".")
-    }
-    let repository = try access.requiredRepository()
+    let repository = try session.repositoryForHistory()
     let subject = try HistorySubject(path, in: session)
     guard let document = subject.current else {
       throw ShellError.noSuchDocument(subject.name, in: subject.categoryName)

@@ -2,8 +2,6 @@ import DocsKit
 
 /// `log`: the saved versions of a document, or the store's commits.
 struct LogCommand: ShellCommand {
-  static let count = OptionSpec.value("-n", valueName: "N")
-
   static let configuration = CommandConfiguration(
     name: "log",
     abstract: "list the saved versions of a document (or the store's commits), newest first",
@@ -18,7 +16,7 @@ struct LogCommand: ShellCommand {
       """,
     example: "log -n 5 Work/Plan",
     arguments: ArgumentSpec(
-      options: [count, .json],
+      options: [.count, .json],
       positionals: [PositionalSpec("NAME", .optional, completing: .document)],
       whenExtra: "shows one document's history at a time"),
     isUndoable: false,
@@ -31,21 +29,11 @@ struct LogCommand: ShellCommand {
   init(_ arguments: ParsedArguments) throws(ShellError) {
     path = arguments.positionals.first
     format = arguments.outputFormat
-    if let value = arguments.value(of: Self.count) {
-      guard let number = Int(value), number >= 0 else {
-        throw Self.usageError("-n takes how many versions to show (0 for all), not \"\(value)\"")
-      }
-      limit = number == 0 ? nil : number
-    } else {
-      limit = nil
-    }
+    limit = try arguments.count(of: "versions", default: nil, for: Self.configuration)
   }
 
   func run(in session: Session) throws -> CommandResult {
-    guard let access = session.collaborators.repository else {
-      throw SyncError.notARepository(folder: ".")
-    }
-    let repository = try access.requiredRepository()
+    let repository = try session.repositoryForHistory()
     guard let path else { return .commits(try repository.commits(limit: limit), format) }
     let subject = try HistorySubject(path, in: session)
     return .versions(

@@ -11,19 +11,15 @@ struct MoveCommand: ShellCommand {
       in place. At the top, mv OLD NEW renames a category; its documents stay with it.
       """,
     example: "mv Plan ../Archive/Plan-2026",
-    arguments: ArgumentSpec(
-      positionals: [
-        PositionalSpec("SOURCE", completing: .document),
-        PositionalSpec("DEST", completing: .document),
-      ],
-      whenMissing: "give a source and a destination", whenExtra: "give a source and a destination"))
+    arguments: .pair(
+      PositionalSpec("SOURCE", completing: .document),
+      PositionalSpec("DEST", completing: .document),
+      wrongCount: "give a source and a destination"))
 
-  let source: String
-  let destination: String
+  let (source, destination): (String, String)
 
   init(_ arguments: ParsedArguments) {
-    source = arguments.positionals[0]
-    destination = arguments.positionals[1]
+    (source, destination) = arguments.pair
   }
 
   func run(in session: Session) throws -> CommandResult {

@@ -11,26 +11,18 @@ struct RestoreCommand: ShellCommand {
       id, content and date; its category is made again if it is gone.
       """,
     example: "restore Plan abc1234",
-    arguments: ArgumentSpec(
-      positionals: [
-        PositionalSpec("NAME", completing: .document),
-        PositionalSpec("COMMIT", completing: .text),
-      ],
-      whenMissing: "name a document and a commit", whenExtra: "name a document and a commit"))
+    arguments: .pair(
+      PositionalSpec("NAME", completing: .document), PositionalSpec("COMMIT", completing: .text),
+      wrongCount: "name a document and a commit"))
 
-  let path: String
-  let revision: String
+  let (path, revision): (String, String)
 
   init(_ arguments: ParsedArguments) {
-    path = arguments.positionals[0]
-    revision = arguments.positionals[1]
+    (path, revision) = arguments.pair
   }
 
   func run(in session: Session) throws -> CommandResult {
-    guard let access = session.collaborators.repository else {
-      throw SyncError.notARepository(folder: ".")
-    }
-    let repository = try access.requiredRepository()
+    let repository = try session.repositoryForHistory()
     let subject = try HistorySubject(path, in: session)
     let commit = try repository.resolveCommit(revision)
     let saved = try subject.saved(at: commit, in: repository)

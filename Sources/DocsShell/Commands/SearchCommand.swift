@@ -2,8 +2,6 @@ import DocsKit
 
 /// `search`: ranked full-text search over names and contents.
 struct SearchCommand: ShellCommand {
-  static let count = OptionSpec.value("-n", valueName: "N")
-
   static let configuration = CommandConfiguration(
     name: "search",
     abstract: "find documents by the words in their names and contents, best first",
@@ -18,13 +16,13 @@ struct SearchCommand: ShellCommand {
       """,
     example: "search -n 5 \"release plan\" OR roadmap -draft",
     arguments: ArgumentSpec(
-      options: [count, .json], positionals: [PositionalSpec("QUERY", .words, completing: .text)],
+      options: [.count, .json], positionals: [PositionalSpec("QUERY", .words, completing: .text)],
       placement: .beforePositionals, whenMissing: "give the words to search for"),
     isUndoable: false,
     pagesOutput: true)
 
   let query: SearchQuery
-  let limit: Int
+  let limit: Int?
   let format: OutputFormat
 
   init(_ arguments: ParsedArguments) throws(ShellError) {
@@ -38,20 +36,13 @@ struct SearchCommand: ShellCommand {
     } catch {
       throw ShellError.invalidSearch(error)
     }
-    if let value = arguments.value(of: Self.count) {
-      guard let number = Int(value), number >= 0 else {
-        throw Self.usageError("-n takes how many results to show (0 for all), not \"\(value)\"")
-      }
-      limit = number
-    } else {
-      limit = 20
-    }
+    limit = try arguments.count(of: "results", default: 20, for: Self.configuration)
     format = arguments.outputFormat
   }
 
   func run(in session: Session) throws -> CommandResult {
     let hits = try session.context.search(
-      query, in: session.currentCategory?.id, limit: limit == 0 ? nil : limit)
+      query, in: session.currentCategory?.id, limit: limit)
     return .searchHits(
       hits.map { LocatedHit(document: session.located($0.document), hit: $0) }, format)
   }
