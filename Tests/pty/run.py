@@ -365,6 +365,27 @@ def test_completion_for_import_and_export(sandbox):
     check(os.path.exists(sandbox.path("out/Work/notes-file.txt")), "export out Wo<TAB> did not export Work")
 
 
+@sandboxed
+def test_multibyte_keys_are_read_as_characters(sandbox):
+    # Each key arrives as several bytes: one Backspace must remove the whole character,
+    # and completion must hand over and insert whole characters.
+    terminal = sandbox.start()
+    terminal.send("mkdir é東京X")
+    terminal.expect("mkdir é東京X", what="the echo of 'mkdir é東京X'")
+    terminal.send("\x7f")
+    terminal.run("", dirty=True)
+    terminal.send("mkdir Ελλάδα東")
+    terminal.expect("mkdir Ελλάδα東", what="the echo of 'mkdir Ελλάδα東'")
+    terminal.send("\x7f\x7f")
+    terminal.run("", dirty=True)
+    output = terminal.run("ls", dirty=True)
+    check(re.search(r"^é東京/", output, re.M), f"Backspace after X did not leave 'é東京'; ls shows {output!r}")
+    check(re.search(r"^Ελλάδ/", output, re.M), f"two Backspaces did not remove '東' and 'α'; ls shows {output!r}")
+    complete(terminal, "cd é", "東京/", "a name of several-byte characters")
+    terminal.line("")
+    terminal.prompt("/é東京", dirty=True, what="the prompt 'docsh:/é東京*> ' after cd é<TAB>")
+
+
 # MARK: - 3. History
 
 
