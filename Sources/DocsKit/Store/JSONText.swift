@@ -18,6 +18,13 @@ enum JSONText {
   /// escaped, everything else as raw UTF-8.
   static func appendLiteral(_ text: String, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
+    appendBody(text, to: &output)
+    output.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends the body of `text`'s literal, without the quotes: the one spelling docsh gives
+  /// each character.
+  static func appendBody(_ text: String, to output: inout [UInt8]) {
     var text = text
     text.withUTF8 { bytes in
       var runStart = 0
@@ -49,65 +56,33 @@ enum JSONText {
       }
       output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
-    output.append(UInt8(ascii: "\""))
   }
 
   /// The string of a literal's body that holds no backslash, or `nil` when it holds a raw
   /// control character or bytes that are not UTF-8.
   static func validatedString(_ body: UnsafeRawBufferPointer) -> String? {
-    var isASCII = true
-    for byte in body {
-      if byte < 0x20 { return nil }
-      if byte >= 0x80 { isASCII = false }
+    guard !hasRawControlOrQuote(body) else { return nil }
+    return String(validating: body.bindMemory(to: UInt8.self), as: UTF8.self)
+  }
+
+  /// Whether `bytes` hold a byte a literal's body may not hold unescaped: a control
+  /// character or a quote. Sixteen bytes at a time.
+  static func hasRawControlOrQuote(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    let space = SIMD16<UInt8>(repeating: 0x20)
+    let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+    var offset = 0
+    while offset + 16 <= bytes.count {
+      let chunk = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      if ByteScan.firstLane(ByteScan.lanes((chunk .< space) .| (chunk .== quote))) != nil {
+        return true
+      }
+      offset += 16
     }
-    let text = String(decoding: body, as: UTF8.self)
-    // Decoding repairs bad sequences with U+FFFD: only an unchanged result was valid.
-    guard isASCII || text.utf8.elementsEqual(body) else { return nil }
-    return text
-  }
-
-  /// Whether an encoded string literal may hold `needle` (printable ASCII): it does when
-  /// the bytes are there, and may when the literal spells characters as `\u` escapes.
-  static func mayContain(_ needle: [UInt8], _ literal: UnsafeRawBufferPointer) -> Bool {
-    needle.withUnsafeBytes { contains($0, in: literal) } || hasUnicodeEscape(literal)
-  }
-
-  /// Whether a literal holds a `\u` escape (not an escaped backslash followed by `u`).
-  static func hasUnicodeEscape(_ literal: UnsafeRawBufferPointer) -> Bool {
-    guard let base = literal.baseAddress else { return false }
-    var position = 0
-    while position < literal.count {
-      guard let found = memchr(base + position, 0x5C, literal.count - position) else {
-        return false
-      }
-      var index = base.distance(to: UnsafeRawPointer(found))
-      var run = 0
-      while index < literal.count, literal[index] == 0x5C {
-        run += 1
-        index += 1
-      }
-      if run % 2 == 1, index < literal.count, literal[index] == UInt8(ascii: "u") { return true }
-      position = index
-    }
-    return false
-  }
-
-  /// Whether `needle` occurs in `haystack`: `memchr` for its first byte, `memcmp` for the rest.
-  static func contains(_ needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer)
-    -> Bool
-  {
-    guard let first = needle.first, let needleBase = needle.baseAddress,
-      let base = haystack.baseAddress, needle.count <= haystack.count
-    else { return needle.isEmpty }
-    var position = 0
-    let last = haystack.count - needle.count
-    while position <= last {
-      guard let found = memchr(base + position, Int32(first), last - position + 1) else {
-        return false
-      }
-      let index = base.distance(to: UnsafeRawPointer(found))
-      if memcmp(base + index, needleBase, needle.count) == 0 { return true }
-      position = index + 1
+    while offset < bytes.count {
+      let byte = bytes[offset]
+      if byte < 0x20 || byte == UInt8(ascii: "\"") { return true }
+      offset += 1
     }
     return false
   }
@@ -121,12 +96,8 @@ enum JSONText {
     else { throw JSONTextError(offset: 0, reason: "expected a string") }
     let body = UnsafeRawBufferPointer(rebasing: literal[1..<(count - 1)])
     // Fast path: no escapes and no control characters, just validate the UTF-8.
-    var needsUnescaping = false
-    for byte in body where byte == UInt8(ascii: "\\") || byte < 0x20 || byte == UInt8(ascii: "\"") {
-      needsUnescaping = true
-      break
-    }
-    if !needsUnescaping {
+    let hasEscape = body.baseAddress.map { memchr($0, 0x5C, body.count) != nil } ?? false
+    if !hasEscape && !hasRawControlOrQuote(body) {
       guard let text = validatedString(body) else {
         throw JSONTextError(offset: 1 + firstInvalidUTF8Offset(body), reason: invalidUTF8)
       }
@@ -135,8 +106,7 @@ enum JSONText {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(body.count)
     try unescape(body, into: &bytes, offsetBase: 1)
-    let text = String(decoding: bytes, as: UTF8.self)
-    guard text.utf8.elementsEqual(bytes) else {
+    guard let text = String(validating: bytes, as: UTF8.self) else {
       throw JSONTextError(offset: 1, reason: invalidUTF8)
     }
     return text
@@ -167,17 +137,24 @@ enum JSONText {
       return value
     }
     while index < body.count {
-      let byte = body[index]
-      if byte < 0x20 {
-        throw JSONTextError(
-          offset: offsetBase + index, reason: "unescaped control character in a string")
-      }
-      if byte == UInt8(ascii: "\"") {
-        throw JSONTextError(offset: offsetBase + index, reason: "unescaped quote in a string")
-      }
-      guard byte == UInt8(ascii: "\\") else {
-        bytes.append(byte)
-        index += 1
+      // The run up to the next backslash is copied whole, once checked.
+      let runEnd =
+        body.baseAddress.flatMap { base in
+          memchr(base + index, 0x5C, body.count - index).map { base.distance(to: $0) }
+        } ?? body.count
+      if runEnd > index {
+        let run = UnsafeRawBufferPointer(rebasing: body[index..<runEnd])
+        if hasRawControlOrQuote(run) {
+          for offset in index..<runEnd where body[offset] < 0x20 {
+            throw JSONTextError(
+              offset: offsetBase + offset, reason: "unescaped control character in a string")
+          }
+          for offset in index..<runEnd where body[offset] == UInt8(ascii: "\"") {
+            throw JSONTextError(offset: offsetBase + offset, reason: "unescaped quote in a string")
+          }
+        }
+        bytes.append(contentsOf: run)
+        index = runEnd
         continue
       }
       guard index + 1 < body.count else {
