@@ -172,7 +172,9 @@ import Testing
   @Test(arguments: [
     ("a\\nb", "\\n", [1]), ("a\\\\nb", "\\n", [1]), ("line\nnext\\", "\\", [2]),
     ("tab\there", "t", [1]), ("x\r\ny\r", "y\r", [2]), ("x\r\ny", "x\r", []), ("", "", [1]),
-    ("a\nb\n", "", [1, 2, 3]), ("a\nb", "a\nb", []),
+    ("a\nb\n", "", [1, 2, 3]), ("a\nb", "a\nb", []), ("\u{1}\n\u{1B}", "0", []),
+    ("\u{1}\n\u{1}00", "00", [2]), ("x\\u0001", "u00", [1]), ("\u{1}\nb", "u", []),
+    ("\t\r\n\\r\n", "r", [2]), ("\\\n\\n", "n", [2]),
   ])
   func edgesOfLinesAndEscapes(content: String, needle: String, lines: [Int]) throws {
     for literal in [nil, Array("\"\(content.jsonBody)\"".utf8)] {

@@ -71,11 +71,15 @@ import Testing
     (#"\u000a"#, false), (#"a\/b"#, false), (#"\t\r\b\f\""#, true), (#"\ud83d\ude00"#, false),
   ])
   func tellsTheEscapesDocshWritesFromOthers(body: String, canonical: Bool) {
-    let isCanonical = Array(body.utf8).withUnsafeBytes { bytes in
-      var lines = JSONTextLines(bytes)
-      _ = lines.advance(to: bytes.count)
-      return lines.isCanonical
+    let isCanonical = Array(body.utf8).withUnsafeBytes {
+      JSONTextLines.spellsEachCharacterOneWay($0)
     }
-    #expect(isCanonical == canonical)
+    #expect(isCanonical == canonical, "\(body)")
+    // Far into a longer body too, past the bytes looked at sixteen at a time.
+    let padded = String(repeating: "abc\\\\", count: 9) + body + String(repeating: "xyz", count: 7)
+    let paddedIsCanonical = Array(padded.utf8).withUnsafeBytes {
+      JSONTextLines.spellsEachCharacterOneWay($0)
+    }
+    #expect(paddedIsCanonical == canonical, "\(padded)")
   }
 }

@@ -229,6 +229,9 @@ final class ContentSearcher {
   private func search<Walker: LineWalker>(
     _ bytes: UnsafeRawBufferPointer, as walker: Walker.Type, needle: UnsafeRawBufferPointer
   ) throws(JSONTextError) -> DocumentHits?? {
+    if case .nothing = matcher { return .some(nil) }
+    // A character spelled more than one way may hide from a search of the bytes.
+    guard Walker.spellsEachCharacterOneWay(bytes) else { return nil }
     switch matcher {
     case .nothing:
       return .some(nil)
@@ -259,14 +262,11 @@ final class ContentSearcher {
     while let candidate = nextCandidate(
       of: needle, in: bytes, from: from, finder: finder, anchorsAhead: &anchorsAhead)
     {
-      let isWhole = lines.advance(to: candidate)
-      guard lines.isCanonical else { return nil }
-      guard isWhole else {
+      guard lines.advance(to: candidate) else {
         from = candidate + 1
         continue
       }
       let (end, next) = lines.finishLine()
-      guard lines.isCanonical else { return nil }
       let range = lines.lineStart..<end
       var isMatch = finder != .anchor || foldedLine(range, of: bytes, holds: needle, as: walker)
       var text: String?
@@ -283,9 +283,6 @@ final class ContentSearcher {
       lines.startLine(at: next)
       from = next
     }
-    // What follows the last match must be spelled the one way too, or a match may hide there.
-    _ = lines.advance(to: bytes.count)
-    guard lines.isCanonical else { return nil }
     return .some(hits.lineCount > 0 ? hits : nil)
   }
 
@@ -344,7 +341,6 @@ final class ContentSearcher {
     var hits = DocumentHits()
     while true {
       let (end, next) = lines.finishLine()
-      guard lines.isCanonical else { return nil }
       let text = try lines.text(of: lines.lineStart..<end)
       if test(text) {
         hits.lineCount += 1
@@ -399,12 +395,7 @@ final class ContentSearcher {
       var candidates = ByteScan.lanes((starts .== firstByte) .& (ends .== lastByte))
       while let lane = ByteScan.firstLane(candidates) {
         if matches(at: offset + lane) { return offset + lane }
-        // Clear that lane and look at the next.
-        if lane < 8 {
-          candidates.low &= ~(0xFF << UInt64(lane * 8))
-        } else {
-          candidates.high &= ~(0xFF << UInt64((lane - 8) * 8))
-        }
+        candidates = ByteScan.droppingFirstLane(candidates)
       }
       offset += 16
     }

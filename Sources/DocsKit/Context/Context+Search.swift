@@ -72,29 +72,25 @@ extension Context {
     for pattern: ContentPattern, in id: ObjectID?, mode: ContentSearchMode
   ) throws(ContextError) -> [(document: Document, hits: DocumentHits)] {
     let searcher = try ContentSearcher(pattern: pattern, mode: mode)
-    let candidates: [DocumentRecord]
-    if let id {
-      candidates = (membersByCategory[id]?.values ?? [:].values).compactMap {
-        documentRecords[$0]
-      }
-    } else {
-      candidates = Array(documentRecords.values)
-    }
+    let scope: [ObjectID] =
+      id.map { Array(membersByCategory[$0]?.values ?? [:].values) } ?? Array(documentRecords.keys)
     // Contents in memory are searched as they are; those still in the file are handed over
     // by the store in one sequential pass, as it spells them.
-    var found: [(document: Document, hits: DocumentHits)] = []
-    var faults: [(document: Document, location: StoredLocation)] = []
+    var found: [(id: ObjectID, hits: DocumentHits)] = []
+    var faults: [(id: ObjectID, location: StoredLocation)] = []
+    faults.reserveCapacity(scope.count)
     do {
-      for record in candidates {
-        switch record.content {
-        case .fault(let location): faults.append((record.document, location))
-        case .text(let text):
-          if let hits = try searcher.search(text: text) { found.append((record.document, hits)) }
+      for documentID in scope {
+        switch documentRecords[documentID]?.content {
+        case .fault(let location)?: faults.append((documentID, location))
+        case .text(let text)?:
+          if let hits = try searcher.search(text: text) { found.append((documentID, hits)) }
+        case nil: break
         }
       }
       try store.withEncodedContents(at: faults.map(\.location)) { position, literal in
         if let hits = try searcher.search(literal: literal) {
-          found.append((faults[position].document, hits))
+          found.append((faults[position].id, hits))
         }
       }
     } catch let error as StoreError {
@@ -105,7 +101,10 @@ extension Context {
     } catch {
       throw .store(.invalidStore(store.displayName, reason: "\(error)"))
     }
-    return sortedByCategoryAndName(found)
+    return sortedByCategoryAndName(
+      found.compactMap { match in
+        documentRecords[match.id].map { (document: $0.document, hits: match.hits) }
+      })
   }
 
   /// `found` sorted as listings sort documents: by category name, then document name. The

@@ -15,12 +15,12 @@ protocol LineWalker {
   var lineNumber: Int { get }
   /// Where that line starts.
   var lineStart: Int { get }
-  /// Whether each character walked so far has the one spelling ``spelling(of:)`` gives it,
-  /// so that a search for a needle's spelling cannot miss it. When this turns `false`, the
-  /// bytes must be decoded and searched as plain text instead.
-  var isCanonical: Bool { get }
   /// How the bytes spell `text`.
   static func spelling(of text: String) -> [UInt8]
+  /// Whether each character of `bytes` has the one spelling ``spelling(of:)`` gives it, so
+  /// that a search for a needle's spelling cannot miss it. When not, the bytes must be
+  /// decoded and searched as plain text instead.
+  static func spellsEachCharacterOneWay(_ bytes: UnsafeRawBufferPointer) -> Bool
   /// Walks to `offset` (at or after where the walker is), onto the line that holds it;
   /// `false` when `offset` is inside an escape, which is then stepped over.
   mutating func advance(to offset: Int) -> Bool
@@ -56,7 +56,7 @@ struct PlainTextLines: LineWalker {
 
   private(set) var lineNumber = 1
   private(set) var lineStart = 0
-  var isCanonical: Bool { true }
+  static func spellsEachCharacterOneWay(_ bytes: UnsafeRawBufferPointer) -> Bool { true }
 
   init(_ bytes: UnsafeRawBufferPointer) {
     base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)

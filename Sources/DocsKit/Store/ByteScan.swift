@@ -22,6 +22,16 @@ enum ByteScan {
     return nil
   }
 
+  /// `lanes` without its first lane set.
+  @inline(__always)
+  static func droppingFirstLane(_ lanes: (low: UInt64, high: UInt64)) -> (low: UInt64, high: UInt64)
+  {
+    if lanes.low != 0 {
+      return (lanes.low & ~(0xFF << UInt64(lanes.low.trailingZeroBitCount & ~7)), lanes.high)
+    }
+    return (0, lanes.high & ~(0xFF << UInt64(lanes.high.trailingZeroBitCount & ~7)))
+  }
+
   /// The offset of the first `byte` in `base[from..<end]`, or `nil`. Bytes near `from` are
   /// looked at sixteen at a time in line; far ones through `memchr`, faster on long runs.
   @inline(__always)

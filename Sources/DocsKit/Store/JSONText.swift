@@ -87,6 +87,67 @@ enum JSONText {
     return false
   }
 
+  /// Whether a literal's body holds an escape docsh never writes: `\/`, or a `\u` escape of
+  /// anything but a control character without a short escape, in lower-case hex (or a
+  /// malformed one). Without one, each character has one spelling in the body. Looks for a
+  /// backslash before `u` or `/` sixteen bytes at a time; only those are looked at closer.
+  static func hasForeignEscape(_ body: UnsafeRawBufferPointer) -> Bool {
+    guard let base = body.baseAddress, body.count >= 2 else { return false }
+    let backslash = SIMD16<UInt8>(repeating: 0x5C)
+    let u = SIMD16<UInt8>(repeating: UInt8(ascii: "u"))
+    let slash = SIMD16<UInt8>(repeating: UInt8(ascii: "/"))
+    var offset = 0
+    while offset + 17 <= body.count {
+      let here = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      let next = base.loadUnaligned(fromByteOffset: offset + 1, as: SIMD16<UInt8>.self)
+      var lanes = ByteScan.lanes((here .== backslash) .& ((next .== u) .| (next .== slash)))
+      while let lane = ByteScan.firstLane(lanes) {
+        if isForeignEscape(body, at: offset + lane) { return true }
+        lanes = ByteScan.droppingFirstLane(lanes)
+      }
+      offset += 16
+    }
+    while offset + 1 < body.count {
+      if body[offset] == 0x5C,
+        body[offset + 1] == UInt8(ascii: "u") || body[offset + 1] == UInt8(ascii: "/"),
+        isForeignEscape(body, at: offset)
+      {
+        return true
+      }
+      offset += 1
+    }
+    return false
+  }
+
+  /// Whether the backslash at `offset`, before `u` or `/`, starts an escape docsh never
+  /// writes. It starts an escape when the run of backslashes it ends is odd: a run always
+  /// begins where a character or an escape does, and pairs up from there.
+  private static func isForeignEscape(_ body: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+    var run = 0
+    var index = offset
+    while index >= 0, body[index] == 0x5C {
+      run += 1
+      index -= 1
+    }
+    guard run % 2 == 1 else { return false }  // the second half of `\\`
+    guard body[offset + 1] == UInt8(ascii: "u") else { return true }  // `\/`
+    guard offset + 6 <= body.count else { return true }
+    var value: UInt32 = 0
+    for index in (offset + 2)..<(offset + 6) {
+      let byte = body[index]
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt32(byte - 0x30)
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt32(byte - 0x57)
+      default: return true
+      }
+    }
+    switch value {
+    case 0x08, 0x09, 0x0A, 0x0C, 0x0D: return true
+    case 0..<0x20: return false
+    default: return true
+    }
+  }
+
   /// Decodes a whole JSON string literal, quotes included, into its text.
   /// - Throws: ``JSONTextError`` for a bad escape, a raw control character, a missing
   ///   quote or bytes that are not UTF-8.

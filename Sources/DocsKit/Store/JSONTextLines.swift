@@ -5,23 +5,21 @@
 /// The lines of a content as the store spells it: the body of a JSON string literal (the
 /// bytes between its quotes), walked forward without decoding it.
 ///
-/// A line break is the escape `\n`, found by a scan for backslashes only: the bytes
-/// between two escapes are never looked at, and an escaped backslash followed by `n`
-/// (`\\n`) is no break, because each escape is stepped over whole. The walker also notes
-/// whether every escape it passed is one docsh writes (see ``isCanonical``): only then does
-/// each character have one spelling, so that finding a needle's spelling in the bytes is
-/// finding the needle in the text.
+/// A line break is the escape `\n`, found by a scan for a backslash before `n`, sixteen
+/// bytes at a time: the other escapes are never looked at. That backslash starts an escape
+/// (rather than ending an escaped backslash, as in `\\n`) when the run of backslashes it
+/// ends is odd, for a run always begins where a character or an escape does. A search of
+/// the bytes for a needle's spelling finds the needle only where every character has one
+/// spelling, which ``spellsEachCharacterOneWay(_:)`` checks first; then the only escapes
+/// are `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t` and `\u00XX` for other control characters.
 struct JSONTextLines: LineWalker {
   private let base: UnsafePointer<UInt8>?
   private let count: Int
-  /// The next byte to walk; always the start of a character or an escape.
+  /// Where the walk is: never inside an escape.
   private var position = 0
-  /// Where the last `\r` escape walked starts and ends, to drop it when a break follows.
-  private var carriageReturn = (start: -1, end: -1)
 
   private(set) var lineNumber = 1
   private(set) var lineStart = 0
-  private(set) var isCanonical = true
 
   init(_ body: UnsafeRawBufferPointer) {
     base = body.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -36,45 +34,87 @@ struct JSONTextLines: LineWalker {
     return bytes
   }
 
+  /// Whether the body holds no escape docsh does not write (see
+  /// ``JSONText/hasForeignEscape(_:)``).
+  static func spellsEachCharacterOneWay(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    !JSONText.hasForeignEscape(bytes)
+  }
+
   mutating func advance(to offset: Int) -> Bool {
-    guard let base else { return offset == 0 }
-    while position < offset {
-      guard let escape = ByteScan.firstOffset(of: 0x5C, in: base, from: position, to: offset)
-      else {
-        position = offset
-        return true
+    guard let base, offset > position else { return offset == position }
+    var from = position
+    while let lineBreak = nextBreak(from: from, before: offset) {
+      guard lineBreak + 2 <= offset else {
+        position = lineBreak
+        return false  // `offset` is the `n` of this break
       }
-      if escape + 1 < count, base[escape + 1] == UInt8(ascii: "n") {
-        position = escape + 2
-        lineNumber += 1
-        lineStart = position
-      } else {
-        position = escape + stepOverEscape(at: escape)
-      }
+      lineNumber += 1
+      lineStart = lineBreak + 2
+      from = lineStart
     }
-    return position == offset
+    position = offset
+    // Inside an escape: right after its backslash, or in the hex digits of a `\u`.
+    for back in 1...5 where offset - back >= 0 {
+      let index = offset - back
+      guard base[index] == 0x5C, startsEscape(at: index) else { continue }
+      guard back == 1 || base[index + 1] == UInt8(ascii: "u") else { return true }
+      position = index
+      return false
+    }
+    return true
   }
 
   mutating func finishLine() -> (end: Int, next: Int?) {
-    guard let base else { return (0, nil) }
-    while position < count {
-      guard let escape = ByteScan.firstOffset(of: 0x5C, in: base, from: position, to: count)
-      else { break }
-      if escape + 1 < count, base[escape + 1] == UInt8(ascii: "n") {
-        position = escape
-        let end = carriageReturn.end == escape ? carriageReturn.start : escape
-        return (end, escape + 2)
-      }
-      position = escape + stepOverEscape(at: escape)
+    guard let base, let lineBreak = nextBreak(from: position, before: count) else {
+      position = count
+      return (count, nil)
     }
-    position = count
-    return (count, nil)
+    position = lineBreak
+    let dropsReturn =
+      lineBreak - 2 >= lineStart && base[lineBreak - 2] == 0x5C
+      && base[lineBreak - 1] == UInt8(ascii: "r") && startsEscape(at: lineBreak - 2)
+    return (dropsReturn ? lineBreak - 2 : lineBreak, lineBreak + 2)
   }
 
   mutating func startLine(at offset: Int) {
     position = offset
     lineStart = offset
     lineNumber += 1
+  }
+
+  /// Where the next `\n` escape at or after `from` starts, if it ends by `end`.
+  private func nextBreak(from: Int, before end: Int) -> Int? {
+    guard let base else { return nil }
+    let raw = UnsafeRawPointer(base)
+    let backslash = SIMD16<UInt8>(repeating: 0x5C)
+    let letterN = SIMD16<UInt8>(repeating: UInt8(ascii: "n"))
+    var offset = from
+    while offset + 17 <= end {
+      let here = raw.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      let next = raw.loadUnaligned(fromByteOffset: offset + 1, as: SIMD16<UInt8>.self)
+      var lanes = ByteScan.lanes((here .== backslash) .& (next .== letterN))
+      while let lane = ByteScan.firstLane(lanes) {
+        if startsEscape(at: offset + lane) { return offset + lane }
+        lanes = ByteScan.droppingFirstLane(lanes)
+      }
+      offset += 16
+    }
+    while offset + 1 < end {
+      if base[offset] == 0x5C, base[offset + 1] == UInt8(ascii: "n"), startsEscape(at: offset) {
+        return offset
+      }
+      offset += 1
+    }
+    return nil
+  }
+
+  /// Whether the backslash at `offset` starts an escape: the run of backslashes it ends is
+  /// odd.
+  private func startsEscape(at offset: Int) -> Bool {
+    guard let base else { return false }
+    var index = offset - 1
+    while index >= 0, base[index] == 0x5C { index -= 1 }
+    return (offset - index) % 2 == 1
   }
 
   func text(of range: Range<Int>) throws(JSONTextError) -> String {
@@ -92,46 +132,4 @@ struct JSONTextLines: LineWalker {
     return text
   }
 
-  /// The length of the escape at `offset` (not `\n`), noting a `\r` and any escape docsh
-  /// does not write: `\/`, a `\u` escape of anything but a control character without an
-  /// escape of its own, upper-case hex digits, or a malformed escape.
-  private mutating func stepOverEscape(at offset: Int) -> Int {
-    guard let base, offset + 1 < count else {
-      isCanonical = false
-      return 1
-    }
-    switch base[offset + 1] {
-    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-      UInt8(ascii: "t"):
-      return 2
-    case UInt8(ascii: "r"):
-      carriageReturn = (offset, offset + 2)
-      return 2
-    case UInt8(ascii: "u"):
-      guard offset + 6 <= count else {
-        isCanonical = false
-        return count - offset
-      }
-      var value: UInt32 = 0
-      for index in (offset + 2)..<(offset + 6) {
-        let byte = base[index]
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt32(byte - 0x30)
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt32(byte - 0x57)
-        default:
-          isCanonical = false
-          return 6
-        }
-      }
-      switch value {
-      case 0x08, 0x09, 0x0A, 0x0C, 0x0D: isCanonical = false
-      case 0..<0x20: break
-      default: isCanonical = false
-      }
-      return 6
-    default:
-      isCanonical = false
-      return 2
-    }
-  }
 }
