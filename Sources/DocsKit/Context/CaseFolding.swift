@@ -146,7 +146,7 @@ struct CaseFolder {
   /// The scalar whose UTF-8 starts at `offset` (a byte of 0x80 or more) and its length;
   /// `nil` when the bytes there are not UTF-8.
   @inline(__always)
-  private static func decodeScalar(
+  static func decodeScalar(
     _ bytes: UnsafeRawBufferPointer, at offset: Int
   ) -> (UInt32, Int)? {
     let count = bytes.count

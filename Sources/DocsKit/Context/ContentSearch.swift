@@ -71,8 +71,16 @@ final class ContentSearcher {
   /// one of its letters (the dotless `ı`, the long `ſ`, the Kelvin sign). A content holding
   /// none is searched comparing ASCII letters either way; one holding any, through an anchor.
   private let foldsToNeedleLetters: [Bytes]
-  /// Ignoring case: the UTF-8 of every character that folds like the anchor.
-  private let anchors: [Bytes]
+  /// Ignoring case: the UTF-8 of every character that folds like the anchor, those of the
+  /// same length two by two (a small and a capital letter), so that one scan finds both.
+  private let anchors: [[Bytes]]
+  /// Ignoring case: the folded needle's scalars, and which of them is the anchor (its first
+  /// place). When none of them is spelled with an escape, a match is checked where an
+  /// anchor is found, by folding the needle's length of text around it; otherwise by
+  /// folding the whole line.
+  private let foldedScalars: [UInt32]
+  private let anchorIndex: Int
+  private let checksAtAnchor: Bool
   private var folder = CaseFolder()
   /// Room for a folded line, reused from one line to the next.
   private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
@@ -165,8 +173,23 @@ final class ContentSearcher {
     foldsToNeedleLetters = others.filter { needle.utf8.contains($0.letter) }.map {
       Bytes($0.spelling)
     }
-    anchors =
-      ignoresCase ? ContentSearcher.anchorSpellings(for: needle).map { Bytes(Array($0.utf8)) } : []
+    var anchors: [[Bytes]] = []
+    foldedScalars = needle.unicodeScalars.map(\.value)
+    let anchor = ignoresCase ? ContentSearcher.anchor(for: needle) : nil
+    anchorIndex = anchor?.index ?? 0
+    checksAtAnchor = foldedScalars.allSatisfy {
+      $0 >= 0x20 && $0 != UInt32(UInt8(ascii: "\"")) && $0 != 0x5C
+    }
+    if let anchor {
+      let spellings = anchor.family.map { Array(String(Character($0)).utf8) }
+      for length in Set(spellings.map(\.count)).sorted() {
+        let sameLength = spellings.filter { $0.count == length }
+        for start in stride(from: 0, to: sameLength.count, by: 2) {
+          anchors.append(sameLength[start..<min(start + 2, sameLength.count)].map(Bytes.init))
+        }
+      }
+    }
+    self.anchors = anchors
     self.folder = folder
   }
 
@@ -174,24 +197,24 @@ final class ContentSearcher {
     scratch.deallocate()
   }
 
-  /// The characters that fold like the needle's best anchor: one with the fewest of them,
-  /// then the longest in UTF-8; only letters and characters beyond ASCII, which a literal
-  /// spells as they are.
-  private static func anchorSpellings(for needle: String) -> [String] {
-    var best: [Unicode.Scalar] = []
-    var bestLength = 0
-    for scalar in needle.unicodeScalars
+  /// The needle's best anchor (its place among the needle's scalars) and the characters
+  /// that fold like it: one with the fewest of them, then the longest in UTF-8; only letters
+  /// and characters beyond ASCII, which a literal spells as they are.
+  private static func anchor(for needle: String) -> (index: Int, family: [Unicode.Scalar])? {
+    var best: (index: Int, family: [Unicode.Scalar], length: Int)?
+    for (index, scalar) in needle.unicodeScalars.enumerated()
     where scalar.properties.isAlphabetic || !scalar.isASCII {
       let family = CaseFolder.scalars(foldingTo: scalar)
       let length = UTF8.width(scalar)
-      if best.isEmpty || family.count < best.count
-        || (family.count == best.count && length > bestLength)
+      if let current = best,
+        current.family.count < family.count
+          || (current.family.count == family.count && current.length >= length)
       {
-        best = family
-        bestLength = length
+        continue
       }
+      best = (index, family, length)
     }
-    return best.map { String(Character($0)) }
+    return best.map { ($0.index, $0.family) }
   }
 
   /// The matching lines of the content spelled by `literal`, a JSON string literal with its
@@ -266,9 +289,17 @@ final class ContentSearcher {
         from = candidate + 1
         continue
       }
+      if finder == .anchor, checksAtAnchor,
+        !foldedNeedleFits(around: candidate, in: bytes, lines: lines)
+      {
+        from = candidate + 1
+        continue
+      }
       let (end, next) = lines.finishLine()
       let range = lines.lineStart..<end
-      var isMatch = finder != .anchor || foldedLine(range, of: bytes, holds: needle, as: walker)
+      var isMatch =
+        finder != .anchor || checksAtAnchor
+        || foldedLine(range, of: bytes, holds: needle, as: walker)
       var text: String?
       if isMatch, mode == .lines || test != nil {
         text = try lines.text(of: range)
@@ -301,13 +332,50 @@ final class ContentSearcher {
       var first = Int.max
       for index in anchors.indices {
         if anchorsAhead[index] != Int.max, anchorsAhead[index] < from {
-          anchorsAhead[index] =
-            ContentSearcher.firstOffset(of: anchors[index].raw, in: bytes, from: from) ?? Int.max
+          let group = anchors[index]
+          let found =
+            group.count == 2
+            ? ContentSearcher.firstOffset(of: group[0].raw, or: group[1].raw, in: bytes, from: from)
+            : ContentSearcher.firstOffset(of: group[0].raw, in: bytes, from: from)
+          anchorsAhead[index] = found ?? Int.max
         }
         first = min(first, anchorsAhead[index])
       }
       return first == Int.max ? nil : first
     }
+  }
+
+  /// Whether the folded needle is there, its anchor at `anchor`, on the walker's line: the
+  /// needle's scalars before the anchor are stepped back over, then the text folded scalar
+  /// by scalar and compared. None of the needle's scalars is spelled with an escape, nor
+  /// does any fold to one, so a match holds no escape and needs no decoding.
+  private func foldedNeedleFits<Walker: LineWalker>(
+    around anchor: Int, in bytes: UnsafeRawBufferPointer, lines: Walker
+  ) -> Bool {
+    var start = anchor
+    for _ in 0..<anchorIndex {
+      guard start > lines.lineStart else { return false }
+      start -= 1
+      while start > lines.lineStart, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+    }
+    guard lines.startsCharacter(at: start) else { return false }
+    var offset = start
+    for wanted in foldedScalars {
+      guard offset < bytes.count else { return false }
+      let byte = bytes[offset]
+      let value: UInt32
+      let length: Int
+      if byte < 0x80 {
+        (value, length) = (UInt32(byte), 1)
+      } else if let (decoded, width) = CaseFolder.decodeScalar(bytes, at: offset) {
+        (value, length) = (decoded, width)
+      } else {
+        return false
+      }
+      guard folder.fold(value) == wanted else { return false }
+      offset += length
+    }
+    return true
   }
 
   /// Whether the line at `range` of `bytes`, folded, holds `needle` (folded) where a
@@ -393,6 +461,51 @@ final class ContentSearcher {
       let ends =
         base.loadUnaligned(fromByteOffset: offset + length - 1, as: SIMD16<UInt8>.self) | lastBit
       var candidates = ByteScan.lanes((starts .== firstByte) .& (ends .== lastByte))
+      while let lane = ByteScan.firstLane(candidates) {
+        if matches(at: offset + lane) { return offset + lane }
+        candidates = ByteScan.droppingFirstLane(candidates)
+      }
+      offset += 16
+    }
+    while offset <= last {
+      if matches(at: offset) { return offset }
+      offset += 1
+    }
+    return nil
+  }
+}
+
+extension ContentSearcher {
+  /// The offset of the first occurrence of `one` or `other` (of the same length) in
+  /// `haystack` at or after `from`: as ``firstOffset(of:in:from:ignoringASCIICase:)``, both
+  /// looked for in one scan.
+  static func firstOffset(
+    of one: UnsafeRawBufferPointer, or other: UnsafeRawBufferPointer,
+    in haystack: UnsafeRawBufferPointer, from: Int
+  ) -> Int? {
+    let length = one.count
+    guard other.count == length, let oneBase = one.baseAddress, let otherBase = other.baseAddress,
+      let base = haystack.baseAddress, length > 0, from >= 0, haystack.count - from >= length
+    else {
+      let first = firstOffset(of: one, in: haystack, from: from)
+      let second = firstOffset(of: other, in: haystack, from: from)
+      return [first, second].compactMap { $0 }.min()
+    }
+    func matches(at offset: Int) -> Bool {
+      memcmp(base + offset, oneBase, length) == 0 || memcmp(base + offset, otherBase, length) == 0
+    }
+    let last = haystack.count - length
+    let oneFirst = SIMD16<UInt8>(repeating: one[0])
+    let oneLast = SIMD16<UInt8>(repeating: one[length - 1])
+    let otherFirst = SIMD16<UInt8>(repeating: other[0])
+    let otherLast = SIMD16<UInt8>(repeating: other[length - 1])
+    var offset = from
+    while offset + 15 <= last {
+      let starts = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      let ends = base.loadUnaligned(fromByteOffset: offset + length - 1, as: SIMD16<UInt8>.self)
+      var candidates = ByteScan.lanes(
+        ((starts .== oneFirst) .& (ends .== oneLast))
+          .| ((starts .== otherFirst) .& (ends .== otherLast)))
       while let lane = ByteScan.firstLane(candidates) {
         if matches(at: offset + lane) { return offset + lane }
         candidates = ByteScan.droppingFirstLane(candidates)

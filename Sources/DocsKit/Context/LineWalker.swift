@@ -21,6 +21,8 @@ protocol LineWalker {
   /// that a search for a needle's spelling cannot miss it. When not, the bytes must be
   /// decoded and searched as plain text instead.
   static func spellsEachCharacterOneWay(_ bytes: UnsafeRawBufferPointer) -> Bool
+  /// Whether `offset` is where a character or an escape starts, not inside an escape.
+  func startsCharacter(at offset: Int) -> Bool
   /// Walks to `offset` (at or after where the walker is), onto the line that holds it;
   /// `false` when `offset` is inside an escape, which is then stepped over.
   mutating func advance(to offset: Int) -> Bool
@@ -57,6 +59,8 @@ struct PlainTextLines: LineWalker {
   private(set) var lineNumber = 1
   private(set) var lineStart = 0
   static func spellsEachCharacterOneWay(_ bytes: UnsafeRawBufferPointer) -> Bool { true }
+
+  func startsCharacter(at offset: Int) -> Bool { true }
 
   init(_ bytes: UnsafeRawBufferPointer) {
     base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)

@@ -68,20 +68,26 @@ enum JSONText {
   /// Whether `bytes` hold a byte a literal's body may not hold unescaped: a control
   /// character or a quote. Sixteen bytes at a time.
   static func hasRawControlOrQuote(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    holdsSpecialByte(bytes, orBackslash: false)
+  }
+
+  /// Whether `bytes` hold a control character, a quote or, with `orBackslash`, a backslash:
+  /// anything but bytes that stand for themselves in a literal's body.
+  static func holdsSpecialByte(_ bytes: UnsafeRawBufferPointer, orBackslash: Bool) -> Bool {
     guard let base = bytes.baseAddress else { return false }
     let space = SIMD16<UInt8>(repeating: 0x20)
     let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+    let backslash = SIMD16<UInt8>(repeating: orBackslash ? 0x5C : UInt8(ascii: "\""))
     var offset = 0
     while offset + 16 <= bytes.count {
       let chunk = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
-      if ByteScan.firstLane(ByteScan.lanes((chunk .< space) .| (chunk .== quote))) != nil {
-        return true
-      }
+      let special = (chunk .< space) .| (chunk .== quote) .| (chunk .== backslash)
+      if ByteScan.firstLane(ByteScan.lanes(special)) != nil { return true }
       offset += 16
     }
     while offset < bytes.count {
       let byte = bytes[offset]
-      if byte < 0x20 || byte == UInt8(ascii: "\"") { return true }
+      if byte < 0x20 || byte == UInt8(ascii: "\"") || (orBackslash && byte == 0x5C) { return true }
       offset += 1
     }
     return false

@@ -41,27 +41,34 @@ struct JSONTextLines: LineWalker {
   }
 
   mutating func advance(to offset: Int) -> Bool {
-    guard let base, offset > position else { return offset == position }
+    guard base != nil, offset > position else { return offset == position }
     var from = position
     while let lineBreak = nextBreak(from: from, before: offset) {
-      guard lineBreak + 2 <= offset else {
-        position = lineBreak
-        return false  // `offset` is the `n` of this break
-      }
       lineNumber += 1
       lineStart = lineBreak + 2
       from = lineStart
     }
+    // Inside an escape, the walk stops at its start, so that a break it is gets counted.
+    if let escape = escape(around: offset) {
+      position = escape
+      return false
+    }
     position = offset
-    // Inside an escape: right after its backslash, or in the hex digits of a `\u`.
+    return true
+  }
+
+  func startsCharacter(at offset: Int) -> Bool { escape(around: offset) == nil }
+
+  /// Where the escape that `offset` is inside starts: right after its backslash, or in the
+  /// hex digits of a `\u`. `nil` when `offset` is inside none.
+  private func escape(around offset: Int) -> Int? {
+    guard let base else { return nil }
     for back in 1...5 where offset - back >= 0 {
       let index = offset - back
       guard base[index] == 0x5C, startsEscape(at: index) else { continue }
-      guard back == 1 || base[index + 1] == UInt8(ascii: "u") else { return true }
-      position = index
-      return false
+      return back == 1 || base[index + 1] == UInt8(ascii: "u") ? index : nil
     }
-    return true
+    return nil
   }
 
   mutating func finishLine() -> (end: Int, next: Int?) {
@@ -120,9 +127,13 @@ struct JSONTextLines: LineWalker {
   func text(of range: Range<Int>) throws(JSONTextError) -> String {
     let bytes = UnsafeRawBufferPointer(
       start: base.map { $0 + range.lowerBound }, count: range.count)
-    let hasEscape = bytes.baseAddress.map { memchr($0, 0x5C, bytes.count) != nil } ?? false
-    if !hasEscape, let text = JSONText.validatedString(bytes) { return text }
-    // Escapes to decode, or bytes to report precisely.
+    if !JSONText.holdsSpecialByte(bytes, orBackslash: true) {
+      guard let text = String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) else {
+        throw JSONTextError(offset: range.lowerBound, reason: JSONText.invalidUTF8)
+      }
+      return text
+    }
+    // Escapes to decode (never longer than their spelling), or bytes to report precisely.
     var decoded: [UInt8] = []
     decoded.reserveCapacity(bytes.count)
     try JSONText.unescape(bytes, into: &decoded, offsetBase: range.lowerBound)
@@ -131,5 +142,4 @@ struct JSONTextLines: LineWalker {
     }
     return text
   }
-
 }
