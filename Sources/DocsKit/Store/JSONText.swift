@@ -170,20 +170,37 @@ enum JSONText {
       }
       return text
     }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(body.count)
-    try unescape(body, into: &bytes, offsetBase: 1)
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw JSONTextError(offset: 1, reason: invalidUTF8)
-    }
+    return try unescapedString(body, offsetBase: 1)
+  }
+
+  /// The text of a literal's body that has escapes or bytes to report: decoded into room
+  /// of its own, then checked as UTF-8.
+  /// - Throws: ``JSONTextError`` for a bad escape, a raw control character or quote, or
+  ///   bytes that are not UTF-8 (at `offsetBase` plus the offset in `body`).
+  static func unescapedString(
+    _ body: UnsafeRawBufferPointer, offsetBase: Int
+  ) throws(JSONTextError) -> String {
+    // Decoding never lengthens: an escape is at least as long as what it stands for.
+    let room = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
+    defer { room.deallocate() }
+    let count = try unescape(body, into: room, offsetBase: offsetBase)
+    guard
+      let text = String(
+        validating: UnsafeRawBufferPointer(rebasing: room[..<count]).bindMemory(to: UInt8.self),
+        as: UTF8.self)
+    else { throw JSONTextError(offset: offsetBase, reason: invalidUTF8) }
     return text
   }
 
-  /// Appends the unescaped bytes of a string literal's body (between the quotes).
+  /// Writes the unescaped bytes of a string literal's body (between the quotes) to
+  /// `output`, which holds at least `body.count` bytes; returns how many. Runs between
+  /// escapes are found sixteen bytes at a time and copied whole.
   static func unescape(
-    _ body: UnsafeRawBufferPointer, into bytes: inout [UInt8], offsetBase: Int
-  ) throws(JSONTextError) {
+    _ body: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, offsetBase: Int
+  ) throws(JSONTextError) -> Int {
+    guard let source = body.baseAddress, let target = output.baseAddress else { return 0 }
     var index = 0
+    var written = 0
     func hex4(at start: Int) throws(JSONTextError) -> UInt32 {
       guard start + 4 <= body.count else {
         throw JSONTextError(offset: offsetBase + start, reason: "incomplete \\u escape")
@@ -203,26 +220,25 @@ enum JSONText {
       }
       return value
     }
+    func put(_ byte: UInt8) {
+      output[written] = byte
+      written += 1
+    }
     while index < body.count {
-      // The run up to the next backslash is copied whole, once checked.
-      let runEnd =
-        body.baseAddress.flatMap { base in
-          memchr(base + index, 0x5C, body.count - index).map { base.distance(to: $0) }
-        } ?? body.count
-      if runEnd > index {
-        let run = UnsafeRawBufferPointer(rebasing: body[index..<runEnd])
-        if hasRawControlOrQuote(run) {
-          for offset in index..<runEnd where body[offset] < 0x20 {
-            throw JSONTextError(
-              offset: offsetBase + offset, reason: "unescaped control character in a string")
-          }
-          for offset in index..<runEnd where body[offset] == UInt8(ascii: "\"") {
-            throw JSONTextError(offset: offsetBase + offset, reason: "unescaped quote in a string")
-          }
-        }
-        bytes.append(contentsOf: run)
-        index = runEnd
+      let special = firstSpecialByte(body, from: index) ?? body.count
+      if special > index {
+        (target + written).copyMemory(from: source + index, byteCount: special - index)
+        written += special - index
+        index = special
         continue
+      }
+      let byte = body[index]
+      if byte < 0x20 {
+        throw JSONTextError(
+          offset: offsetBase + index, reason: "unescaped control character in a string")
+      }
+      if byte == UInt8(ascii: "\"") {
+        throw JSONTextError(offset: offsetBase + index, reason: "unescaped quote in a string")
       }
       guard index + 1 < body.count else {
         throw JSONTextError(offset: offsetBase + index, reason: "incomplete escape")
@@ -230,14 +246,14 @@ enum JSONText {
       let escaped = body[index + 1]
       index += 2
       switch escaped {
-      case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-      case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-      case UInt8(ascii: "/"): bytes.append(UInt8(ascii: "/"))
-      case UInt8(ascii: "b"): bytes.append(0x08)
-      case UInt8(ascii: "f"): bytes.append(0x0C)
-      case UInt8(ascii: "n"): bytes.append(0x0A)
-      case UInt8(ascii: "r"): bytes.append(0x0D)
-      case UInt8(ascii: "t"): bytes.append(0x09)
+      case UInt8(ascii: "\""): put(UInt8(ascii: "\""))
+      case UInt8(ascii: "\\"): put(UInt8(ascii: "\\"))
+      case UInt8(ascii: "/"): put(UInt8(ascii: "/"))
+      case UInt8(ascii: "b"): put(0x08)
+      case UInt8(ascii: "f"): put(0x0C)
+      case UInt8(ascii: "n"): put(0x0A)
+      case UInt8(ascii: "r"): put(0x0D)
+      case UInt8(ascii: "t"): put(0x09)
       case UInt8(ascii: "u"):
         var scalar = try hex4(at: index)
         index += 4
@@ -262,12 +278,35 @@ enum JSONText {
         guard let unicode = Unicode.Scalar(scalar) else {
           throw JSONTextError(offset: offsetBase + index, reason: "invalid \\u escape")
         }
-        bytes.append(contentsOf: UTF8.encode(unicode) ?? UTF8.EncodedScalar())
+        for unit in UTF8.encode(unicode) ?? UTF8.EncodedScalar() { put(unit) }
       default:
         throw JSONTextError(
           offset: offsetBase + index - 1, reason: "invalid escape \\\(Unicode.Scalar(escaped))")
       }
     }
+    return written
+  }
+
+  /// The offset of the first backslash, control character or quote in `bytes` at or after
+  /// `from`, sixteen bytes at a time.
+  private static func firstSpecialByte(_ bytes: UnsafeRawBufferPointer, from: Int) -> Int? {
+    guard let base = bytes.baseAddress else { return nil }
+    let space = SIMD16<UInt8>(repeating: 0x20)
+    let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+    let backslash = SIMD16<UInt8>(repeating: 0x5C)
+    var offset = from
+    while offset + 16 <= bytes.count {
+      let chunk = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      let special = (chunk .< space) .| (chunk .== quote) .| (chunk .== backslash)
+      if let lane = ByteScan.firstLane(ByteScan.lanes(special)) { return offset + lane }
+      offset += 16
+    }
+    while offset < bytes.count {
+      let byte = bytes[offset]
+      if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == 0x5C { return offset }
+      offset += 1
+    }
+    return nil
   }
 
   private static func firstInvalidUTF8Offset(_ bytes: UnsafeRawBufferPointer) -> Int {

@@ -133,13 +133,7 @@ struct JSONTextLines: LineWalker {
       }
       return text
     }
-    // Escapes to decode (never longer than their spelling), or bytes to report precisely.
-    var decoded: [UInt8] = []
-    decoded.reserveCapacity(bytes.count)
-    try JSONText.unescape(bytes, into: &decoded, offsetBase: range.lowerBound)
-    guard let text = String(validating: decoded, as: UTF8.self) else {
-      throw JSONTextError(offset: range.lowerBound, reason: JSONText.invalidUTF8)
-    }
-    return text
+    // Escapes to decode, or bytes to report precisely.
+    return try JSONText.unescapedString(bytes, offsetBase: range.lowerBound)
   }
 }
