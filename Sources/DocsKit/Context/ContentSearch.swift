@@ -121,42 +121,10 @@ final class ContentSearcher {
       let matchingRegex = ignoringCase ? regex.ignoresCase() : regex
       if let required = RegexLiterals.requiredText(in: source, ignoringCase: ignoringCase) {
         needle = ignoringCase ? folder.folded(required.text) : required.text
-        let test: (String) -> Bool
-        if required.isPrefix {
-          // Every match starts with the needle: try the expression only where it occurs.
-          let starts = Array(needle.unicodeScalars)
-          let lineFolder = SharedFolder()
-          test = { line in
-            let scalars = line.unicodeScalars
-            var index = scalars.startIndex
-            while index < scalars.endIndex {
-              var probe = index
-              var matched = true
-              for wanted in starts {
-                guard probe < scalars.endIndex else {
-                  matched = false
-                  break
-                }
-                let scalar = scalars[probe]
-                let found = ignoringCase ? lineFolder.folder.fold(scalar.value) : scalar.value
-                guard found == wanted.value else {
-                  matched = false
-                  break
-                }
-                probe = scalars.index(after: probe)
-              }
-              if matched, index.samePosition(in: line) != nil,
-                (try? matchingRegex.prefixMatch(in: line[index...])) != nil
-              {
-                return true
-              }
-              index = scalars.index(after: index)
-            }
-            return false
-          }
-        } else {
-          test = { line in (try? matchingRegex.firstMatch(in: line)) != nil }
-        }
+        let test =
+          required.isPrefix
+          ? ContentSearcher.test(matchingRegex, wherever: needle, ignoringCase: ignoringCase)
+          : { line in (try? matchingRegex.firstMatch(in: line)) != nil }
         matcher = .needle(test: test)
       } else {
         needle = ""
@@ -195,6 +163,43 @@ final class ContentSearcher {
 
   deinit {
     scratch.deallocate()
+  }
+
+  /// A line test for `regex`, every match of which starts with `start` (folded when
+  /// ignoring case): the expression is tried only where `start` occurs.
+  private static func test(
+    _ regex: Regex<AnyRegexOutput>, wherever start: String, ignoringCase: Bool
+  ) -> (String) -> Bool {
+    let wanted = start.unicodeScalars.map(\.value)
+    let folder = SharedFolder()
+    return { line in
+      let scalars = line.unicodeScalars
+      var index = scalars.startIndex
+      while index < scalars.endIndex {
+        var probe = index
+        var holdsStart = true
+        for value in wanted {
+          guard probe < scalars.endIndex else {
+            holdsStart = false
+            break
+          }
+          let scalar = scalars[probe].value
+          guard (ignoringCase ? folder.folder.fold(scalar) : scalar) == value else {
+            holdsStart = false
+            break
+          }
+          probe = scalars.index(after: probe)
+        }
+        // A match starts on a character, as Swift's regexes see characters.
+        if holdsStart, index.samePosition(in: line) != nil,
+          (try? regex.prefixMatch(in: line[index...])) != nil
+        {
+          return true
+        }
+        index = scalars.index(after: index)
+      }
+      return false
+    }
   }
 
   /// The needle's best anchor (its place among the needle's scalars) and the characters
@@ -442,8 +447,12 @@ final class ContentSearcher {
     func caseBit(_ byte: UInt8) -> UInt8 {
       ignoringASCIICase && byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? 0x20 : 0
     }
+    // Compared in line: a candidate usually differs in its second byte, sooner than a call
+    // to memcmp returns.
     func matches(at offset: Int) -> Bool {
-      guard ignoringASCIICase else { return memcmp(base + offset, needleBase, length) == 0 }
+      guard ignoringASCIICase || length <= 32 else {
+        return memcmp(base + offset, needleBase, length) == 0
+      }
       for index in 0..<length {
         let wanted = needle[index]
         if haystack[offset + index] | caseBit(wanted) != wanted { return false }

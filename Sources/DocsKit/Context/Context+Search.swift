@@ -72,20 +72,29 @@ extension Context {
     for pattern: ContentPattern, in id: ObjectID?, mode: ContentSearchMode
   ) throws(ContextError) -> [(document: Document, hits: DocumentHits)] {
     let searcher = try ContentSearcher(pattern: pattern, mode: mode)
-    let scope: [ObjectID] =
-      id.map { Array(membersByCategory[$0]?.values ?? [:].values) } ?? Array(documentRecords.keys)
+    // Which documents: those of the category, or all of them (walked without a lookup each).
+    var contents: [(id: ObjectID, content: ContentStorage)] = []
+    if let id {
+      for documentID in membersByCategory[id]?.values ?? [:].values {
+        if let record = documentRecords[documentID] {
+          contents.append((documentID, record.content))
+        }
+      }
+    } else {
+      contents.reserveCapacity(documentRecords.count)
+      for (documentID, record) in documentRecords { contents.append((documentID, record.content)) }
+    }
     // Contents in memory are searched as they are; those still in the file are handed over
     // by the store in one sequential pass, as it spells them.
     var found: [(id: ObjectID, hits: DocumentHits)] = []
     var faults: [(id: ObjectID, location: StoredLocation)] = []
-    faults.reserveCapacity(scope.count)
+    faults.reserveCapacity(contents.count)
     do {
-      for documentID in scope {
-        switch documentRecords[documentID]?.content {
-        case .fault(let location)?: faults.append((documentID, location))
-        case .text(let text)?:
+      for (documentID, content) in contents {
+        switch content {
+        case .fault(let location): faults.append((documentID, location))
+        case .text(let text):
           if let hits = try searcher.search(text: text) { found.append((documentID, hits)) }
-        case nil: break
         }
       }
       try store.withEncodedContents(at: faults.map(\.location)) { position, literal in
