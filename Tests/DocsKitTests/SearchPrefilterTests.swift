@@ -82,4 +82,25 @@ import Testing
     }
     #expect(paddedIsCanonical == canonical, "\(padded)")
   }
+
+  @Test func findsEitherOfTwoNeedlesAtTheFirstOffset() {
+    // A small and a capital letter of the same length, found in one scan: whichever comes
+    // first, in the blocks and in the tail.
+    let haystack = Array((String(repeating: "xλy", count: 12) + "Λ end").utf8)
+    let small = Array("λ".utf8)
+    let capital = Array("Λ".utf8)
+    func first(from: Int) -> Int? {
+      small.withUnsafeBytes { one in
+        capital.withUnsafeBytes { other in
+          haystack.withUnsafeBytes {
+            ContentSearcher.firstOffset(of: one, or: other, in: $0, from: from)
+          }
+        }
+      }
+    }
+    #expect(first(from: 0) == 1)
+    #expect(first(from: 2) == 5)
+    #expect(first(from: 4 * 11 + 2) == 4 * 12)
+    #expect(first(from: 4 * 12 + 1) == nil)
+  }
 }
