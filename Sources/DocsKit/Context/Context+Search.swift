@@ -39,9 +39,16 @@ extension Context {
   public func searchContents(
     for pattern: ContentPattern, in id: ObjectID? = nil
   ) throws(ContextError) -> [ContentMatch] {
-    try matchingDocuments(for: pattern, in: id, mode: .lines).flatMap { document, hits in
-      hits.lines.map { ContentMatch(document: document, lineNumber: $0.number, line: $0.text[...]) }
+    let found = try matchingDocuments(for: pattern, in: id, mode: .lines)
+    var matches: [ContentMatch] = []
+    matches.reserveCapacity(found.reduce(0) { $0 + $1.hits.lines.count })
+    for (document, hits) in found {
+      for line in hits.lines {
+        matches.append(
+          ContentMatch(document: document, lineNumber: line.number, line: line.text[...]))
+      }
     }
+    return matches
   }
 
   /// The documents of the category `id` (of every category when `nil`) with a line
@@ -130,12 +137,13 @@ extension Context {
     }
     let rank = Dictionary(
       uniqueKeysWithValues: categories.enumerated().map { ($0.element, $0.offset) })
-    return found.map { (rank: rank[$0.document.categoryID] ?? 0, match: $0) }
-      .sorted { left, right in
-        left.rank != right.rank
-          ? left.rank < right.rank
-          : Context.nameOrder(left.match.document.name, right.match.document.name)
-      }
-      .map(\.match)
+    // Offsets are sorted, not the matches themselves, which are large to move.
+    let ranks = found.map { rank[$0.document.categoryID] ?? 0 }
+    let order = found.indices.sorted { left, right in
+      ranks[left] != ranks[right]
+        ? ranks[left] < ranks[right]
+        : Context.nameOrder(found[left].document.name, found[right].document.name)
+    }
+    return order.map { found[$0] }
   }
 }
