@@ -184,6 +184,40 @@ import Testing
     }
   }
 
+  @Test func arbitraryBytesInALiteralAreMatchedOrReportedNeverTrapped() throws {
+    // Not what docsh writes: stray backslashes, bad escapes, broken UTF-8, raw control
+    // characters. Each search returns or throws; none may trap.
+    var random = SeededGenerator(seed: 0xBAD_B17E5)
+    let alphabet: [UInt8] =
+      Array("\\\"nrtu0aA/é".utf8) + [0x0A, 0x0D, 0x01, 0xC3, 0x80, 0xFF, 0xE2]
+    let patterns: [ContentPattern] = [
+      .text("n", ignoringCase: false), .text("é", ignoringCase: true),
+      .text("a\\", ignoringCase: true),
+      .text("u0", ignoringCase: false), .regularExpression("a+", ignoringCase: true),
+      .regularExpression("(n|t)", ignoringCase: false),
+    ]
+    var outcomes = (matched: 0, refused: 0)
+    for _ in 0..<1500 {
+      let body = (0..<Int.random(in: 0...24, using: &random)).map { _ in
+        alphabet.randomElement(using: &random) ?? 0x61
+      }
+      let literal = [UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")]
+      for pattern in patterns {
+        for mode in [ContentSearchMode.lines, .counts, .documents] {
+          let searcher = try ContentSearcher(pattern: pattern, mode: mode)
+          do {
+            if try literal.withUnsafeBytes({ try searcher.search(literal: $0) }) != nil {
+              outcomes.matched += 1
+            }
+          } catch {
+            outcomes.refused += 1
+          }
+        }
+      }
+    }
+    #expect(outcomes.matched > 0 && outcomes.refused > 0)
+  }
+
   @Test func theStraysAreEveryScalarNoMappingOfItsFoldLeadsBackTo() {
     // Checks CaseFolder.strays against the Unicode data this Swift carries: every scalar is
     // among the scalars that fold like it.

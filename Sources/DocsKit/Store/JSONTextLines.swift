@@ -65,7 +65,7 @@ struct JSONTextLines: LineWalker {
     guard let base else { return nil }
     for back in 1...5 where offset - back >= 0 {
       let index = offset - back
-      guard base[index] == 0x5C, startsEscape(at: index) else { continue }
+      guard index + 1 < count, base[index] == 0x5C, startsEscape(at: index) else { continue }
       return back == 1 || base[index + 1] == UInt8(ascii: "u") ? index : nil
     }
     return nil
