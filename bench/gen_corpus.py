@@ -42,13 +42,21 @@ import sqlite3
 import sys
 import uuid
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 3
 MEAN_BYTES = 2048  # mean content size before --factor
 CAP_BYTES = 64 * 1024  # per-document cap before --factor
 MARKER = "quokka"  # the word row 5 greps for
 MARKER_RATE = 0.03  # fraction of documents that contain MARKER
-RARE_WORD = "zyzzyva"  # the word a selective `search` looks for
-RARE_RATE = 0.001  # fraction of documents that contain RARE_WORD (own random stream)
+# Rare words for the grep rows, ASCII and not, each put in about RARE_RATE of the documents.
+# The pool's own words (résumé, 東京, Ελλάδα …) are common; these are in no pool. They are drawn
+# from a random stream of their own, so every other draw stays as it was: a document without
+# one is the same as before they were added. Case folds the same in Swift and glibc for them.
+RARE_WORDS = ["Þórshöfn", "Θεσσαλονίκη", "札幌"]
+RARE_RATE = 0.01
+# The word a selective `search` looks for, in about SEARCH_RATE of the documents, from a
+# random stream of its own as well.
+SEARCH_WORD = "zyzzyva"
+SEARCH_RATE = 0.001
 POOL_CHARS = 3_000_000  # size of the text pool documents are cut from
 TIME_FROM = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
 TIME_TO = datetime.datetime(2027, 1, 1, tzinfo=datetime.timezone.utc)
@@ -124,8 +132,21 @@ def make_pool(rng):
         parts.append(s)
         total += len(s)
     pool = "".join(parts)
-    assert MARKER not in pool and RARE_WORD not in pool
+    assert MARKER not in pool
+    assert not any(w.casefold() in pool.casefold() for w in RARE_WORDS + [SEARCH_WORD])
     return pool
+
+
+def add_rare_words(content, rare_rng, words=RARE_WORDS, rate=RARE_RATE):
+    """`content` with each of `words` put in, before a space, with probability `rate`.
+    Always draws two numbers per word, whatever it puts in."""
+    for word in words:
+        put, where = rare_rng.random(), rare_rng.random()
+        if put < rate:
+            k = content.find(" ", int(where * len(content)))
+            k = len(content) if k < 0 else k
+            content = content[:k] + " " + word + content[k:]
+    return content
 
 
 def iso_ms(ms):
@@ -162,8 +183,10 @@ def generate(outdir, ncat, ndocs, factor, seed):
         "cap_bytes": CAP_BYTES * factor,
         "marker": MARKER,
         "marker_rate": MARKER_RATE,
-        "rare_word": RARE_WORD,
+        "rare_words": RARE_WORDS,
         "rare_rate": RARE_RATE,
+        "search_word": SEARCH_WORD,
+        "search_rate": SEARCH_RATE,
     }
     old = read_stamp(outdir)
     if old is not None and old.get("params") == params:
@@ -190,6 +213,8 @@ def generate(outdir, ncat, ndocs, factor, seed):
     t_to = int(TIME_TO.timestamp() * 1000)
 
     rng = random.Random("docsh-bench:%d:%dx%d" % (seed, ncat, ndocs))
+    rare_rng = random.Random("docsh-bench-rare:%d:%dx%d" % (seed, ncat, ndocs))
+    search_rng = random.Random("docsh-bench-search:%d:%dx%d" % (seed, ncat, ndocs))
     db = sqlite3.connect(os.path.join(tmp, "store.db"), isolation_level=None)
     db.executescript(
         """
@@ -207,10 +232,7 @@ def generate(outdir, ncat, ndocs, factor, seed):
         """
     )
     stats = {"documents": 0, "content_bytes": 0, "max_bytes": 0, "empty": 0,
-             "with_marker": 0, "with_rare": 0}
-    # The rare word comes from a random stream of its own, so the main stream (and with it
-    # every id, name, time and content) is the same as without it.
-    rare_rng = random.Random("docsh-bench-rare:%d:%dx%d" % (seed, ncat, ndocs))
+             "with_marker": 0, "with_rare": {w: 0 for w in RARE_WORDS}, "with_search_word": 0}
     dumps = json.dumps
     jpath = os.path.join(tmp, "store.json")
     with open(jpath, "w", encoding="utf-8", newline="\n", buffering=1 << 20) as out:
@@ -237,9 +259,8 @@ def generate(outdir, ncat, ndocs, factor, seed):
                 if has_marker:
                     k = int(marker_at * len(content))
                     content = content[:k] + " " + MARKER + " " + content[k:]
-                if rare_rng.random() < RARE_RATE:
-                    k = int(rare_rng.random() * len(content))
-                    content = content[:k] + " " + RARE_WORD + " " + content[k:]
+                content = add_rare_words(content, rare_rng)
+                content = add_rare_words(content, search_rng, [SEARCH_WORD], SEARCH_RATE)
                 data = content.encode("utf-8")
                 while len(data) > cap_bytes:
                     content = content[: len(content) * 15 // 16]
@@ -264,7 +285,9 @@ def generate(outdir, ncat, ndocs, factor, seed):
                 stats["max_bytes"] = max(stats["max_bytes"], size)
                 stats["empty"] += size == 0
                 stats["with_marker"] += has_marker
-                stats["with_rare"] += RARE_WORD in content
+                for w in RARE_WORDS:
+                    stats["with_rare"][w] += w in content
+                stats["with_search_word"] += SEARCH_WORD in content
             db.executemany("INSERT INTO documents VALUES(?,?,?,?,?,?)", rows)
             out.write("]}%s\n" % ("," if c < ncat - 1 else ""))
         out.write("]}\n")

@@ -246,6 +246,60 @@ def contains(*needles):
     return check
 
 
+# ---------------------------------------------------------------- grep rows
+#
+# docsh's grep against GNU grep over the exported tree of the same corpus, both printing
+# the same lines to a pipe (GNU grep stops reading a file at its first match when its
+# output is /dev/null). Plain words use -F (and -Fi), regular expressions -E; GNU grep
+# runs with LC_ALL=C.UTF-8 so that -i folds non-ASCII letters. Each row first checks
+# that both print the same number of lines.
+
+GREP_FIRST_ROW = 18
+# (docsh grep arguments, GNU grep arguments, what the row shows, target ratio)
+GREP_ROWS = [
+    ("-F garden", "-rF garden", "a common ASCII word", 1),
+    ("-i -F garden", "-rFi garden", "a common ASCII word, ignoring case", 1),
+    ("-F Ελλάδα", "-rF Ελλάδα", "a common Greek word", 1),
+    ("-i -F ελλάδα", "-rFi ελλάδα", "a common Greek word, ignoring case", 1),
+    ("-i -F QUOKKA", "-rFi QUOKKA", "a rare ASCII word, ignoring case (row 5 without)", 1),
+    ("-F Þórshöfn", "-rF Þórshöfn", "a rare non-ASCII word", 1),
+    ("-i -F þórshöfn", "-rFi þórshöfn", "a rare non-ASCII word, ignoring case", 1),
+    ("'win(dow|ter) [a-z]+'", "-rE 'win(dow|ter) [a-z]+'", "a regular expression", 2),
+    ("-i 'win(dow|ter) [a-z]+'", "-rEi 'win(dow|ter) [a-z]+'",
+     "a regular expression, ignoring case", 2),
+]
+
+
+def output_lines(path):
+    with open(path, "rb") as f:
+        return f.read().count(b"\n")
+
+
+def grep_rows(new_row, D, L, large):
+    """The grep rows, numbered from GREP_FIRST_ROW (kept apart from the other rows)."""
+    docs = fmt_n(large["stats"]["documents"])
+    for i, (docsh_args, grep_args, what, target) in enumerate(GREP_ROWS):
+        n = GREP_FIRST_ROW + i
+        r = new_row(n, "`grep %s` (%s) over the large store (%s documents)"
+                    % (docsh_args.replace("'", "").replace("|", "\\|"), what, docs), target,
+                    anchor_label="`grep %s` on the tree" % grep_args.split(" ")[0])
+        docsh_cmd = "%s --no-save -s %s/store.json -c %s" % (D, L, sq("grep " + docsh_args))
+        anchor_cmd = "env LC_ALL=C.UTF-8 grep %s %s/tree" % (grep_args, L)
+        anchor_out = os.path.join(TMP, "grep-anchor-%d.out" % n)
+        rc, _, err = run_once(anchor_cmd, CFG["probe_timeout"], stdout_path=anchor_out)
+        if rc != 0:
+            raise HarnessError("anchor of row %d failed (%s): %s" % (
+                n, "timeout" if rc is None else "exit %d" % rc, first_line(err)))
+        wanted = output_lines(anchor_out)
+
+        def same_lines(path, wanted=wanted):
+            return wanted > 0 and output_lines(path) == wanted
+        timed_row(r, docsh_cmd, anchor_cmd, output_pipe=True, shell=False, expect=same_lines)
+        if r["notes"]:
+            r["notes"] = ["printed %s lines, GNU grep %s" % (
+                fmt_n(output_lines(os.path.join(TMP, "probe-%d.out" % n))), fmt_n(wanted))]
+
+
 def memory_row(row, docsh, store_rel, size):
     argv_tail = [docsh, "--no-save", "-s", store_rel, "-c", 'ls "/Category 007"']
     peaks = []
@@ -381,6 +435,7 @@ def main():
 
     index_rows(rows, new_row, D, docsh, personal, large, T)
     history_row(new_row, docsh, TMP, personal)
+    grep_rows(new_row, D, L, large)
 
     # ------------------------------------------------------------ report
     total = time.monotonic() - started

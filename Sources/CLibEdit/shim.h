@@ -1,15 +1,21 @@
 // The C edge of docsh: libedit's readline-compatible API, plus small accessors for the C
-// globals Swift 6 refuses to touch and the SIGINT flag. Only EditLineReader.swift imports it.
+// globals Swift 6 refuses to touch, the SIGINT flag and the key reader that waits for it.
+// Only EditLineReader.swift imports it.
 #ifndef DOCSH_CLIBEDIT_SHIM_H
 #define DOCSH_CLIBEDIT_SHIM_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <locale.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
+#include <unistd.h>
+#include <wchar.h>
 #include <editline/readline.h>
 
 // MARK: - Completion globals
@@ -66,15 +72,25 @@ static inline sigset_t *docsh_saved_signal_mask(void) {
   return &mask;
 }
 
-/// Marks the calling thread as the one about to block in `readline()` and lets SIGINT reach
-/// it (worker threads often block it); `docsh_set_reading(0)` undoes both.
+/// The mask `docsh_read_key` waits with: the saved one, with SIGINT let through.
+static inline sigset_t *docsh_waiting_signal_mask(void) {
+  static sigset_t mask;
+  return &mask;
+}
+
+/// Marks the calling thread as the one about to block in `readline()` and blocks SIGINT in
+/// it: from then on SIGINT reaches it only inside `docsh_read_key`'s wait, which lets it
+/// through atomically. `docsh_set_reading(0)` restores the mask (a SIGINT still pending is
+/// delivered then and only sets the flag).
 static inline void docsh_set_reading(int reading) {
   if (reading) {
     sigset_t interrupt;
     sigemptyset(&interrupt);
     sigaddset(&interrupt, SIGINT);
     *docsh_reading_thread_slot() = pthread_self();
-    pthread_sigmask(SIG_UNBLOCK, &interrupt, docsh_saved_signal_mask());
+    pthread_sigmask(SIG_BLOCK, &interrupt, docsh_saved_signal_mask());
+    *docsh_waiting_signal_mask() = *docsh_saved_signal_mask();
+    sigdelset(docsh_waiting_signal_mask(), SIGINT);
     docsh_is_reading = 1;
   } else {
     docsh_is_reading = 0;
@@ -82,14 +98,98 @@ static inline void docsh_set_reading(int reading) {
   }
 }
 
-/// Installs the flag-setting SIGINT handler. Without `restart`, a Ctrl-C makes a blocked
-/// `read()` fail with EINTR, so `readline()` returns NULL; with it, system calls resume.
-static inline int docsh_install_sigint_handler(int restart) {
+// MARK: - Reading keys
+
+/// A descriptor of the terminal at `descriptor` of its own, opened non-blocking, so that
+/// O_NONBLOCK does not change the descriptor docsh shares with its parent and its pager;
+/// -1 when it cannot be opened. Opened once, kept for the life of the process.
+static inline int docsh_private_terminal(int descriptor) {
+  static int terminal = -2;  // not opened yet
+  if (terminal == -2) {
+    const char *name = ttyname(descriptor);
+    terminal = name != NULL ? open(name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
+  }
+  return terminal;
+}
+
+/// libedit's key reader (`rl_getc_function`): one character of `stream`, decoded with the
+/// locale (`mbrtowc`, as libedit's own reader does), as its code point; -1 at the end of
+/// input, on a read error, or when SIGINT arrived.
+///
+/// libedit's own reader blocks in `read()`, so a SIGINT that lands while libedit handles a
+/// key or redraws (not blocked in `read()`) only sets the flag, and the next `read()` waits
+/// for a key with the half-typed line still there. Here SIGINT is blocked (see
+/// `docsh_set_reading`) except inside a `pselect` whose mask lets it through only while it
+/// waits: a SIGINT that arrived before is delivered as the wait starts and ends it, and the
+/// flag is tested before every wait. The read after the wait does not block: Ctrl-C makes
+/// the terminal discard its unread input, so a key the wait saw may be gone by the read.
+/// No window is left, whoever runs the handler first (libedit's own re-raises the signal to
+/// ours). libedit turns -1 into the end of the line: `readline()` returns NULL and drops the
+/// line, and the flag tells an interrupt from Ctrl-D.
+static inline int docsh_read_key(FILE *stream) {
+  int shared = stream != NULL ? fileno(stream) : STDIN_FILENO;
+  int terminal = docsh_private_terminal(shared);
+  // Without a descriptor of its own (no terminal name), reads block: the window after the
+  // wait stays open there, as narrow as it is.
+  int descriptor = terminal >= 0 ? terminal : shared;
+  char bytes[MB_LEN_MAX];
+  size_t count = 0;
+  for (;;) {
+    if (docsh_sigint_flag) {
+      errno = EINTR;
+      return -1;
+    }
+    fd_set readable;
+    FD_ZERO(&readable);
+    FD_SET(descriptor, &readable);
+    if (pselect(descriptor + 1, &readable, NULL, NULL, NULL, docsh_waiting_signal_mask()) < 0) {
+      if (errno == EINTR) continue;  // SIGINT is seen at the top; SIGWINCH and others resume
+      return -1;
+    }
+    ssize_t got = read(descriptor, bytes + count, 1);
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+      return -1;
+    }
+    if (got == 0) return -1;
+    count += 1;
+    for (;;) {
+      wchar_t character;
+      mbstate_t state;
+      memset(&state, 0, sizeof state);
+      size_t used = mbrtowc(&character, bytes, count, &state);
+      if (used == (size_t)-2) {
+        if (count >= sizeof bytes) count = 0;  // longer than any character: drop it
+        break;                                 // incomplete: read another byte
+      }
+      if (used == (size_t)-1) {
+        // Not a character: drop it, keeping the last byte if it may start the next one.
+        if (count > 1) {
+          bytes[0] = bytes[count - 1];
+          count = 1;
+          continue;
+        }
+        count = 0;
+        break;
+      }
+      return (int)character;
+    }
+  }
+}
+
+/// Makes libedit read keys with `docsh_read_key`. Must come before libedit initialises
+/// (the first `using_history()` or `readline()`), which is when it reads the setting.
+static inline void docsh_install_key_reader(void) { rl_getc_function = docsh_read_key; }
+
+/// Installs the flag-setting SIGINT handler, with SA_RESTART: interrupted system calls
+/// resume, and the line being read ends through `docsh_read_key`'s wait, which no signal
+/// restarts.
+static inline int docsh_install_sigint_handler(void) {
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_handler = docsh_sigint_handler;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = restart ? SA_RESTART : 0;
+  action.sa_flags = SA_RESTART;
   return sigaction(SIGINT, &action, NULL);
 }
 

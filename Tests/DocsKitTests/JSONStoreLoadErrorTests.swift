@@ -87,9 +87,13 @@ import Testing
       "\"categories\" is not an array"
     ),
     ("size a string", store(size: "¶\"4\""), "\"size\" is not a whole number of 0 or more"),
-    ("size 1.5", store(size: "¶1.5"), "\"size\" is not a whole number of 0 or more"),
-    ("size -1", store(size: "¶-1"), "\"size\" is not a whole number of 0 or more"),
-    ("size 1e3", store(size: "¶1e3"), "\"size\" is not a whole number of 0 or more"),
+    (
+      "size 1.5", store(size: "¶1.5"), "\"size\" is not a whole number of 0 or more in plain digits"
+    ),
+    ("size -1", store(size: "¶-1"), "\"size\" is not a whole number of 0 or more in plain digits"),
+    (
+      "size 1e3", store(size: "¶1e3"), "\"size\" is not a whole number of 0 or more in plain digits"
+    ),
     ("size null", store(size: "¶null"), "\"size\" is not a whole number of 0 or more"),
     ("name a number", store(documentName: "¶42"), "expected a string"),
     ("category name null", store(categoryName: "¶null"), "expected a string"),

@@ -60,8 +60,10 @@ import Testing
     mutating func unknownValue(depth: Int = 0) {
       switch Int.random(in: 0..<(depth > 2 ? 4 : 6), using: &random) {
       case 0:
+        // Every part of JSON's number grammar: sign, zero, fraction, exponent and its sign.
         text +=
-          ["0", "-1.5e-3", "12345678901234567890", "3.0E+2"].randomElement(using: &random) ?? "0"
+          ["0", "-0", "-1.5e-3", "12345678901234567890", "3.0E+2", "0.5e10", "1E-7", "-0.0"]
+          .randomElement(using: &random) ?? "0"
       case 1: text += ["true", "false", "null"].randomElement(using: &random) ?? "null"
       case 2, 3: string(AwkwardText.random(using: &random, maxPieces: 4))
       case 4:

@@ -33,28 +33,74 @@ import Testing
       matches.map { "\($0.document.name):\($0.lineNumber):\($0.line)" } == [
         "escaped:2:ABC here", "plain:1:ABC plain",
       ])
-    #expect(Context.rawNeedle(for: .text("ABC", ignoringCase: false)) == Array("ABC".utf8))
-    #expect(Context.rawNeedle(for: .text("a\"b", ignoringCase: false)) == nil)
-    #expect(Context.rawNeedle(for: .text("abc", ignoringCase: true)) == nil)
   }
 
   @Test(arguments: [
-    ("needle", "haystack with needle", true), ("needle", "needl", false), ("", "x", true),
-    ("aab", "aaab", true), ("ab", "a", false),
+    ("needle", "haystack with needle", 14), ("needle", "needl", nil), ("", "x", 0),
+    ("aab", "aaab", 1), ("ab", "a", nil), ("x", String(repeating: "y", count: 40) + "x", 40),
+    ("end", String(repeating: "-", count: 33) + "end", 33),
+    ("tail!", String(repeating: "tail", count: 9) + "tail!", 36),
+    ("é", "cafe\u{301} café", 10),
   ])
-  func findsBytes(needle: String, haystack: String, expected: Bool) {
+  func findsBytesAtTheirFirstOffset(needle: String, haystack: String, expected: Int?) {
     let found = Array(needle.utf8).withUnsafeBytes { needleBytes in
-      Array(haystack.utf8).withUnsafeBytes { JSONText.contains(needleBytes, in: $0) }
+      Array(haystack.utf8).withUnsafeBytes {
+        ContentSearcher.firstOffset(of: needleBytes, in: $0, from: 0)
+      }
     }
     #expect(found == expected)
   }
 
+  @Test func findsEveryOffsetInBlocksAndTheTail() {
+    // Needles across the sixteen-byte blocks and in the bytes after the last whole block.
+    let haystack = Array("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ".utf8)
+    for start in 0..<haystack.count {
+      for length in 1...min(5, haystack.count - start) {
+        let needle = Array(haystack[start..<(start + length)])
+        let found = needle.withUnsafeBytes { needleBytes in
+          haystack.withUnsafeBytes { ContentSearcher.firstOffset(of: needleBytes, in: $0, from: 0) }
+        }
+        #expect(found == start, "\(start) \(length)")
+      }
+    }
+  }
+
   @Test(arguments: [
-    (#""\u0041""#, true), (#""\\u0041""#, false), (#""\\\u0041""#, true), (#""plain u""#, false),
-    (#""\n\\""#, false),
+    (#"\u0041"#, false), (#"\\u0041"#, true), (#"\\\u0041"#, false), (#"plain u"#, true),
+    (#"\n\\"#, true), (#"\u001b and \u0000"#, true), (#"\u001B"#, false),
+    (#"\u000a"#, false), (#"a\/b"#, false), (#"\t\r\b\f\""#, true), (#"\ud83d\ude00"#, false),
   ])
-  func tellsEscapesFromEscapedBackslashes(literal: String, expected: Bool) {
-    let found = Array(literal.utf8).withUnsafeBytes { JSONText.hasUnicodeEscape($0) }
-    #expect(found == expected)
+  func tellsTheEscapesDocshWritesFromOthers(body: String, canonical: Bool) {
+    let isCanonical = Array(body.utf8).withUnsafeBytes {
+      JSONTextLines.spellsEachCharacterOneWay($0)
+    }
+    #expect(isCanonical == canonical, "\(body)")
+    // Far into a longer body too, past the bytes looked at sixteen at a time.
+    let padded = String(repeating: "abc\\\\", count: 9) + body + String(repeating: "xyz", count: 7)
+    let paddedIsCanonical = Array(padded.utf8).withUnsafeBytes {
+      JSONTextLines.spellsEachCharacterOneWay($0)
+    }
+    #expect(paddedIsCanonical == canonical, "\(padded)")
+  }
+
+  @Test func findsEitherOfTwoNeedlesAtTheFirstOffset() {
+    // A small and a capital letter of the same length, found in one scan: whichever comes
+    // first, in the blocks and in the tail.
+    let haystack = Array((String(repeating: "xλy", count: 12) + "Λ end").utf8)
+    let small = Array("λ".utf8)
+    let capital = Array("Λ".utf8)
+    func first(from: Int) -> Int? {
+      small.withUnsafeBytes { one in
+        capital.withUnsafeBytes { other in
+          haystack.withUnsafeBytes {
+            ContentSearcher.firstOffset(of: one, or: other, in: $0, from: from)
+          }
+        }
+      }
+    }
+    #expect(first(from: 0) == 1)
+    #expect(first(from: 2) == 5)
+    #expect(first(from: 4 * 11 + 2) == 4 * 12)
+    #expect(first(from: 4 * 12 + 1) == nil)
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import DocsKit
@@ -131,5 +132,44 @@ import Testing
     try context.save()
     let matches = try context.searchContents(for: .text("needle", ignoringCase: false))
     #expect(corpus.names(matches) == ["Plan:4:needle in a haystack", "Diary:2:found a needle"])
+  }
+
+  @Test func documentsWithMatchingContentAreListedOnceInOrder() throws {
+    let corpus = try Corpus()
+    let documents = try corpus.context.documents(
+      withContentMatching: .text("needle", ignoringCase: true))
+    // Plan holds two matching lines but is listed once; home before Work, then by name.
+    #expect(documents.map(\.name.text) == ["Diary", "List", "Plan"])
+    let inWork = try corpus.context.documents(
+      withContentMatching: .regularExpression("^e", ignoringCase: false), in: corpus.work.id)
+    #expect(inWork.map(\.name.text) == ["List", "Plan"])
+  }
+
+  @Test func matchingLinesAreCountedPerDocument() throws {
+    let corpus = try Corpus()
+    let counts = try corpus.context.countMatchingLines(
+      for: .text("needle", ignoringCase: true))
+    #expect(
+      counts.map { "\($0.document.name):\($0.lineCount)" } == ["Diary:1", "List:1", "Plan:2"])
+    let none = try corpus.context.countMatchingLines(for: .text("absent", ignoringCase: false))
+    #expect(none.isEmpty)
+  }
+
+  @Test func countingAndListingDecodeNoLine() throws {
+    // A line that cannot be decoded (an escape JSON does not know) fails a search that
+    // prints it, but not one that only counts lines or names documents.
+    let harness = try Harness()
+    let setup = try harness.openContext()
+    let work = try setup.createCategory(named: "Work")
+    try setup.createDocument(named: "Plan", in: work.id, content: "needle one\nplain\nneedle BAD")
+    try setup.save()
+    var text = try String(contentsOfFile: harness.storePath, encoding: .utf8)
+    text = text.replacingOccurrences(of: "needle BAD", with: "needle \\x")
+    try text.write(toFile: harness.storePath, atomically: false, encoding: .utf8)
+    let context = try harness.openContext()
+    let pattern = ContentPattern.text("needle", ignoringCase: false)
+    #expect(throws: ContextError.self) { try context.searchContents(for: pattern) }
+    #expect(try context.countMatchingLines(for: pattern).map(\.lineCount) == [2])
+    #expect(try context.documents(withContentMatching: pattern).map(\.name.text) == ["Plan"])
   }
 }

@@ -365,6 +365,27 @@ def test_completion_for_import_and_export(sandbox):
     check(os.path.exists(sandbox.path("out/Work/notes-file.txt")), "export out Wo<TAB> did not export Work")
 
 
+@sandboxed
+def test_multibyte_keys_are_read_as_characters(sandbox):
+    # Each key arrives as several bytes: one Backspace must remove the whole character,
+    # and completion must hand over and insert whole characters.
+    terminal = sandbox.start()
+    terminal.send("mkdir é東京X")
+    terminal.expect("mkdir é東京X", what="the echo of 'mkdir é東京X'")
+    terminal.send("\x7f")
+    terminal.run("", dirty=True)
+    terminal.send("mkdir Ελλάδα東")
+    terminal.expect("mkdir Ελλάδα東", what="the echo of 'mkdir Ελλάδα東'")
+    terminal.send("\x7f\x7f")
+    terminal.run("", dirty=True)
+    output = terminal.run("ls", dirty=True)
+    check(re.search(r"^é東京/", output, re.M), f"Backspace after X did not leave 'é東京'; ls shows {output!r}")
+    check(re.search(r"^Ελλάδ/", output, re.M), f"two Backspaces did not remove '東' and 'α'; ls shows {output!r}")
+    complete(terminal, "cd é", "東京/", "a name of several-byte characters")
+    terminal.line("")
+    terminal.prompt("/é東京", dirty=True, what="the prompt 'docsh:/é東京*> ' after cd é<TAB>")
+
+
 # MARK: - 3. History
 
 
@@ -404,6 +425,63 @@ def test_ctrl_c_drops_the_line_and_keeps_running(sandbox):
     check(output.strip() == "/", f"pwd after Ctrl-C printed {output!r}, not '/'")
     output = terminal.run("ls")
     check("Half" not in output, f"the dropped line ran: ls shows {output!r}")
+
+
+CTRL_C_ROUNDS = 120
+BUSY_LOOPS = 2
+
+
+class BusyLoops:
+    """`count` processes spinning on the CPU while the block runs, so that docsh is often
+    descheduled between two keys or in the middle of a redraw when Ctrl-C lands."""
+
+    def __init__(self, count):
+        self.count = count
+        self.processes = []
+
+    def __enter__(self):
+        for _ in range(self.count):
+            self.processes.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", "while True: pass"],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )
+            )
+        return self
+
+    def __exit__(self, *exception):
+        for process in self.processes:
+            process.kill()
+        for process in self.processes:
+            process.wait()
+        return False
+
+
+@sandboxed
+def test_ctrl_c_right_after_typing_always_gives_a_fresh_prompt_under_load(sandbox):
+    # Ctrl-C that lands while libedit is between two reads (handling a key, redrawing) must
+    # still end the line: a fresh prompt every round, the half-typed line never kept.
+    terminal = sandbox.start()
+    # Seeded, so every run spreads the Ctrl-Cs the same way over the typing.
+    pause = __import__("random").Random(20261129)
+    with BusyLoops(BUSY_LOOPS):
+        for round_number in range(1, CTRL_C_ROUNDS + 1):
+            terminal.send("mkdir Never")
+            # Mostly at once; now and then after part of the echo, so the signal also
+            # lands while libedit redraws.
+            if pause.random() < 0.3:
+                time.sleep(pause.uniform(0, 0.003))
+            terminal.child.sendintr()
+            terminal.prompt(what=f"a fresh prompt after Ctrl-C in round {round_number}")
+            # Were the half-typed line kept, this would run 'mkdir Neverpwd' (or 'mkpwd').
+            output = terminal.run("pwd")
+            check(
+                output.strip() == "/",
+                f"round {round_number}: pwd after Ctrl-C printed {output!r}, not '/'",
+            )
+    check(terminal.child.isalive(), "docsh ended during the Ctrl-C rounds")
+    output = terminal.run("ls")
+    check("Never" not in output, f"a dropped line ran: ls shows {output!r}")
 
 
 # MARK: - 5. Ctrl-D

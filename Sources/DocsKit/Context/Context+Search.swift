@@ -16,34 +16,91 @@ public struct ContentMatch: Hashable, Sendable {
   public var line: Substring
 }
 
+/// A document that matched a content search, with how many of its lines match.
+public struct ContentMatchCount: Hashable, Sendable {
+  /// The document.
+  public var document: Document
+  /// How many of its lines match: 1 or more.
+  public var lineCount: Int
+}
+
+// Which documents are searched and where their contents come from is decided here; how
+// their lines are matched is ContentSearcher's business (ContentSearch.swift).
+
 extension Context {
   /// The lines matching `pattern` in the documents of the category `id` (of every category
   /// when `nil`), sorted by category, document name and line.
+  ///
+  /// Lines are split at `\n` (a `\r` before it dropped; the piece after a final `\n` is a
+  /// line) and compared as UTF-8, without normalization; ignoring case compares scalars
+  /// folded as ``CaseFolder`` describes. Regular expressions use Swift's `Regex`.
   /// - Throws: ``ContextError/invalidPattern(_:reason:)`` for a regular expression that does
   ///   not compile, or a store error when a content cannot be read.
   public func searchContents(
     for pattern: ContentPattern, in id: ObjectID? = nil
   ) throws(ContextError) -> [ContentMatch] {
-    let matchesLine = try lineMatcher(for: pattern)
-    // Sorting only what matched is cheaper than sorting every document first. Documents of
-    // categories not loaded come from the store, without loading them into the graph.
-    let found = try contentSearchCandidates(in: id)
-    let candidates = found.map(\.document)
-    // Contents still in the file are read in one sequential pass; a plain ASCII pattern
-    // first rejects documents whose encoded bytes cannot hold it, without decoding them.
-    let needle = Context.rawNeedle(for: pattern)
-    var faults: [(index: Int, location: StoredLocation)] = []
-    var texts: [Int: String] = [:]
-    for (index, candidate) in found.enumerated() {
-      switch candidate.content {
-      case .fault(let location): faults.append((index, location))
-      case .text(let text): texts[index] = text
+    let found = try matchingDocuments(for: pattern, in: id, mode: .lines)
+    var matches: [ContentMatch] = []
+    matches.reserveCapacity(found.reduce(0) { $0 + $1.hits.lines.count })
+    for (document, hits) in found {
+      for line in hits.lines {
+        matches.append(
+          ContentMatch(document: document, lineNumber: line.number, line: line.text[...]))
       }
     }
+    return matches
+  }
+
+  /// The documents of the category `id` (of every category when `nil`) with a line
+  /// matching `pattern`, each once, sorted by category and name (`grep -l`). Each document
+  /// is read only up to its first matching line.
+  /// - Throws: as ``searchContents(for:in:)``.
+  public func documents(
+    withContentMatching pattern: ContentPattern, in id: ObjectID? = nil
+  ) throws(ContextError) -> [Document] {
+    try matchingDocuments(for: pattern, in: id, mode: .documents).map(\.document)
+  }
+
+  /// The documents of the category `id` (of every category when `nil`) with a line
+  /// matching `pattern`, each with how many of its lines match, sorted by category and name
+  /// (`grep -c`).
+  /// - Throws: as ``searchContents(for:in:)``.
+  public func countMatchingLines(
+    for pattern: ContentPattern, in id: ObjectID? = nil
+  ) throws(ContextError) -> [ContentMatchCount] {
+    try matchingDocuments(for: pattern, in: id, mode: .counts).map {
+      ContentMatchCount(document: $0.document, lineCount: $0.hits.lineCount)
+    }
+  }
+
+  /// The documents in scope that match, with what the engine found in each, sorted by
+  /// category and name.
+  private func matchingDocuments(
+    for pattern: ContentPattern, in id: ObjectID?, mode: ContentSearchMode
+  ) throws(ContextError) -> [(document: Document, hits: DocumentHits)] {
+    let searcher = try ContentSearcher(pattern: pattern, mode: mode)
+    // Which documents: loaded ones from memory, those of categories not loaded from the
+    // store, without loading them into the graph.
+    let candidates = try contentSearchCandidates(in: id)
+    // Contents in memory are searched as they are; those still in the file are handed over
+    // by the store in one sequential pass, as it spells them.
+    var found: [(document: Document, hits: DocumentHits)] = []
+    var faults: [(document: Document, location: StoredLocation)] = []
+    faults.reserveCapacity(candidates.count)
     do {
+      for candidate in candidates {
+        switch candidate.content {
+        case .fault(let location): faults.append((candidate.document, location))
+        case .text(let text):
+          if let hits = try searcher.search(text: text) {
+            found.append((candidate.document, hits))
+          }
+        }
+      }
       try store.withEncodedContents(at: faults.map(\.location)) { position, literal in
-        if let needle, !JSONText.mayContain(needle, literal) { return }
-        texts[faults[position].index] = try JSONText.decodeLiteral(literal)
+        if let hits = try searcher.search(literal: literal) {
+          found.append((faults[position].document, hits))
+        }
       }
     } catch let error as StoreError {
       throw .store(error)
@@ -53,82 +110,30 @@ extension Context {
     } catch {
       throw .store(.invalidStore(store.displayName, reason: "\(error)"))
     }
-    var matches: [ContentMatch] = []
-    for (index, document) in candidates.enumerated() {
-      guard let content = texts[index] else { continue }
-      var lineNumber = 0
-      for line in Context.lines(of: content) {
-        lineNumber += 1
-        if matchesLine(line) {
-          matches.append(ContentMatch(document: document, lineNumber: lineNumber, line: line))
-        }
-      }
-    }
-    return matches.sorted {
-      $0.document.id != $1.document.id
-        ? categoryThenName($0.document, $1.document) : $0.lineNumber < $1.lineNumber
-    }
+    return sortedByCategoryAndName(found)
   }
 
-  /// The lines of `text`: split at `\n`, a `\r` before it dropped (Windows line ends), the
-  /// piece after a final newline included. Works on bytes; every line is a slice of `text`.
-  static func lines(of text: String) -> [Substring] {
-    var lines: [Substring] = []
-    let utf8 = text.utf8
-    var lineStart = utf8.startIndex
-    var index = utf8.startIndex
-    while index != utf8.endIndex {
-      if utf8[index] == 0x0A {
-        var lineEnd = index
-        if lineEnd != lineStart, utf8[utf8.index(before: lineEnd)] == 0x0D {
-          lineEnd = utf8.index(before: lineEnd)
-        }
-        lines.append(text[lineStart..<lineEnd])
-        lineStart = utf8.index(after: index)
-      }
-      index = utf8.index(after: index)
+  /// `found` sorted as listings sort documents: by category name, then document name. The
+  /// categories are put in order once, so that comparing two documents compares numbers
+  /// before names.
+  private func sortedByCategoryAndName(
+    _ found: [(document: Document, hits: DocumentHits)]
+  ) -> [(document: Document, hits: DocumentHits)] {
+    let categories = Set(found.map(\.document.categoryID)).sorted { left, right in
+      guard let leftName = categoryRecords[left]?.category.name,
+        let rightName = categoryRecords[right]?.category.name
+      else { return left < right }
+      return Context.nameOrder(leftName, rightName)
     }
-    lines.append(text[lineStart..<utf8.endIndex])
-    return lines
-  }
-
-  /// The bytes a matching document's encoded content must hold: a case-sensitive ASCII
-  /// text that encodes as itself (no quote, backslash or control character). `nil` when no
-  /// such test is exact.
-  static func rawNeedle(for pattern: ContentPattern) -> [UInt8]? {
-    guard case .text(let text, ignoringCase: false) = pattern, !text.isEmpty else { return nil }
-    let bytes = Array(text.utf8)
-    let encodesAsItself = bytes.allSatisfy {
-      $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+    let rank = Dictionary(
+      uniqueKeysWithValues: categories.enumerated().map { ($0.element, $0.offset) })
+    // Offsets are sorted, not the matches themselves, which are large to move.
+    let ranks = found.map { rank[$0.document.categoryID] ?? 0 }
+    let order = found.indices.sorted { left, right in
+      ranks[left] != ranks[right]
+        ? ranks[left] < ranks[right]
+        : Context.nameOrder(found[left].document.name, found[right].document.name)
     }
-    return encodesAsItself ? bytes : nil
-  }
-
-  private func lineMatcher(
-    for pattern: ContentPattern
-  ) throws(ContextError) -> (Substring) -> Bool {
-    switch pattern {
-    case .text(let text, ignoringCase: false):
-      // Bytes, as grep(1) compares: fast, and what the encoded-bytes test assumes.
-      let needle = Array(text.utf8)
-      return { line in
-        var line = line
-        return line.withUTF8 { bytes in
-          needle.withUnsafeBytes { JSONText.contains($0, in: UnsafeRawBufferPointer(bytes)) }
-        }
-      }
-    case .text(let text, ignoringCase: true):
-      let needle = text.lowercased()
-      return { $0.lowercased().contains(needle) }
-    case .regularExpression(let source, let ignoringCase):
-      let regex: Regex<AnyRegexOutput>
-      do {
-        regex = try Regex(source)
-      } catch {
-        throw .invalidPattern(source, reason: "\(error)")
-      }
-      let matcher = ignoringCase ? regex.ignoresCase() : regex
-      return { (try? matcher.firstMatch(in: $0)) != nil }
-    }
+    return order.map { found[$0] }
   }
 }

@@ -18,6 +18,13 @@ enum JSONText {
   /// escaped, everything else as raw UTF-8.
   static func appendLiteral(_ text: String, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
+    appendBody(text, to: &output)
+    output.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends the body of `text`'s literal, without the quotes: the one spelling docsh gives
+  /// each character.
+  static func appendBody(_ text: String, to output: inout [UInt8]) {
     var text = text
     text.withUTF8 { bytes in
       var runStart = 0
@@ -49,67 +56,102 @@ enum JSONText {
       }
       output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
-    output.append(UInt8(ascii: "\""))
   }
 
   /// The string of a literal's body that holds no backslash, or `nil` when it holds a raw
   /// control character or bytes that are not UTF-8.
   static func validatedString(_ body: UnsafeRawBufferPointer) -> String? {
-    var isASCII = true
-    for byte in body {
-      if byte < 0x20 { return nil }
-      if byte >= 0x80 { isASCII = false }
+    guard !hasRawControlOrQuote(body) else { return nil }
+    return String(validating: body.bindMemory(to: UInt8.self), as: UTF8.self)
+  }
+
+  /// Whether `bytes` hold a byte a literal's body may not hold unescaped: a control
+  /// character or a quote. Sixteen bytes at a time.
+  static func hasRawControlOrQuote(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    holdsSpecialByte(bytes, orBackslash: false)
+  }
+
+  /// Whether `bytes` hold a control character, a quote or, with `orBackslash`, a backslash:
+  /// anything but bytes that stand for themselves in a literal's body.
+  static func holdsSpecialByte(_ bytes: UnsafeRawBufferPointer, orBackslash: Bool) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    let space = SIMD16<UInt8>(repeating: 0x20)
+    let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+    let backslash = SIMD16<UInt8>(repeating: orBackslash ? 0x5C : UInt8(ascii: "\""))
+    var offset = 0
+    while offset + 16 <= bytes.count {
+      let chunk = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      let special = (chunk .< space) .| (chunk .== quote) .| (chunk .== backslash)
+      if ByteScan.firstLane(ByteScan.lanes(special)) != nil { return true }
+      offset += 16
     }
-    let text = String(decoding: body, as: UTF8.self)
-    // Decoding repairs bad sequences with U+FFFD: only an unchanged result was valid.
-    guard isASCII || text.utf8.elementsEqual(body) else { return nil }
-    return text
-  }
-
-  /// Whether an encoded string literal may hold `needle` (printable ASCII): it does when
-  /// the bytes are there, and may when the literal spells characters as `\u` escapes.
-  static func mayContain(_ needle: [UInt8], _ literal: UnsafeRawBufferPointer) -> Bool {
-    needle.withUnsafeBytes { contains($0, in: literal) } || hasUnicodeEscape(literal)
-  }
-
-  /// Whether a literal holds a `\u` escape (not an escaped backslash followed by `u`).
-  static func hasUnicodeEscape(_ literal: UnsafeRawBufferPointer) -> Bool {
-    guard let base = literal.baseAddress else { return false }
-    var position = 0
-    while position < literal.count {
-      guard let found = memchr(base + position, 0x5C, literal.count - position) else {
-        return false
-      }
-      var index = base.distance(to: UnsafeRawPointer(found))
-      var run = 0
-      while index < literal.count, literal[index] == 0x5C {
-        run += 1
-        index += 1
-      }
-      if run % 2 == 1, index < literal.count, literal[index] == UInt8(ascii: "u") { return true }
-      position = index
+    while offset < bytes.count {
+      let byte = bytes[offset]
+      if byte < 0x20 || byte == UInt8(ascii: "\"") || (orBackslash && byte == 0x5C) { return true }
+      offset += 1
     }
     return false
   }
 
-  /// Whether `needle` occurs in `haystack`: `memchr` for its first byte, `memcmp` for the rest.
-  static func contains(_ needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer)
-    -> Bool
-  {
-    guard let first = needle.first, let needleBase = needle.baseAddress,
-      let base = haystack.baseAddress, needle.count <= haystack.count
-    else { return needle.isEmpty }
-    var position = 0
-    let last = haystack.count - needle.count
-    while position <= last {
-      guard let found = memchr(base + position, Int32(first), last - position + 1) else {
-        return false
+  /// Whether a literal's body holds an escape docsh never writes: `\/`, or a `\u` escape of
+  /// anything but a control character without a short escape, in lower-case hex (or a
+  /// malformed one). Without one, each character has one spelling in the body. Looks for a
+  /// backslash before `u` or `/` sixteen bytes at a time; only those are looked at closer.
+  static func hasForeignEscape(_ body: UnsafeRawBufferPointer) -> Bool {
+    guard let base = body.baseAddress, body.count >= 2 else { return false }
+    let backslash = SIMD16<UInt8>(repeating: 0x5C)
+    let u = SIMD16<UInt8>(repeating: UInt8(ascii: "u"))
+    let slash = SIMD16<UInt8>(repeating: UInt8(ascii: "/"))
+    var offset = 0
+    while offset + 17 <= body.count {
+      let here = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      let next = base.loadUnaligned(fromByteOffset: offset + 1, as: SIMD16<UInt8>.self)
+      var lanes = ByteScan.lanes((here .== backslash) .& ((next .== u) .| (next .== slash)))
+      while let lane = ByteScan.firstLane(lanes) {
+        if isForeignEscape(body, at: offset + lane) { return true }
+        lanes = ByteScan.droppingFirstLane(lanes)
       }
-      let index = base.distance(to: UnsafeRawPointer(found))
-      if memcmp(base + index, needleBase, needle.count) == 0 { return true }
-      position = index + 1
+      offset += 16
+    }
+    while offset + 1 < body.count {
+      if body[offset] == 0x5C,
+        body[offset + 1] == UInt8(ascii: "u") || body[offset + 1] == UInt8(ascii: "/"),
+        isForeignEscape(body, at: offset)
+      {
+        return true
+      }
+      offset += 1
     }
     return false
+  }
+
+  /// Whether the backslash at `offset`, before `u` or `/`, starts an escape docsh never
+  /// writes. It starts an escape when the run of backslashes it ends is odd: a run always
+  /// begins where a character or an escape does, and pairs up from there.
+  private static func isForeignEscape(_ body: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+    var run = 0
+    var index = offset
+    while index >= 0, body[index] == 0x5C {
+      run += 1
+      index -= 1
+    }
+    guard run % 2 == 1 else { return false }  // the second half of `\\`
+    guard body[offset + 1] == UInt8(ascii: "u") else { return true }  // `\/`
+    guard offset + 6 <= body.count else { return true }
+    var value: UInt32 = 0
+    for index in (offset + 2)..<(offset + 6) {
+      let byte = body[index]
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt32(byte - 0x30)
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt32(byte - 0x57)
+      default: return true
+      }
+    }
+    switch value {
+    case 0x08, 0x09, 0x0A, 0x0C, 0x0D: return true
+    case 0..<0x20: return false
+    default: return true
+    }
   }
 
   /// Decodes a whole JSON string literal, quotes included, into its text.
@@ -121,32 +163,44 @@ enum JSONText {
     else { throw JSONTextError(offset: 0, reason: "expected a string") }
     let body = UnsafeRawBufferPointer(rebasing: literal[1..<(count - 1)])
     // Fast path: no escapes and no control characters, just validate the UTF-8.
-    var needsUnescaping = false
-    for byte in body where byte == UInt8(ascii: "\\") || byte < 0x20 || byte == UInt8(ascii: "\"") {
-      needsUnescaping = true
-      break
-    }
-    if !needsUnescaping {
+    let hasEscape = body.baseAddress.map { memchr($0, 0x5C, body.count) != nil } ?? false
+    if !hasEscape && !hasRawControlOrQuote(body) {
       guard let text = validatedString(body) else {
         throw JSONTextError(offset: 1 + firstInvalidUTF8Offset(body), reason: invalidUTF8)
       }
       return text
     }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(body.count)
-    try unescape(body, into: &bytes, offsetBase: 1)
-    let text = String(decoding: bytes, as: UTF8.self)
-    guard text.utf8.elementsEqual(bytes) else {
-      throw JSONTextError(offset: 1, reason: invalidUTF8)
-    }
+    return try unescapedString(body, offsetBase: 1)
+  }
+
+  /// The text of a literal's body that has escapes or bytes to report: decoded into room
+  /// of its own, then checked as UTF-8.
+  /// - Throws: ``JSONTextError`` for a bad escape, a raw control character or quote, or
+  ///   bytes that are not UTF-8 (at `offsetBase` plus the offset in `body`).
+  static func unescapedString(
+    _ body: UnsafeRawBufferPointer, offsetBase: Int
+  ) throws(JSONTextError) -> String {
+    // Decoding never lengthens: an escape is at least as long as what it stands for.
+    let room = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
+    defer { room.deallocate() }
+    let count = try unescape(body, into: room, offsetBase: offsetBase)
+    guard
+      let text = String(
+        validating: UnsafeRawBufferPointer(rebasing: room[..<count]).bindMemory(to: UInt8.self),
+        as: UTF8.self)
+    else { throw JSONTextError(offset: offsetBase, reason: invalidUTF8) }
     return text
   }
 
-  /// Appends the unescaped bytes of a string literal's body (between the quotes).
+  /// Writes the unescaped bytes of a string literal's body (between the quotes) to
+  /// `output`, which holds at least `body.count` bytes; returns how many. Runs between
+  /// escapes are found sixteen bytes at a time and copied whole.
   static func unescape(
-    _ body: UnsafeRawBufferPointer, into bytes: inout [UInt8], offsetBase: Int
-  ) throws(JSONTextError) {
+    _ body: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, offsetBase: Int
+  ) throws(JSONTextError) -> Int {
+    guard let source = body.baseAddress, let target = output.baseAddress else { return 0 }
     var index = 0
+    var written = 0
     func hex4(at start: Int) throws(JSONTextError) -> UInt32 {
       guard start + 4 <= body.count else {
         throw JSONTextError(offset: offsetBase + start, reason: "incomplete \\u escape")
@@ -166,7 +220,18 @@ enum JSONText {
       }
       return value
     }
+    func put(_ byte: UInt8) {
+      output[written] = byte
+      written += 1
+    }
     while index < body.count {
+      let special = firstSpecialByte(body, from: index) ?? body.count
+      if special > index {
+        (target + written).copyMemory(from: source + index, byteCount: special - index)
+        written += special - index
+        index = special
+        continue
+      }
       let byte = body[index]
       if byte < 0x20 {
         throw JSONTextError(
@@ -175,25 +240,20 @@ enum JSONText {
       if byte == UInt8(ascii: "\"") {
         throw JSONTextError(offset: offsetBase + index, reason: "unescaped quote in a string")
       }
-      guard byte == UInt8(ascii: "\\") else {
-        bytes.append(byte)
-        index += 1
-        continue
-      }
       guard index + 1 < body.count else {
         throw JSONTextError(offset: offsetBase + index, reason: "incomplete escape")
       }
       let escaped = body[index + 1]
       index += 2
       switch escaped {
-      case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-      case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-      case UInt8(ascii: "/"): bytes.append(UInt8(ascii: "/"))
-      case UInt8(ascii: "b"): bytes.append(0x08)
-      case UInt8(ascii: "f"): bytes.append(0x0C)
-      case UInt8(ascii: "n"): bytes.append(0x0A)
-      case UInt8(ascii: "r"): bytes.append(0x0D)
-      case UInt8(ascii: "t"): bytes.append(0x09)
+      case UInt8(ascii: "\""): put(UInt8(ascii: "\""))
+      case UInt8(ascii: "\\"): put(UInt8(ascii: "\\"))
+      case UInt8(ascii: "/"): put(UInt8(ascii: "/"))
+      case UInt8(ascii: "b"): put(0x08)
+      case UInt8(ascii: "f"): put(0x0C)
+      case UInt8(ascii: "n"): put(0x0A)
+      case UInt8(ascii: "r"): put(0x0D)
+      case UInt8(ascii: "t"): put(0x09)
       case UInt8(ascii: "u"):
         var scalar = try hex4(at: index)
         index += 4
@@ -218,12 +278,35 @@ enum JSONText {
         guard let unicode = Unicode.Scalar(scalar) else {
           throw JSONTextError(offset: offsetBase + index, reason: "invalid \\u escape")
         }
-        bytes.append(contentsOf: UTF8.encode(unicode) ?? UTF8.EncodedScalar())
+        for unit in UTF8.encode(unicode) ?? UTF8.EncodedScalar() { put(unit) }
       default:
         throw JSONTextError(
           offset: offsetBase + index - 1, reason: "invalid escape \\\(Unicode.Scalar(escaped))")
       }
     }
+    return written
+  }
+
+  /// The offset of the first backslash, control character or quote in `bytes` at or after
+  /// `from`, sixteen bytes at a time.
+  private static func firstSpecialByte(_ bytes: UnsafeRawBufferPointer, from: Int) -> Int? {
+    guard let base = bytes.baseAddress else { return nil }
+    let space = SIMD16<UInt8>(repeating: 0x20)
+    let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+    let backslash = SIMD16<UInt8>(repeating: 0x5C)
+    var offset = from
+    while offset + 16 <= bytes.count {
+      let chunk = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      let special = (chunk .< space) .| (chunk .== quote) .| (chunk .== backslash)
+      if let lane = ByteScan.firstLane(ByteScan.lanes(special)) { return offset + lane }
+      offset += 16
+    }
+    while offset < bytes.count {
+      let byte = bytes[offset]
+      if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == 0x5C { return offset }
+      offset += 1
+    }
+    return nil
   }
 
   private static func firstInvalidUTF8Offset(_ bytes: UnsafeRawBufferPointer) -> Int {

@@ -411,7 +411,7 @@ struct StoreReader: ~Copyable {
     case UInt8(ascii: "f")?: try expectWord("false")
     case UInt8(ascii: "n")?: try expectWord("null")
     case let byte? where byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39):
-      try skipNumber()
+      _ = try readNumber()
     case nil:
       throw failure(.malformed, "the file ends in the middle of the store")
     default:
@@ -419,55 +419,84 @@ struct StoreReader: ~Copyable {
     }
   }
 
-  private mutating func skipNumber() throws(StoreReadFailure) {
-    // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-    if try peek() == UInt8(ascii: "-") { position += 1 }
-    guard try digits() > 0 else { throw failure(.malformed, "invalid number") }
+  /// What a JSON number was, once scanned.
+  private struct ScannedNumber {
+    /// Whether it is digits alone: no minus sign, fraction or exponent.
+    var isPlainDigits: Bool
+    /// Its value when it is plain digits that fit an `Int`.
+    var value: Int?
+  }
+
+  /// Reads a JSON number, exactly as RFC 8259 writes it:
+  /// `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`. Anything else (`012`, `1.`,
+  /// `-`, `1e`) is refused at the number's first byte. The number ends at the first byte
+  /// the grammar cannot take; what comes next is for the caller to judge.
+  private mutating func readNumber() throws(StoreReadFailure) -> ScannedNumber {
+    let at = offset
+    func invalid(_ why: String) -> StoreReadFailure {
+      failure(.malformed, at: at, "invalid number: \(why)")
+    }
+    var isPlainDigits = true
+    if try peek() == UInt8(ascii: "-") {
+      position += 1
+      isPlainDigits = false
+    }
+    var value: Int? = 0
+    let firstDigit = try peek()
+    let integerDigits = try digits { digit in
+      let (times, overflowed) = (value ?? 0).multipliedReportingOverflow(by: 10)
+      let (sum, overflowedAgain) = times.addingReportingOverflow(digit)
+      value = overflowed || overflowedAgain || value == nil ? nil : sum
+    }
+    guard integerDigits > 0 else { throw invalid("no digit after '-'") }
+    if integerDigits > 1, firstDigit == UInt8(ascii: "0") {
+      throw invalid("a leading 0 before other digits")
+    }
     if try peek() == UInt8(ascii: ".") {
       position += 1
-      guard try digits() > 0 else { throw failure(.malformed, "invalid number") }
+      isPlainDigits = false
+      guard try digits() > 0 else { throw invalid("no digit after '.'") }
     }
     if let byte = try peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
       position += 1
+      isPlainDigits = false
       if let sign = try peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
         position += 1
       }
-      guard try digits() > 0 else { throw failure(.malformed, "invalid number") }
+      guard try digits() > 0 else { throw invalid("no digit in the exponent") }
     }
+    return ScannedNumber(isPlainDigits: isPlainDigits, value: isPlainDigits ? value : nil)
   }
 
-  private mutating func digits() throws(StoreReadFailure) -> Int {
+  /// Steps over the digits at the current byte, handing each to `visit`; their count.
+  private mutating func digits(
+    _ visit: (Int) -> Void = { _ in }
+  ) throws(StoreReadFailure) -> Int {
     var count = 0
     while let byte = try peek(), byte >= 0x30 && byte <= 0x39 {
+      visit(Int(byte - 0x30))
       position += 1
       count += 1
     }
     return count
   }
 
-  /// Reads a non-negative integer; fractions, exponents and signs are refused.
+  /// Reads a whole number of 0 or more written as digits alone. Other JSON numbers are
+  /// refused even when their value is whole (`1.0`, `1e2`, `-0`): docsh never writes them,
+  /// and the format keeps one spelling for each value.
   private mutating func readInteger(_ key: String) throws(StoreReadFailure) -> Int {
     let at = offset
-    var value = 0
-    var count = 0
-    while let byte = try peek(), byte >= 0x30 && byte <= 0x39 {
-      let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-      let (sum, overflow2) = times.addingReportingOverflow(Int(byte - 0x30))
-      guard !overflow1, !overflow2 else {
-        throw failure(.malformed, at: at, "\"\(key)\" is too large")
-      }
-      value = sum
-      position += 1
-      count += 1
-    }
-    let following = try peek()
-    let isNumberSyntax =
-      following.map {
-        $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
-          || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+")
-      } ?? false
-    guard count > 0, !isNumberSyntax else {
+    guard let first = try peek(), first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39)
+    else {
       throw failure(.malformed, at: at, "\"\(key)\" is not a whole number of 0 or more")
+    }
+    let number = try readNumber()
+    guard number.isPlainDigits else {
+      throw failure(
+        .malformed, at: at, "\"\(key)\" is not a whole number of 0 or more in plain digits")
+    }
+    guard let value = number.value else {
+      throw failure(.malformed, at: at, "\"\(key)\" is too large")
     }
     return value
   }

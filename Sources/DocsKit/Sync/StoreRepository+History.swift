@@ -42,7 +42,7 @@ extension StoreRepository {
     let idBytes = Array(idText.utf8)
     // Only the commits that name the document, or that name nothing, become entries.
     let log = try storeLog { record, isDescribed in
-      !isDescribed || idBytes.withUnsafeBytes { JSONText.contains($0, in: record) }
+      !isDescribed || idBytes.withUnsafeBytes { ByteScan.contains($0, in: record) }
     }
     var found: [(index: Int, version: DocumentVersion, fingerprint: String)] = []
     var undescribed: [(index: Int, entry: LogEntry)] = []
@@ -234,7 +234,7 @@ extension StoreRepository {
     var entries: [(index: Int, entry: LogEntry)] = []
     for (index, record) in output.output.split(separator: 0x1E).enumerated() {
       let isDescribed = record.withUnsafeBytes { bytes in
-        marker.withUnsafeBytes { JSONText.contains($0, in: bytes) }
+        marker.withUnsafeBytes { ByteScan.contains($0, in: bytes) }
       }
       guard record.withUnsafeBytes({ wanted($0, isDescribed) }) else { continue }
       let fields = record.split(separator: 0x1F, maxSplits: 3, omittingEmptySubsequences: false)

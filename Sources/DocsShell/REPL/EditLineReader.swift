@@ -22,12 +22,15 @@ struct EditLineReader: LineReader {
   let historyPath: String?
 
   /// Sets up libedit: the locale, history from `historyPath` (`nil` or `/dev/null` for none;
-  /// a missing parent folder is created with mode 0700), and a SIGINT handler that makes
-  /// Ctrl-C drop the half-typed line instead of the process. Completion comes with
-  /// ``enableCompletion(_:)``, once what it completes from exists.
+  /// a missing parent folder is created with mode 0700), a key reader that a Ctrl-C always
+  /// interrupts, and a SIGINT handler that makes Ctrl-C drop the half-typed line instead of
+  /// the process. Completion comes with ``enableCompletion(_:)``, once what it completes
+  /// from exists.
   init(historyPath: String?) {
     setlocale(LC_CTYPE, "")
     docsh_set_readline_name()
+    // Before libedit initialises in using_history(): it reads the key reader only then.
+    docsh_install_key_reader()
     using_history()
     if let historyPath, !historyPath.isEmpty, historyPath != "/dev/null" {
       self.historyPath = historyPath
@@ -38,7 +41,7 @@ struct EditLineReader: LineReader {
       self.historyPath = nil
     }
     stifle_history(Self.historyLimit)
-    _ = docsh_install_sigint_handler(1)
+    _ = docsh_install_sigint_handler()
   }
 
   /// Completes the word under the cursor with `provider` on Tab.
@@ -49,14 +52,17 @@ struct EditLineReader: LineReader {
 
   /// Reads a line with `prompt`: `.interrupted` on Ctrl-C (after ending the prompt's line),
   /// `.endOfInput` on Ctrl-D at an empty line or when the terminal goes away.
+  ///
+  /// A Ctrl-C ends the line wherever it lands, also between two keys or during a redraw:
+  /// keys are read by `docsh_read_key` (see `shim.h`), whose wait is the only place SIGINT
+  /// reaches this thread while the line is read.
   mutating func readLine(prompt: String) -> LineInput {
+    // A Ctrl-C while the last command ran is not one for this line.
     _ = docsh_take_sigint()
-    _ = docsh_install_sigint_handler(0)
     docsh_set_reading(1)
     let raw = readline(prompt)
     docsh_set_reading(0)
     let interrupted = docsh_take_sigint() != 0
-    _ = docsh_install_sigint_handler(1)
     guard let raw else {
       if interrupted {
         docsh_print_newline()

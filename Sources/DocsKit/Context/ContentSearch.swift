@@ -1,0 +1,557 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How much a content search reports of each document that matches.
+enum ContentSearchMode {
+  /// Every matching line, with its number and text.
+  case lines
+  /// That the document matches: its reading stops at the first matching line.
+  case documents
+  /// How many of its lines match.
+  case counts
+}
+
+/// What a content search found in one document.
+struct DocumentHits {
+  /// How many of its lines match (1 in ``ContentSearchMode/documents`` mode).
+  var lineCount = 0
+  /// The matching lines, in order; only in ``ContentSearchMode/lines`` mode.
+  var lines: [(number: Int, text: String)] = []
+}
+
+/// The matching engine of content search: how the lines of one content are matched against
+/// a pattern. Which documents are searched, and where their bytes come from, is the
+/// caller's business; the engine takes a content as the bytes of a JSON string literal (as
+/// the store keeps it) or as plain text.
+///
+/// Nothing is decoded to be searched. The pattern's own spelling is looked for in the bytes
+/// (sixteen at a time, first and last byte together); only the lines holding it are found
+/// (by a ``LineWalker``, which counts line breaks without reading what lies between) and
+/// decoded. Ignoring case, an ASCII needle is compared with ASCII letters either way; any
+/// other needle is found through one of its characters (the *anchor*): the lines holding any
+/// character that folds like it are folded and searched for the folded needle (see
+/// ``CaseFolder``). A regular expression runs only on the lines that hold the plain text
+/// every one of its matches contains (see ``RegexLiterals``), or on every line when there
+/// is none. A literal written with escapes docsh never writes (by another tool) has no
+/// single spelling per character: it is decoded whole and searched as plain text.
+///
+/// Semantics, whatever the path: lines are split at `\n`, a `\r` before it is dropped and
+/// the piece after a final `\n` is a line; text is compared as UTF-8 bytes, as grep(1)
+/// does (no normalization); ignoring case compares folded scalars.
+final class ContentSearcher {
+  private enum Matcher {
+    /// A needle found by its bytes; a line holding it matches, or is handed to `test`.
+    case needle(test: ((String) -> Bool)?)
+    /// Every line is decoded and handed to `test`.
+    case everyLine((String) -> Bool)
+    /// No line can match: the needle holds a line break.
+    case nothing
+  }
+
+  /// How candidates for the needle are found in a content's bytes.
+  private enum Finder {
+    /// The needle's bytes, exactly.
+    case exact
+    /// The needle's bytes, ASCII letters either way.
+    case asciiLetterCase
+    /// Any character that folds like the anchor; the lines found are folded and checked.
+    case anchor
+  }
+
+  private let matcher: Matcher
+  private let ignoresCase: Bool
+  private let mode: ContentSearchMode
+  /// The needle as spelled inside a JSON literal and in plain text (folded when ignoring
+  /// case).
+  private let literalNeedle: Bytes
+  private let plainNeedle: Bytes
+  private let needleIsASCII: Bool
+  /// Ignoring case with an ASCII needle: the UTF-8 of the few other characters that fold to
+  /// one of its letters (the dotless `ı`, the long `ſ`, the Kelvin sign). A content holding
+  /// none is searched comparing ASCII letters either way; one holding any, through an anchor.
+  private let foldsToNeedleLetters: [Bytes]
+  /// Ignoring case: the UTF-8 of every character that folds like the anchor, those of the
+  /// same length two by two (a small and a capital letter), so that one scan finds both.
+  private let anchors: [[Bytes]]
+  /// Ignoring case: the folded needle's scalars, and which of them is the anchor (its first
+  /// place). When none of them is spelled with an escape, a match is checked where an
+  /// anchor is found, by folding the needle's length of text around it; otherwise by
+  /// folding the whole line.
+  private let foldedScalars: [UInt32]
+  private let anchorIndex: Int
+  private let checksAtAnchor: Bool
+  private var folder = CaseFolder()
+  /// Room for a folded line, reused from one line to the next.
+  private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+  /// An engine for `pattern`, reporting as much as `mode` asks.
+  /// - Throws: ``ContextError/invalidPattern(_:reason:)`` for a regular expression that does
+  ///   not compile.
+  init(pattern: ContentPattern, mode: ContentSearchMode) throws(ContextError) {
+    self.mode = mode
+    var folder = CaseFolder()
+    let needle: String
+    switch pattern {
+    case .text(let text, let ignoringCase):
+      ignoresCase = ignoringCase
+      needle = ignoringCase ? folder.folded(text) : text
+      if needle.utf8.contains(0x0A) {
+        matcher = .nothing
+      } else if needle.isEmpty || needle.utf8.contains(0x0D) {
+        // Empty: every line. A carriage return: the one before a break is no part of its
+        // line, which a search of the bytes would not see.
+        let lineFolder = SharedFolder()
+        matcher = .everyLine { line in
+          needle.isEmpty
+            || (ignoringCase ? lineFolder.folder.folded(line) : line).utf8.firstRange(
+              of: needle.utf8) != nil
+        }
+      } else {
+        matcher = .needle(test: nil)
+      }
+    case .regularExpression(let source, let ignoringCase):
+      ignoresCase = ignoringCase
+      let regex: Regex<AnyRegexOutput>
+      do {
+        regex = try Regex(source)
+      } catch {
+        throw .invalidPattern(source, reason: "\(error)")
+      }
+      let matchingRegex = ignoringCase ? regex.ignoresCase() : regex
+      if let required = RegexLiterals.requiredText(in: source, ignoringCase: ignoringCase) {
+        needle = ignoringCase ? folder.folded(required.text) : required.text
+        let test =
+          required.isPrefix
+          ? ContentSearcher.test(matchingRegex, wherever: needle, ignoringCase: ignoringCase)
+          : { line in (try? matchingRegex.firstMatch(in: line)) != nil }
+        matcher = .needle(test: test)
+      } else {
+        needle = ""
+        matcher = .everyLine { line in (try? matchingRegex.firstMatch(in: line)) != nil }
+      }
+    }
+    literalNeedle = Bytes(JSONTextLines.spelling(of: needle))
+    plainNeedle = Bytes(PlainTextLines.spelling(of: needle))
+    needleIsASCII = needle.utf8.allSatisfy { $0 < 0x80 }
+    let others: [(letter: UInt8, spelling: [UInt8])] = [
+      (UInt8(ascii: "i"), [0xC4, 0xB1]), (UInt8(ascii: "s"), [0xC5, 0xBF]),
+      (UInt8(ascii: "k"), [0xE2, 0x84, 0xAA]),
+    ]
+    foldsToNeedleLetters = others.filter { needle.utf8.contains($0.letter) }.map {
+      Bytes($0.spelling)
+    }
+    var anchors: [[Bytes]] = []
+    foldedScalars = needle.unicodeScalars.map(\.value)
+    let anchor = ignoresCase ? ContentSearcher.anchor(for: needle) : nil
+    anchorIndex = anchor?.index ?? 0
+    checksAtAnchor = foldedScalars.allSatisfy {
+      $0 >= 0x20 && $0 != UInt32(UInt8(ascii: "\"")) && $0 != 0x5C
+    }
+    if let anchor {
+      let spellings = anchor.family.map { Array(String(Character($0)).utf8) }
+      for length in Set(spellings.map(\.count)).sorted() {
+        let sameLength = spellings.filter { $0.count == length }
+        for start in stride(from: 0, to: sameLength.count, by: 2) {
+          anchors.append(sameLength[start..<min(start + 2, sameLength.count)].map(Bytes.init))
+        }
+      }
+    }
+    self.anchors = anchors
+    self.folder = folder
+  }
+
+  deinit {
+    scratch.deallocate()
+  }
+
+  /// A line test for `regex`, every match of which starts with `start` (folded when
+  /// ignoring case): the expression is tried only where `start` occurs.
+  private static func test(
+    _ regex: Regex<AnyRegexOutput>, wherever start: String, ignoringCase: Bool
+  ) -> (String) -> Bool {
+    let wanted = start.unicodeScalars.map(\.value)
+    let folder = SharedFolder()
+    return { line in
+      let scalars = line.unicodeScalars
+      var index = scalars.startIndex
+      while index < scalars.endIndex {
+        var probe = index
+        var holdsStart = true
+        for value in wanted {
+          guard probe < scalars.endIndex else {
+            holdsStart = false
+            break
+          }
+          let scalar = scalars[probe].value
+          guard (ignoringCase ? folder.folder.fold(scalar) : scalar) == value else {
+            holdsStart = false
+            break
+          }
+          probe = scalars.index(after: probe)
+        }
+        // A match starts on a character, as Swift's regexes see characters.
+        if holdsStart, index.samePosition(in: line) != nil,
+          (try? regex.prefixMatch(in: line[index...])) != nil
+        {
+          return true
+        }
+        index = scalars.index(after: index)
+      }
+      return false
+    }
+  }
+
+  /// The needle's best anchor (its place among the needle's scalars) and the characters
+  /// that fold like it: one with the fewest of them, then the longest in UTF-8; only letters
+  /// and characters beyond ASCII, which a literal spells as they are.
+  private static func anchor(for needle: String) -> (index: Int, family: [Unicode.Scalar])? {
+    var best: (index: Int, family: [Unicode.Scalar], length: Int)?
+    for (index, scalar) in needle.unicodeScalars.enumerated()
+    where scalar.properties.isAlphabetic || !scalar.isASCII {
+      let family = CaseFolder.scalars(foldingTo: scalar)
+      let length = UTF8.width(scalar)
+      if let current = best,
+        current.family.count < family.count
+          || (current.family.count == family.count && current.length >= length)
+      {
+        continue
+      }
+      best = (index, family, length)
+    }
+    return best.map { ($0.index, $0.family) }
+  }
+
+  /// The matching lines of the content spelled by `literal`, a JSON string literal with its
+  /// quotes; `nil` when none match.
+  /// - Throws: ``JSONTextError`` when the literal, or a line to report, is not valid.
+  func search(literal: UnsafeRawBufferPointer) throws(JSONTextError) -> DocumentHits? {
+    let count = literal.count
+    guard count >= 2, literal[0] == UInt8(ascii: "\""), literal[count - 1] == UInt8(ascii: "\"")
+    else { throw JSONTextError(offset: 0, reason: "expected a string") }
+    let body = UnsafeRawBufferPointer(rebasing: literal[1..<(count - 1)])
+    if let hits = try search(body, as: JSONTextLines.self, needle: literalNeedle.raw) {
+      return hits
+    }
+    // Escapes another tool wrote: one decoding, then the plain-text search.
+    return try search(text: JSONText.decodeLiteral(literal))
+  }
+
+  /// The matching lines of `text`; `nil` when none match.
+  /// - Throws: ``JSONTextError`` when a line to report is not valid UTF-8.
+  func search(text: String) throws(JSONTextError) -> DocumentHits? {
+    var text = text
+    let result = text.withUTF8 { bytes in
+      Result { () throws(JSONTextError) in
+        try search(UnsafeRawBufferPointer(bytes), as: PlainTextLines.self, needle: plainNeedle.raw)
+      }
+    }
+    // Plain text has one spelling for everything: the search never gives up on it.
+    return try result.get() ?? nil
+  }
+
+  // MARK: - One content
+
+  /// Searches `bytes`, spelled as `Walker` reads them. The outer `nil` means the bytes have
+  /// escapes of more than one spelling and must be searched decoded; the inner one, no match.
+  private func search<Walker: LineWalker>(
+    _ bytes: UnsafeRawBufferPointer, as walker: Walker.Type, needle: UnsafeRawBufferPointer
+  ) throws(JSONTextError) -> DocumentHits?? {
+    if case .nothing = matcher { return .some(nil) }
+    // A character spelled more than one way may hide from a search of the bytes.
+    guard Walker.spellsEachCharacterOneWay(bytes) else { return nil }
+    switch matcher {
+    case .nothing:
+      return .some(nil)
+    case .everyLine(let test):
+      return try searchEveryLine(bytes, as: walker, test: test)
+    case .needle(let test):
+      let finder: Finder
+      if !ignoresCase {
+        finder = .exact
+      } else if needleIsASCII, !foldsToNeedleLetters.contains(where: { bytes.holds($0.raw) }) {
+        finder = .asciiLetterCase
+      } else {
+        finder = .anchor
+      }
+      return try searchNeedle(needle, in: bytes, finder: finder, as: walker, test: test)
+    }
+  }
+
+  /// Finds the candidates for `needle` in `bytes`, then the lines that hold it.
+  private func searchNeedle<Walker: LineWalker>(
+    _ needle: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer, finder: Finder,
+    as walker: Walker.Type, test: ((String) -> Bool)?
+  ) throws(JSONTextError) -> DocumentHits?? {
+    var lines = Walker(bytes)
+    var hits = DocumentHits()
+    var anchorsAhead = [Int](repeating: -1, count: finder == .anchor ? anchors.count : 0)
+    var from = 0
+    while let candidate = nextCandidate(
+      of: needle, in: bytes, from: from, finder: finder, anchorsAhead: &anchorsAhead)
+    {
+      guard lines.advance(to: candidate) else {
+        from = candidate + 1
+        continue
+      }
+      if finder == .anchor, checksAtAnchor,
+        !foldedNeedleFits(around: candidate, in: bytes, lines: lines)
+      {
+        from = candidate + 1
+        continue
+      }
+      let (end, next) = lines.finishLine()
+      let range = lines.lineStart..<end
+      var isMatch =
+        finder != .anchor || checksAtAnchor
+        || foldedLine(range, of: bytes, holds: needle, as: walker)
+      var text: String?
+      if isMatch, mode == .lines || test != nil {
+        text = try lines.text(of: range)
+      }
+      if isMatch, let test, let text { isMatch = test(text) }
+      if isMatch {
+        hits.lineCount += 1
+        if mode == .lines, let text { hits.lines.append((lines.lineNumber, text)) }
+        if mode == .documents { return .some(hits) }
+      }
+      guard let next else { break }
+      lines.startLine(at: next)
+      from = next
+    }
+    return .some(hits.lineCount > 0 ? hits : nil)
+  }
+
+  /// The first offset at or after `from` where a match may start: of the needle itself, or
+  /// of an anchor (`anchorsAhead` keeps where each was next found, -1 for not yet).
+  private func nextCandidate(
+    of needle: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer, from: Int,
+    finder: Finder, anchorsAhead: inout [Int]
+  ) -> Int? {
+    switch finder {
+    case .exact:
+      return ContentSearcher.firstOffset(of: needle, in: bytes, from: from)
+    case .asciiLetterCase:
+      return ContentSearcher.firstOffset(of: needle, in: bytes, from: from, ignoringASCIICase: true)
+    case .anchor:
+      var first = Int.max
+      for index in anchors.indices {
+        if anchorsAhead[index] != Int.max, anchorsAhead[index] < from {
+          let group = anchors[index]
+          let found =
+            group.count == 2
+            ? ContentSearcher.firstOffset(of: group[0].raw, or: group[1].raw, in: bytes, from: from)
+            : ContentSearcher.firstOffset(of: group[0].raw, in: bytes, from: from)
+          anchorsAhead[index] = found ?? Int.max
+        }
+        first = min(first, anchorsAhead[index])
+      }
+      return first == Int.max ? nil : first
+    }
+  }
+
+  /// Whether the folded needle is there, its anchor at `anchor`, on the walker's line: the
+  /// needle's scalars before the anchor are stepped back over, then the text folded scalar
+  /// by scalar and compared. None of the needle's scalars is spelled with an escape, nor
+  /// does any fold to one, so a match holds no escape and needs no decoding.
+  private func foldedNeedleFits<Walker: LineWalker>(
+    around anchor: Int, in bytes: UnsafeRawBufferPointer, lines: Walker
+  ) -> Bool {
+    var start = anchor
+    for _ in 0..<anchorIndex {
+      guard start > lines.lineStart else { return false }
+      start -= 1
+      while start > lines.lineStart, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+    }
+    guard lines.startsCharacter(at: start) else { return false }
+    var offset = start
+    for wanted in foldedScalars {
+      guard offset < bytes.count else { return false }
+      let byte = bytes[offset]
+      let value: UInt32
+      let length: Int
+      if byte < 0x80 {
+        (value, length) = (UInt32(byte), 1)
+      } else if let (decoded, width) = CaseFolder.decodeScalar(bytes, at: offset) {
+        (value, length) = (decoded, width)
+      } else {
+        return false
+      }
+      guard folder.fold(value) == wanted else { return false }
+      offset += length
+    }
+    return true
+  }
+
+  /// Whether the line at `range` of `bytes`, folded, holds `needle` (folded) where a
+  /// character starts.
+  private func foldedLine<Walker: LineWalker>(
+    _ range: Range<Int>, of bytes: UnsafeRawBufferPointer, holds needle: UnsafeRawBufferPointer,
+    as walker: Walker.Type
+  ) -> Bool {
+    let line = UnsafeRawBufferPointer(rebasing: bytes[range])
+    let capacity = 2 * line.count + 8
+    if scratch.count < capacity {
+      scratch.deallocate()
+      scratch = .allocate(byteCount: max(capacity, 1 << 12), alignment: 16)
+    }
+    let folded = UnsafeRawBufferPointer(
+      rebasing: scratch[..<folder.fold(line, into: scratch).count])
+    var characters = Walker(folded)
+    var from = 0
+    while let hit = ContentSearcher.firstOffset(of: needle, in: folded, from: from) {
+      if characters.advance(to: hit) { return true }
+      from = hit + 1
+    }
+    return false
+  }
+
+  /// Decodes every line of `bytes` and keeps those `test` accepts.
+  private func searchEveryLine<Walker: LineWalker>(
+    _ bytes: UnsafeRawBufferPointer, as walker: Walker.Type, test: (String) -> Bool
+  ) throws(JSONTextError) -> DocumentHits?? {
+    var lines = Walker(bytes)
+    var hits = DocumentHits()
+    while true {
+      let (end, next) = lines.finishLine()
+      let text = try lines.text(of: lines.lineStart..<end)
+      if test(text) {
+        hits.lineCount += 1
+        if mode == .lines { hits.lines.append((lines.lineNumber, text)) }
+        if mode == .documents { return .some(hits) }
+      }
+      guard let next else { break }
+      lines.startLine(at: next)
+    }
+    return .some(hits.lineCount > 0 ? hits : nil)
+  }
+
+  // MARK: - Bytes
+
+  /// The offset of the first occurrence of `needle` in `haystack` at or after `from`;
+  /// with `ignoringASCIICase`, ASCII letters match either way (`needle` in lower case).
+  ///
+  /// Sixteen candidate offsets at a time: those where both the needle's first and last
+  /// bytes are in place are compared whole. Fast whatever the needle's bytes (no guess
+  /// about which byte is rare), which matters for UTF-8 that shares lead bytes.
+  static func firstOffset(
+    of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer, from: Int,
+    ignoringASCIICase: Bool = false
+  ) -> Int? {
+    let length = needle.count
+    guard let needleBase = needle.baseAddress, let base = haystack.baseAddress,
+      length > 0, from >= 0, haystack.count - from >= length
+    else { return length == 0 && from <= haystack.count ? from : nil }
+    /// The bit to set in a byte before comparing it with `byte`: 0x20 for a letter when
+    /// case is ignored (a capital then equals its small letter, and nothing else does).
+    func caseBit(_ byte: UInt8) -> UInt8 {
+      ignoringASCIICase && byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? 0x20 : 0
+    }
+    // Compared in line: a candidate usually differs in its second byte, sooner than a call
+    // to memcmp returns.
+    func matches(at offset: Int) -> Bool {
+      guard ignoringASCIICase || length <= 32 else {
+        return memcmp(base + offset, needleBase, length) == 0
+      }
+      for index in 0..<length {
+        let wanted = needle[index]
+        if haystack[offset + index] | caseBit(wanted) != wanted { return false }
+      }
+      return true
+    }
+    let last = haystack.count - length  // the last offset a match can start at
+    let firstByte = SIMD16<UInt8>(repeating: needle[0])
+    let lastByte = SIMD16<UInt8>(repeating: needle[length - 1])
+    let firstBit = SIMD16<UInt8>(repeating: caseBit(needle[0]))
+    let lastBit = SIMD16<UInt8>(repeating: caseBit(needle[length - 1]))
+    var offset = from
+    while offset + 15 <= last {
+      let starts = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self) | firstBit
+      let ends =
+        base.loadUnaligned(fromByteOffset: offset + length - 1, as: SIMD16<UInt8>.self) | lastBit
+      var candidates = ByteScan.lanes((starts .== firstByte) .& (ends .== lastByte))
+      while let lane = ByteScan.firstLane(candidates) {
+        if matches(at: offset + lane) { return offset + lane }
+        candidates = ByteScan.droppingFirstLane(candidates)
+      }
+      offset += 16
+    }
+    while offset <= last {
+      if matches(at: offset) { return offset }
+      offset += 1
+    }
+    return nil
+  }
+}
+
+extension ContentSearcher {
+  /// The offset of the first occurrence of `one` or `other` (of the same length) in
+  /// `haystack` at or after `from`: as ``firstOffset(of:in:from:ignoringASCIICase:)``, both
+  /// looked for in one scan.
+  static func firstOffset(
+    of one: UnsafeRawBufferPointer, or other: UnsafeRawBufferPointer,
+    in haystack: UnsafeRawBufferPointer, from: Int
+  ) -> Int? {
+    let length = one.count
+    guard other.count == length, let oneBase = one.baseAddress, let otherBase = other.baseAddress,
+      let base = haystack.baseAddress, length > 0, from >= 0, haystack.count - from >= length
+    else {
+      let first = firstOffset(of: one, in: haystack, from: from)
+      let second = firstOffset(of: other, in: haystack, from: from)
+      return [first, second].compactMap { $0 }.min()
+    }
+    func matches(at offset: Int) -> Bool {
+      memcmp(base + offset, oneBase, length) == 0 || memcmp(base + offset, otherBase, length) == 0
+    }
+    let last = haystack.count - length
+    let oneFirst = SIMD16<UInt8>(repeating: one[0])
+    let oneLast = SIMD16<UInt8>(repeating: one[length - 1])
+    let otherFirst = SIMD16<UInt8>(repeating: other[0])
+    let otherLast = SIMD16<UInt8>(repeating: other[length - 1])
+    var offset = from
+    while offset + 15 <= last {
+      let starts = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      let ends = base.loadUnaligned(fromByteOffset: offset + length - 1, as: SIMD16<UInt8>.self)
+      var candidates = ByteScan.lanes(
+        ((starts .== oneFirst) .& (ends .== oneLast))
+          .| ((starts .== otherFirst) .& (ends .== otherLast)))
+      while let lane = ByteScan.firstLane(candidates) {
+        if matches(at: offset + lane) { return offset + lane }
+        candidates = ByteScan.droppingFirstLane(candidates)
+      }
+      offset += 16
+    }
+    while offset <= last {
+      if matches(at: offset) { return offset }
+      offset += 1
+    }
+    return nil
+  }
+}
+
+extension UnsafeRawBufferPointer {
+  /// Whether these bytes hold `needle`.
+  fileprivate func holds(_ needle: UnsafeRawBufferPointer) -> Bool {
+    ContentSearcher.firstOffset(of: needle, in: self, from: 0) != nil
+  }
+}
+
+/// Bytes in memory of their own, for the needles a searcher keeps.
+private final class Bytes {
+  let raw: UnsafeRawBufferPointer
+
+  init(_ bytes: [UInt8]) {
+    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+    copy.copyBytes(from: bytes)
+    raw = UnsafeRawBufferPointer(copy)
+  }
+
+  deinit {
+    raw.deallocate()
+  }
+}
+
+/// A folder that closures share, so that what it learns is kept from one line to the next.
+private final class SharedFolder {
+  var folder = CaseFolder()
+}

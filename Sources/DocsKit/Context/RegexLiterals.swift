@@ -1,0 +1,207 @@
+/// The plain text every match of a regular expression must contain, so that a search can
+/// look for those bytes first and run the expression only on the lines that hold them.
+///
+/// Conservative by design: it reads a small part of Swift's regex syntax (literal
+/// characters, escaped punctuation, quantifiers, and classes, groups, anchors and class
+/// escapes stepped over whole) and gives up, returning `nil`, on anything else — an
+/// alternation at the top, options such as `(?i)`, `\Q`, `\x`, `\p`, back references. The
+/// text it returns is ASCII: Swift's regexes match other characters by canonical
+/// equivalence (a pattern's `é` matches `e` followed by U+0301), which bytes cannot show.
+/// Three ASCII characters have canonical equivalents too (the Kelvin sign is `K`, U+037E is
+/// `;`, U+1FEF a backtick); Swift matches ASCII by scalar today, but the text leaves those
+/// three out all the same (and `k` when case is ignored: the fold finds the Kelvin sign).
+enum RegexLiterals {
+  /// The longest run of literal characters every match of `source` contains, or `nil`;
+  /// with whether every match *starts* with it (the run opens the pattern, and nothing in
+  /// the pattern refers to where the text searched starts: no `^`, `\A` or `\G`), so that
+  /// the expression need only be tried where the text occurs.
+  static func requiredText(
+    in source: String, ignoringCase: Bool
+  ) -> (text: String, isPrefix: Bool)? {
+    let scalars = Array(source.unicodeScalars)
+    var index = 0
+    var best = ""
+    var bestIsPrefix = false
+    var run = ""
+    var runIsPrefix = true  // until an atom that adds nothing to the first run
+    func endRun() {
+      if run.unicodeScalars.count > best.unicodeScalars.count {
+        best = run
+        bestIsPrefix = runIsPrefix
+      }
+      run = ""
+      runIsPrefix = false
+    }
+    while index < scalars.count {
+      let scalar = scalars[index]
+      var literal: Unicode.Scalar?
+      switch scalar {
+      case "|", ")", "*", "+", "?", "{":
+        return nil  // an alternation at the top, or a quantifier with nothing before it
+      case "(":
+        if index + 1 < scalars.count, scalars[index + 1] == "?" { return nil }
+        guard let end = skipGroup(scalars, from: index) else { return nil }
+        index = end
+        endRun()
+      case "[":
+        guard let end = skipClass(scalars, from: index) else { return nil }
+        index = end
+        endRun()
+      case ".", "^", "$":
+        index += 1
+        endRun()
+      case "\\":
+        guard index + 1 < scalars.count else { return nil }
+        let escaped = scalars[index + 1]
+        if escaped.isASCII, !escaped.properties.isAlphabetic, !("0"..."9").contains(escaped),
+          escaped.value >= 0x21, escaped.value < 0x7F
+        {
+          literal = escaped
+        } else if "dDwWsShHvVRXbBAzZGnrtfae".unicodeScalars.contains(escaped) {
+          endRun()
+        } else {
+          return nil
+        }
+        index += 2
+      default:
+        literal = scalar
+        index += 1
+      }
+      guard let quantifier = quantifier(scalars, at: index) else { return nil }
+      index = quantifier.end
+      guard let literal else { continue }
+      if quantifier.minimum == 0 {
+        endRun()
+        continue
+      }
+      if isUsable(literal, ignoringCase: ignoringCase) {
+        run.unicodeScalars.append(literal)
+      } else {
+        endRun()
+      }
+      if quantifier.repeats { endRun() }
+    }
+    endRun()
+    guard !best.isEmpty else { return nil }
+    return (best, bestIsPrefix && !refersToTheStart(scalars))
+  }
+
+  /// Whether the pattern holds `^` (but for a class's `[^`), `\A` or `\G`, which depend on
+  /// where the text searched starts.
+  private static func refersToTheStart(_ scalars: [Unicode.Scalar]) -> Bool {
+    var index = 0
+    while index < scalars.count {
+      switch scalars[index] {
+      case "\\":
+        if index + 1 < scalars.count, scalars[index + 1] == "A" || scalars[index + 1] == "G" {
+          return true
+        }
+        index += 2
+      case "[":
+        index += index + 1 < scalars.count && scalars[index + 1] == "^" ? 2 : 1
+      case "^":
+        return true
+      default:
+        index += 1
+      }
+    }
+    return false
+  }
+
+  /// Whether `scalar` can stand in the required text (see the type's summary).
+  private static func isUsable(_ scalar: Unicode.Scalar, ignoringCase: Bool) -> Bool {
+    guard scalar.isASCII, scalar.value >= 0x20, scalar.value < 0x7F else { return false }
+    switch scalar {
+    case ";", "`": return false
+    case "K": return ignoringCase
+    case "k": return !ignoringCase
+    default: return true
+    }
+  }
+
+  /// The quantifier at `index`, if any: its smallest count, whether it allows more than
+  /// one, and where it ends; `minimum` 1 and `repeats` false when there is none. `nil` for a
+  /// brace that is not a quantifier.
+  private static func quantifier(
+    _ scalars: [Unicode.Scalar], at index: Int
+  ) -> (minimum: Int, repeats: Bool, end: Int)? {
+    guard index < scalars.count else { return (1, false, index) }
+    var end = index + 1
+    let minimum: Int
+    let repeats: Bool
+    switch scalars[index] {
+    case "*": (minimum, repeats) = (0, true)
+    case "+": (minimum, repeats) = (1, true)
+    case "?": (minimum, repeats) = (0, false)
+    case "{":
+      var digits = ""
+      while end < scalars.count, ("0"..."9").contains(scalars[end]) {
+        digits.unicodeScalars.append(scalars[end])
+        end += 1
+      }
+      var hasComma = false
+      if end < scalars.count, scalars[end] == "," {
+        hasComma = true
+        end += 1
+        while end < scalars.count, ("0"..."9").contains(scalars[end]) { end += 1 }
+      }
+      guard end < scalars.count, scalars[end] == "}", !digits.isEmpty || hasComma else {
+        return nil
+      }
+      end += 1
+      let count = Int(digits) ?? 0
+      (minimum, repeats) = (count, hasComma || count > 1)
+    default:
+      return (1, false, index)
+    }
+    // Lazy and possessive forms match the same lines.
+    if end < scalars.count, scalars[end] == "?" || scalars[end] == "+" { end += 1 }
+    return (minimum, repeats, end)
+  }
+
+  /// Where the group opened at `start` ends (past its `)`); `nil` when it does not.
+  private static func skipGroup(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+    var depth = 0
+    var index = start
+    while index < scalars.count {
+      switch scalars[index] {
+      case "\\": index += 2
+      case "[":
+        guard let end = skipClass(scalars, from: index) else { return nil }
+        index = end
+      case "(":
+        depth += 1
+        index += 1
+      case ")":
+        depth -= 1
+        index += 1
+        if depth == 0 { return index }
+      default: index += 1
+      }
+    }
+    return nil
+  }
+
+  /// Where the class opened at `start` ends (past its `]`); `nil` when it does not, or when
+  /// a `]` right after the `[` makes its end unclear.
+  private static func skipClass(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+    var index = start + 1
+    if index < scalars.count, scalars[index] == "^" { index += 1 }
+    if index < scalars.count, scalars[index] == "]" { return nil }
+    var depth = 1
+    while index < scalars.count {
+      switch scalars[index] {
+      case "\\": index += 2
+      case "[":
+        depth += 1
+        index += 1
+      case "]":
+        depth -= 1
+        index += 1
+        if depth == 0 { return index }
+      default: index += 1
+      }
+    }
+    return nil
+  }
+}
