@@ -1,4 +1,5 @@
-# bash completion for docsh(1): its own options, store files and .docsh scripts.
+# bash completion for docsh(1): its own options, store files, .docsh scripts, the commands
+# for -c, and any files for --merge-file.
 # Installed as $(PREFIX)/share/bash-completion/completions/docsh by `make install`.
 
 _docsh() {
@@ -13,6 +14,9 @@ _docsh() {
       return
       ;;
     -c | --command)
+      mapfile -t COMPREPLY < <(compgen -W 'ls cd pwd mkdir rmdir new write append edit cat
+        info rm mv cp tree find grep search import export status save check revert undo redo
+        sync log diff restore history source help exit quit' -- "$cur")
       return
       ;;
     --color | --colour)
@@ -20,6 +24,15 @@ _docsh() {
       return
       ;;
   esac
+  # BASE CURRENT OTHER [PATH] after --merge-file: files of any name.
+  local word
+  for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+    if [[ $word == --merge-file ]]; then
+      compopt -o filenames 2>/dev/null
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+      return
+    fi
+  done
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W '-s --store -c --command -y --yes --no-save --color
       --check --no-pager --no-rc --merge-file -h --help --version' -- "$cur")

@@ -169,7 +169,7 @@ enum DocshMain {
     }
     guard !invocation.noSave else { return .success }
     do {
-      try session.context.save()
+      try session.save()
     } catch {
       reporter.report(error, at: "docsh")
       return .storeFailed  // whatever the reason, the changes could not be written

@@ -152,6 +152,14 @@ final class Session {
     return word == "y" || word == "yes"
   }
 
+  /// Saves the context's changes; when what follows a save failed (its commit in a synced
+  /// store), says so on standard error — the save itself stands.
+  /// - Throws: what ``Context/save(keepingMine:)`` throws.
+  func save(keepingMine: Bool = false) throws(ContextError) {
+    try context.save(keepingMine: keepingMine)
+    if let warning = context.saveWarning { tell("docsh: warning: \(warning)") }
+  }
+
   /// Says once per run, on standard error, why docsh works without its index, when it does.
   func warnOnceAboutTheIndex() {
     guard !hasWarnedAboutTheIndex, let warning = context.indexWarning else { return }

@@ -111,6 +111,37 @@ import Testing
     #expect(color.output == "auto\nalways\n")
   }
 
+  /// The commands both completion scripts offer for `-c` are exactly the registry's.
+  @Test(arguments: ["completions/docsh.bash", "completions/_docsh"])
+  func completesTheCommandsOfDashC(path: String) throws {
+    let text = try Self.text(path)
+    let list =
+      path.hasSuffix(".bash")
+      ? try #require(text.firstMatch(of: /--command\)\s*mapfile[^']*'([^']*)'/)).output.1
+      : try #require(text.firstMatch(of: /:command:\(([^)]*)\)/)).output.1
+    let offered = list.split(whereSeparator: \.isWhitespace).map(String.init)
+    #expect(offered.sorted() == CommandRegistry.allNames, "\(path)")
+  }
+
+  @Test func theBashCompletionCompletesCommandsAndMergeFiles() throws {
+    let folder = try DocshProcess.Folder()
+    for name in ["base.json", "script.docsh"] {
+      #expect(FileManager.default.createFile(atPath: folder.path(name), contents: Data()))
+    }
+    func complete(_ words: String) throws -> String {
+      try Self.run([
+        "bash", "-c",
+        "source '\(Self.root.path)/completions/docsh.bash'; cd '\(folder.path)'; COMP_WORDS=(\(words)); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _docsh; printf '%s\\n' \"${COMPREPLY[@]}\"",
+      ]).output
+    }
+    #expect(try complete("docsh -c sy") == "sync\n")
+    #expect(try complete("docsh -c re") == "revert\nredo\nrestore\n")
+    // After --merge-file any file, not only scripts.
+    #expect(try complete("docsh --merge-file b") == "base.json\n")
+    #expect(try complete("docsh b") == "\n")
+    #expect(try complete("docsh s") == "script.docsh\n")
+  }
+
   @Test(
     .enabled(
       if: isInstalled("zsh"), "zsh is not installed: the zsh completion's syntax is not checked"))

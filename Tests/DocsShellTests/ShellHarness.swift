@@ -37,19 +37,32 @@ final class ShellHarness {
   static let start: Int64 = 1_795_963_980_000
 
   /// A harness; `colored` turns colors on and makes both outputs look like terminals.
+  /// With `git`, the session has the store's repository as docsh does (saves commit once it
+  /// is set up; `sync`, `log`, `diff`, `restore` work), git run by that runner and the docsh
+  /// binary of this build registered as the merge driver; the store is then `notes/store.json`,
+  /// away from the cache folder.
   init(
     isInteractive: Bool = false, assumeYes: Bool = false, answers: [String] = [],
     pager: (any Paging)? = nil, colored: Bool = false, folder existing: TemporaryFolder? = nil,
-    progress: (any ProgressShowing)? = nil
+    progress: (any ProgressShowing)? = nil, git runner: (any GitRunner)? = nil
   ) throws {
     folder = try existing ?? TemporaryFolder("shell")
-    storePath = folder.path("store.json")
+    let storePath = folder.path(runner == nil ? "store.json" : "notes/store.json")
+    self.storePath = storePath
     let clock = TestClock(start: ShellHarness.start, step: 1000)
     let ids = SequentialIDs()
+    let repository = runner.map { runner in
+      RepositoryAccess(
+        storePath: storePath, runner: runner, driverExecutable: DocshProcess.executable.path)
+    }
     // The store as docsh opens it: with its index, in a cache folder of the test's own.
-    let context = try Context(
-      store: IndexedStore(path: storePath, cacheFolder: folder.path("cache")), clock: clock.now,
-      makeID: ids.make)
+    let cacheFolder = folder.path("cache")
+    func openStore() throws -> Context {
+      try Context(
+        store: IndexedStore(path: storePath, cacheFolder: cacheFolder), clock: clock.now,
+        makeID: ids.make, saveHook: repository.map(CommitOnSaveWhenSetUp.init(access:)))
+    }
+    let context = try openStore()
     var settings = SessionSettings()
     settings.isInteractive = isInteractive
     settings.assumeYes = assumeYes
@@ -64,7 +77,7 @@ final class ShellHarness {
         questions: ScriptedAnswers(answers, echoingTo: errors), typedLines: nobody,
         history: nobody, pager: pager,
         clock: { Timestamp(millisecondsSince1970: ShellHarness.start + 86_400_000) },
-        progress: progress))
+        progress: progress, repository: repository, reopenStore: openStore))
     interpreter = Interpreter(session: session)
   }
 

@@ -981,6 +981,60 @@ def test_startup_file_is_not_run_for_commands_or_piped_input(sandbox):
     check(result.stdout == b"/\n", f"piped 'pwd' ran the rc: {result.stdout!r} {result.stderr!r}")
 
 
+# MARK: - Sync
+
+
+def git_sandbox(sandbox):
+    """git inside the sandbox: its own global config (a user, `main` as the first branch),
+    no system config, and a bare remote on local disk; returns the environment and the remote."""
+    config = sandbox.path("gitconfig")
+    with open(config, "w") as file:
+        file.write("[init]\n\tdefaultBranch = main\n[user]\n\tname = Test\n\temail = test@example.com\n")
+    environment = {"GIT_CONFIG_GLOBAL": config, "GIT_CONFIG_NOSYSTEM": "1"}
+    remote = sandbox.path("remote.git")
+    subprocess.run(
+        ["git", "init", "--quiet", "--bare", remote],
+        env=sandbox.environment(**environment), check=True, timeout=TIMEOUT,
+    )
+    return environment, remote
+
+
+def remote_subjects(sandbox, environment, remote):
+    """The subjects of the remote's commits on main, newest first."""
+    result = subprocess.run(
+        ["git", "--git-dir", remote, "log", "--format=%s", "main"],
+        env=sandbox.environment(**environment), capture_output=True, timeout=TIMEOUT,
+    )
+    return result.stdout.decode().splitlines()
+
+
+@sandboxed
+def test_sync_asks_before_saving_answer_n_then_y(sandbox):
+    environment, remote = git_sandbox(sandbox)
+    environment["DOCSH_STORE"] = sandbox.path("notes/store.json")
+    result = sandbox.docsh("-c", f"mkdir Work; sync '{remote}'", **environment)
+    check(result.returncode == 0, f"the first sync failed: {result.stderr!r}")
+    terminal = sandbox.spawn(**environment)
+    terminal.prompt("/", what="the first prompt")
+    terminal.run("new Work/Plan Ship it", dirty=True)
+    question = re.escape("Save 1 unsaved change before syncing? [Y/n] ")
+    terminal.line("sync")
+    terminal.expect(question, what="sync asking before it saves")
+    terminal.line("n")
+    output = terminal.prompt("/", dirty=True, what="the prompt, still with unsaved changes, after n")
+    check("error: nothing changed" in output, f"after n sync printed {output!r}")
+    check(remote_subjects(sandbox, environment, remote) == ["1 new: Work/"], "n synced anyway")
+    terminal.line("sync")
+    terminal.expect(question, what="sync asking again")
+    terminal.line("y")
+    output = terminal.prompt("/", what="the clean prompt after y")
+    check("Synced: 0 changes in, 1 out." in output, f"after y sync printed {output!r}")
+    subjects = remote_subjects(sandbox, environment, remote)
+    check(subjects == ["1 new: Work/Plan", "1 new: Work/"], f"the remote holds {subjects!r}")
+    terminal.line("exit")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+
+
 # MARK: - Running
 
 

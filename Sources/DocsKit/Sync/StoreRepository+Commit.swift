@@ -38,6 +38,8 @@ extension StoreRepository {
   /// - Parameter messagePrefix: put before the subject (`Sync: `).
   func commitLocked(messagePrefix: String = "") throws(SyncError) -> LocalState {
     try withStoreLock { () throws(SyncError) -> LocalState in
+      // What a sync stopped half way brought in stays the remote's, never a local change.
+      try finishInterruptedMove()
       let head = try git.commit("HEAD")
       let bytes = try storeFileBytes()
       var parsed: ParsedStore?
@@ -149,15 +151,7 @@ extension StoreRepository {
 
   func removeTemporaryIndex() {
     let path = gitDirectory + "/docsh-index"
-    for name in [path, path + ".lock"] {
-      let (folder, file) = AtomicFile.splitPath(name)
-      guard
-        let directory = try? fileSystem.open(
-          folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-      else { continue }
-      try? fileSystem.unlink(at: directory, file)
-      try? fileSystem.close(directory)
-    }
+    for name in [path, path + ".lock"] { try? removeFile(atPath: name) }
   }
 
   /// Makes a commit of `tree` with `parents` and `message`, supplying an identity where

@@ -73,6 +73,82 @@ extension StoreRepository {
     if restored { report.notes.append(.restoredStore(fromCommit: head.short)) }
   }
 
+  // MARK: - A move of HEAD left half done
+
+  /// Where a sync notes, just before it writes the store as at the commit it moves HEAD to,
+  /// where HEAD was and where it goes (`OLD NEW`, OLD `-` for a branch with no commit yet,
+  /// `written` after them once it is known that the store was written); removed once HEAD
+  /// has moved.
+  private var movePath: String { gitDirectory + "/docsh-moving" }
+
+  /// Notes that HEAD moves from `old` to `new`, the store written as at `new` first; with
+  /// `written`, that the store file holds that store (or a later save of it). The caller
+  /// holds the store lock.
+  /// - Throws: ``SyncError/store(_:)`` when the note cannot be written.
+  func noteMove(from old: CommitID?, to new: CommitID, written: Bool = false) throws(SyncError) {
+    let text = (old?.hex ?? "-") + " " + new.hex + (written ? " written" : "") + "\n"
+    do {
+      try AtomicFile.replace(
+        path: movePath, with: Array(text.utf8), keepingBackup: false, fileSystem: fileSystem)
+    } catch {
+      throw .store(.system(movePath, operation: error.operation, errno: error.code))
+    }
+  }
+
+  /// Forgets the note of a move: HEAD has moved, or it was never to.
+  func forgetMove() {
+    try? removeFile(atPath: movePath)
+  }
+
+  /// Finishes a move of HEAD that a sync began and did not finish (killed, or a git step
+  /// failing) once it had written the store: the other files and HEAD move to the commit
+  /// whose store the file holds, so that what came from the remote stays the remote's and is
+  /// never committed as a change made on this side (which would make the remote's next
+  /// change to it a conflict). Whether the store was written is told by the file itself —
+  /// NEW's store, or OLD's — or, after a save since, by the backup that save kept. When HEAD
+  /// moved since, or the store was not written, the note is forgotten. The caller holds both
+  /// locks.
+  /// - Throws: ``SyncError`` when git fails or other files are in the way; the note stays,
+  ///   with what was found out.
+  func finishInterruptedMove() throws(SyncError) {
+    guard let note = try fileBytes(at: movePath) else { return }
+    let fields = String(decoding: note, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+    guard fields.count == 2 || fields.count == 3 else { return forgetMove() }
+    let old = fields[0] == "-" ? nil : CommitID(fields[0])
+    let new = CommitID(fields[1])
+    guard try git.commit("HEAD") == old, try git.commit(new.hex) == new,
+      let newBlob = try blobs(at: new, paths: [pathInRepository])[pathInRepository],
+      let bytes = try storeFileBytes()
+    else { return forgetMove() }
+    let fileBlob = try hashObject(bytes, path: pathInRepository)
+    if fields.count == 2 && fileBlob != newBlob {
+      let oldBlob = try old.map { old throws(SyncError) in
+        try blobs(at: old, paths: [pathInRepository])[pathInRepository]
+      }
+      // Not written, or saved since: the first save since kept what it replaced.
+      guard fileBlob != oldBlob, let backup = try fileBytes(at: storePath + ".bak"),
+        try hashObject(backup, path: pathInRepository) == newBlob
+      else { return forgetMove() }
+      // Known now, and no longer from the backup once another save follows.
+      try noteMove(from: old, to: new, written: true)
+    }
+    // The store's entry matches NEW, so that moving the other files leaves the file alone.
+    if fileBlob == newBlob {
+      try updateIndex(paths: [pathInRepository])
+    } else {
+      try git.run(
+        "update the index",
+        ["update-index", "--add", "--cacheinfo", "100644,\(newBlob),\(pathInRepository)"])
+    }
+    if let old {
+      try moveOtherFiles(from: old, to: new)
+    } else {
+      try git.run("check out the other files", ["read-tree", "-m", "-u", new.hex])
+    }
+    try moveHead(to: new, from: old, reason: "sync: finish an interrupted sync")
+    forgetMove()
+  }
+
   // MARK: - Interrupted work
 
   /// Refuses git operations docsh does not finish, removes lock files left by a git that is
@@ -86,6 +162,7 @@ extension StoreRepository {
       throw .operationInProgress(operation, folder: topLevel)
     }
     try removeStaleLocks(into: &report)
+    try removeStaleMergeFiles(into: &report)
     removeTemporaryIndex()
     if gitFolderHas("MERGE_HEAD") { try abortHalfDoneMerge(into: &report) }
   }
@@ -121,24 +198,35 @@ extension StoreRepository {
     if let branch = try currentBranch() {
       names += ["refs/heads/\(branch).lock", "refs/remotes/origin/\(branch).lock"]
     }
-    for name in names {
-      let path = gitDirectory + "/" + name
+    try removeLeftOvers(names.map { gitDirectory + "/" + $0 }, inUseIsBusy: true, into: &report)
+  }
+
+  /// Removes the temporary files (`.merge_file_XXXXXX`) that a git killed while it ran a
+  /// merge driver leaves at the top of the work tree, when they are as old as a stale lock
+  /// and no process has them open.
+  private func removeStaleMergeFiles(into report: inout SyncReport) throws(SyncError) {
+    let names = ProcessTable.names(in: topLevel).filter {
+      $0.hasPrefix(".merge_file_") && $0.utf8.count == ".merge_file_XXXXXX".utf8.count
+    }
+    try removeLeftOvers(names.map { topLevel + "/" + $0 }, inUseIsBusy: false, into: &report)
+  }
+
+  /// Removes those of `paths` that a git now gone left — older than a few seconds and open
+  /// in no process — noting each. One that may be in use stays, or with `inUseIsBusy` makes
+  /// the sync fail as busy.
+  private func removeLeftOvers(
+    _ paths: [String], inUseIsBusy: Bool, into report: inout SyncReport
+  ) throws(SyncError) {
+    for path in paths {
       guard let status = StoreRepository.status(ofPath: path, fileSystem: fileSystem) else {
         continue
       }
       let age = Timestamp.now().millisecondsSince1970 - status.modificationNanoseconds / 1_000_000
       guard age >= StoreRepository.staleLockAge, !ProcessTable.isOpen(path) else {
-        throw .busy(lock: path)
+        if inUseIsBusy { throw .busy(lock: path) }
+        continue
       }
-      let (folder, file) = AtomicFile.splitPath(path)
-      do {
-        let directory = try fileSystem.open(
-          folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-        defer { try? fileSystem.close(directory) }
-        try fileSystem.unlink(at: directory, file)
-      } catch {
-        throw .store(.system(path, operation: error.operation, errno: error.code))
-      }
+      try removeFile(atPath: path)
       report.notes.append(.removedStaleLock(path))
     }
   }
@@ -179,6 +267,15 @@ enum ProcessTable {
       }
     }
     return false
+  }
+
+  /// The names in `folder` (`[]` when it cannot be read).
+  static func names(in folder: String) -> [String] {
+    guard let directory = opendir(folder) else { return [] }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) { names.append(name(of: entry)) }
+    return names
   }
 
   private static func name(of entry: UnsafeMutablePointer<dirent>) -> String {

@@ -7,9 +7,10 @@
 extension StoreRepository {
   /// Makes the store's folder a docsh repository syncing with `remote`: creates the folder
   /// and `git init`s it when it is in no work tree, registers the merge driver in the
-  /// repository's config (``registerMergeDriver(executable:)``) and sets `remote` as
-  /// `origin` (replacing another URL). The upstream branch, `.gitattributes` and
-  /// `.gitignore` follow in the first ``sync(_:)``, once the remote's branches are known.
+  /// repository's config (``registerMergeDriver(executable:)``), sets `remote` as `origin`
+  /// (replacing another URL) and makes a plain `git pull` merge (``makePlainPullMerge()``).
+  /// The upstream branch, `.gitattributes` and `.gitignore` follow in the first ``sync(_:)``,
+  /// once the remote's branches are known.
   /// - Parameters:
   ///   - remote: any git remote: a path, `ssh://`, `https://`, `user@host:path`.
   ///   - driverExecutable: the absolute path of the docsh binary git runs as the driver.
@@ -31,8 +32,22 @@ extension StoreRepository {
     try repository.withRepositoryLock { () throws(SyncError) in
       try repository.registerMergeDriver(executable: driverExecutable)
       try repository.setRemote(remote)
+      try repository.makePlainPullMerge()
     }
     return repository
+  }
+
+  /// Makes a plain `git pull` merge (and so run the driver) when the branches have diverged,
+  /// where the user chose no way of settling that: since 2.33 git refuses such a pull until
+  /// `pull.rebase` or `pull.ff` says what to do. A choice the user made, in any config, stands.
+  /// - Throws: ``SyncError`` when git fails.
+  func makePlainPullMerge() throws(SyncError) {
+    for key in ["pull.rebase", "pull.ff"] {
+      let chosen = try git.run(
+        "read the repository's config", ["config", "--get", key], accepting: [0, 1])
+      if chosen.succeeded { return }
+    }
+    try git.run("make git pull merge", ["config", "--local", "pull.rebase", "false"])
   }
 
   /// Registers (or refreshes) the merge driver in the repository's config:

@@ -85,8 +85,10 @@ public struct SyncReport: Sendable, Equatable {
 //   remote-tracking branch;
 // - writing the store: as it was (the atomic save);
 // - after writing it, before HEAD moves: the merged store, valid and holding everything;
-//   HEAD still at the local commit. The next save or sync commits it, and merging it with
-//   the remote again changes nothing more (a sibling already made is not made again);
+//   HEAD still at the local commit, and a note (`.git/docsh-moving`, written just before
+//   the store) of where it goes. The next save or sync moves it there first
+//   (``finishInterruptedMove()``), so what came from the remote is never committed as a
+//   local change;
 // - after HEAD moved, before or during the push: a merged local commit not yet pushed.
 extension StoreRepository {
   /// Syncs the store with `origin`: commits it when it differs from the last commit,
@@ -205,6 +207,7 @@ extension StoreRepository {
     if let bytes {
       let written = try withStoreLock { () throws(SyncError) -> Bool in
         guard try storeFileBytes() == old else { return false }
+        try noteMove(from: nil, to: remote)
         try writeStoreFile(bytes)
         try updateIndex(paths: [pathInRepository])
         return true
@@ -215,6 +218,7 @@ extension StoreRepository {
       "check out the other files", ["read-tree", "-m", "-u", remote.hex], accepting: [0, 128])
     guard checkout.succeeded else { throw StoreRepository.refusal(of: checkout) }
     try moveHead(to: remote, from: nil, reason: "sync: fetched origin")
+    forgetMove()
     return true
   }
 
@@ -231,6 +235,7 @@ extension StoreRepository {
     guard try checkOtherFiles(from: head, to: remote) else { return .storeChangedMeanwhile }
     let written = try withStoreLock { () throws(SyncError) -> Bool in
       guard try storeFileBytes() == local.bytes else { return false }
+      try noteMove(from: head, to: remote)
       if bytes != local.bytes { try writeStoreFile(bytes) }
       try updateIndex(paths: [pathInRepository])
       return true
@@ -238,6 +243,7 @@ extension StoreRepository {
     guard written else { return .storeChangedMeanwhile }
     try moveOtherFiles(from: head, to: remote)
     try moveHead(to: remote, from: head, reason: "sync: fast-forward to origin")
+    forgetMove()
     return .moved(LocalState(head: remote, bytes: bytes, store: store), [])
   }
 
@@ -277,6 +283,7 @@ extension StoreRepository {
     guard try checkOtherFiles(from: head, to: commit) else { return .storeChangedMeanwhile }
     let written = try withStoreLock { () throws(SyncError) -> Bool in
       guard try storeFileBytes() == local.bytes else { return false }
+      try noteMove(from: head, to: commit)
       try writeStoreFile(mergedBytes)
       try updateIndex(paths: [pathInRepository])
       return true
@@ -284,6 +291,7 @@ extension StoreRepository {
     guard written else { return .storeChangedMeanwhile }
     try moveOtherFiles(from: head, to: commit)
     try moveHead(to: commit, from: head, reason: changes.subject(prefix: "sync: "))
+    forgetMove()
     return .moved(LocalState(head: commit, bytes: mergedBytes, store: mergedStore), merge.conflicts)
   }
 
@@ -329,7 +337,7 @@ extension StoreRepository {
 
   /// Moves the index and the other files of the work tree from `old` to `new`; the store's
   /// entry already matches `new`, so git leaves the store file alone.
-  private func moveOtherFiles(from old: CommitID, to new: CommitID) throws(SyncError) {
+  func moveOtherFiles(from old: CommitID, to new: CommitID) throws(SyncError) {
     let moved = try git.run(
       "check out the other files", ["read-tree", "-m", "-u", old.hex, new.hex],
       accepting: [0, 128])

@@ -169,7 +169,7 @@ public final class StoreRepository {
 
   /// The bytes of the file at `path`, or `nil` when there is none.
   /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
-  private func fileBytes(at path: String) throws(SyncError) -> [UInt8]? {
+  func fileBytes(at path: String) throws(SyncError) -> [UInt8]? {
     let file: Int32
     do {
       file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
@@ -212,6 +212,20 @@ public final class StoreRepository {
   /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
   func folderFileBytes(_ name: String) throws(SyncError) -> [UInt8]? {
     try fileBytes(at: storeFolder + "/" + name)
+  }
+
+  /// Removes the file at `path`.
+  /// - Throws: ``SyncError/store(_:)`` when it cannot be removed (or is not there).
+  func removeFile(atPath path: String) throws(SyncError) {
+    let (folder, name) = AtomicFile.splitPath(path)
+    do {
+      let directory = try fileSystem.open(
+        folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+      defer { try? fileSystem.close(directory) }
+      try fileSystem.unlink(at: directory, name)
+    } catch {
+      throw .store(.system(path, operation: error.operation, errno: error.code))
+    }
   }
 
   /// Whether `name` exists in the git folder.

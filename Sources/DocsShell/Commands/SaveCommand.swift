@@ -21,7 +21,7 @@ struct SaveCommand: FlagsCommand {
   func run(in session: Session) throws -> CommandResult {
     // Counted only for the message a person reads.
     let count = session.settings.isInteractive ? session.context.changes().count : 0
-    try session.context.save(keepingMine: arguments.isSet(Self.mine))
+    try session.save(keepingMine: arguments.isSet(Self.mine))
     guard session.settings.isInteractive else { return .nothing }
     let what = count == 0 ? "Nothing to save" : "Saved \(count) change\(count == 1 ? "" : "s")"
     return .messages(["\(what) (generation \(session.context.generation))."])

@@ -100,8 +100,8 @@ enum CommandRegistry {
     ImportCommand.self,
     ExportCommand.self,
     StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
-    SyncCommand.self, LogCommand.self, DiffCommand.self, RestoreCommand.self,
-    RedoCommand.self, HistoryCommand.self, SourceCommand.self, HelpCommand.self,
+    RedoCommand.self, SyncCommand.self, LogCommand.self, DiffCommand.self, RestoreCommand.self,
+    HistoryCommand.self, SourceCommand.self, HelpCommand.self,
     ExitCommand.self,
   ]
 

@@ -31,14 +31,16 @@ struct SyncCommand: ShellCommand {
     guard let access = session.collaborators.repository else {
       throw SyncError.notARepository(folder: ".")
     }
-    try saveFirst(in: session)
     let repository: StoreRepository
     if let remote {
+      try saveFirst(in: session)
       repository = try access.setUp(remote: session.filePath(remote))
     } else {
+      // Nothing to sync with: nothing is saved either, so a script stays all or nothing.
       guard let found = try access.setUpRepository() else {
         throw SyncError.notSetUp(folder: access.storeFolder)
       }
+      try saveFirst(in: session)
       repository = found
     }
     let report = try session.collaborators.reportingProgress(
@@ -72,6 +74,7 @@ struct SyncCommand: ShellCommand {
       default: throw ShellError.declined
       }
     }
+    // No warning when its commit fails: the sync commits the store next, or says why not.
     try session.context.save()
   }
 

@@ -65,7 +65,7 @@ final class InteractiveLoop {
       switch answer.trimmingBlanks().lowercased() {
       case "", "y", "yes":
         do {
-          try session.context.save()
+          try session.save()
           return true
         } catch {
           report(error)

@@ -54,6 +54,22 @@ import Testing
     #expect(try repository.unpushedCommitCount() == 0)
   }
 
+  /// git refuses a plain `git pull` of diverged branches until told how to settle them;
+  /// setting up makes it merge (and so run the driver), unless the user chose already.
+  @Test(arguments: [nil, "[pull]\n\tff = only\n", "[pull]\n\trebase = true\n"])
+  func settingUpMakesAPlainPullMergeUnlessTheUserChose(choice: String?) throws {
+    if let choice {
+      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: sandbox.globalConfig))
+      try handle.seekToEnd()
+      try handle.write(contentsOf: Data(choice.utf8))
+      try handle.close()
+    }
+    try machine.setUp(remote: remote)
+    let local = try machine.git(["config", "--local", "--get", "pull.rebase"])
+    #expect(local.succeeded == (choice == nil))
+    if choice == nil { #expect(local.text == "false\n") }
+  }
+
   @Test func theDriverRegisteredIsRefreshedOnEverySync() throws {
     let repository = try machine.setUp(remote: remote)
     try machine.git([

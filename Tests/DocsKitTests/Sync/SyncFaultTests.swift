@@ -92,6 +92,92 @@ import Testing
     #expect(number > 20)
   }
 
+  /// A sync stopped after it wrote the merged store but before HEAD moved (a kill between
+  /// the two): the merged store must not become a local edit of what came from the remote,
+  /// or the remote's next change to it would conflict with a change this side never made.
+  /// The git calls that come after a merging sync wrote the store: its fourth
+  /// update-index records the store, its fourth read-tree moves the other files, its second
+  /// update-ref moves HEAD (the first of each are the commit of the pending change's and
+  /// the merge's own tree).
+  static let afterTheStoreIsWritten: [(command: String, occurrence: Int, arguments: [String])] = [
+    ("update-index", 4, ["update-index", "--add", "--"]),
+    ("read-tree", 4, ["read-tree", "-m", "-u"]),
+    ("update-ref", 2, ["update-ref", "-m", "docsh: sync: 1 changed: Work/Plan"]),
+  ]
+
+  @Test(arguments: afterTheStoreIsWritten.indices)
+  func aSyncStoppedAfterWritingTheStoreDoesNotMakeTheRemotesChangesLocalOnes(index: Int)
+    throws
+  {
+    let (command, occurrence, arguments) = Self.afterTheStoreIsWritten[index]
+    let scenario = try Scenario("stopped\(command)")
+    scenario.faults.arm(.command(command, occurrence: occurrence), .failBefore)
+    #expect(throws: SyncError.self) { try scenario.desktop.sync() }
+    scenario.faults.disarm()
+    #expect(scenario.faults.injected.map { Array($0.prefix(3)) } == arguments)
+    #expect(try scenario.desktop.contents()["Work/Plan"] == "plan laptop\n")
+    // A save on the desktop, then the laptop changes Plan again.
+    try scenario.desktop.edit { try put("list desktop 2\n", at: "Home", "List", in: $0) }
+    try scenario.laptop.sync()
+    try scenario.laptop.edit { try put("plan laptop 2\n", at: "Work", "Plan", in: $0) }
+    try scenario.laptop.sync()
+    let report = try scenario.desktop.sync()
+    #expect(report.conflicts == [])
+    #expect(try scenario.desktop.contents()["Work/Plan"] == "plan laptop 2\n")
+    try scenario.laptop.sync()
+    #expect(try scenario.laptop.contents() == scenario.desktop.contents())
+  }
+
+  @Test func aFastForwardStoppedAfterWritingTheStoreIsFinishedByTheNextCommit() throws {
+    let sandbox = try GitSandbox("stoppedff")
+    let remote = try sandbox.makeBareRemote()
+    let faults = FaultInjectingGitRunner(wrapping: sandbox.runner)
+    let laptop = try Machine("laptop", in: sandbox, number: 1)
+    let desktop = try Machine("desktop", in: sandbox, number: 2, runner: faults)
+    try startTogether(laptop, desktop, remote: remote)
+    try laptop.edit { try put("plan laptop\n", at: "Work", "Plan", in: $0) }
+    try laptop.sync()
+    // Nothing to commit on the desktop: the first update-ref is the fast-forward's.
+    faults.arm(.command("update-ref", occurrence: 1), .failBefore)
+    #expect(throws: SyncError.self) { try desktop.sync() }
+    faults.disarm()
+    #expect(try desktop.contents()["Work/Plan"] == "plan laptop\n")
+    try laptop.edit { try put("plan laptop 2\n", at: "Work", "Plan", in: $0) }
+    try laptop.sync()
+    try desktop.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
+    #expect(
+      try desktop.gitText(["rev-parse", "HEAD~1"]) == laptop.gitText(["rev-parse", "HEAD~1"]))
+    let report = try desktop.sync()
+    #expect(report.conflicts == [])
+    #expect(try desktop.contents()["Work/Plan"] == "plan laptop 2\n")
+    #expect(try desktop.status() == "")
+  }
+
+  @Test func aNoteOfAMoveWhoseStoreWasNeverWrittenIsForgotten() throws {
+    let scenario = try Scenario("unwritten")
+    let desktop = scenario.desktop
+    try desktop.git(["fetch", "--quiet", "origin"])
+    try desktop.sync()
+    try scenario.laptop.sync()
+    try scenario.laptop.edit { try put("plan laptop 2\n", at: "Work", "Plan", in: $0) }
+    try scenario.laptop.sync()
+    try desktop.git(["fetch", "--quiet", "origin"])
+    // What a sync killed between its note and the store's replacement leaves: the note,
+    // and the store as at HEAD.
+    let head = try desktop.gitText(["rev-parse", "HEAD"])
+    let remote = try desktop.gitText(["rev-parse", "origin/main"])
+    try Data("\(head) \(remote)\n".utf8).write(
+      to: URL(fileURLWithPath: desktop.folder + "/.git/docsh-moving"))
+    try desktop.edit { try put("list desktop 2\n", at: "Home", "List", in: $0) }
+    #expect(!FileManager.default.fileExists(atPath: desktop.folder + "/.git/docsh-moving"))
+    #expect(try desktop.gitText(["rev-parse", "HEAD~1"]) == head)
+    #expect(try desktop.git(["merge-base", "--is-ancestor", remote, "HEAD"]).status == 1)
+    #expect(try desktop.contents()["Work/Plan"] == "plan laptop\n")
+    let report = try desktop.sync()
+    #expect(report.conflicts == [])
+    #expect(try desktop.contents()["Work/Plan"] == "plan laptop 2\n")
+  }
+
   @Test func gitThatCannotStartIsAnErrorAndChangesNothing() throws {
     let scenario = try Scenario("nolaunch")
     let before = try bytes(at: scenario.desktop.storePath)

@@ -350,6 +350,23 @@ import Testing
     #expect(report.outgoing == 1)
   }
 
+  @Test func theTemporaryFilesOfAKilledMergeDriverAreRemovedWhenStale() throws {
+    try startBoth()
+    // What a git killed while it ran a merge driver leaves at the work tree's top.
+    let stale = desktop.folder + "/.merge_file_a1B2c3"
+    let fresh = desktop.folder + "/.merge_file_d4E5f6"
+    for path in [stale, fresh] {
+      #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+    }
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: stale)
+    let report = try desktop.sync()
+    #expect(report.notes == [.removedStaleLock(stale)])
+    #expect(!FileManager.default.fileExists(atPath: stale))
+    // One that may still be in use stays.
+    #expect(FileManager.default.fileExists(atPath: fresh))
+  }
+
   @Test func aMissingStoreIsRestoredBySyncFromTheLastCommit() throws {
     try startBoth()
     let expected = try desktop.contents()
