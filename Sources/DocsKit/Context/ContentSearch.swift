@@ -449,7 +449,7 @@ final class ContentSearcher {
     }
     // Compared in line: a candidate usually differs in its second byte, sooner than a call
     // to memcmp returns.
-    func matches(at offset: Int) -> Bool {
+    func matches(_ offset: Int) -> Bool {
       guard ignoringASCIICase || length <= 32 else {
         return memcmp(base + offset, needleBase, length) == 0
       }
@@ -464,20 +464,32 @@ final class ContentSearcher {
     let lastByte = SIMD16<UInt8>(repeating: needle[length - 1])
     let firstBit = SIMD16<UInt8>(repeating: caseBit(needle[0]))
     let lastBit = SIMD16<UInt8>(repeating: caseBit(needle[length - 1]))
-    var offset = from
-    while offset + 15 <= last {
+    return firstMatch(from: from, last: last, matches: matches) { offset in
       let starts = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self) | firstBit
       let ends =
         base.loadUnaligned(fromByteOffset: offset + length - 1, as: SIMD16<UInt8>.self) | lastBit
-      var candidates = ByteScan.lanes((starts .== firstByte) .& (ends .== lastByte))
-      while let lane = ByteScan.firstLane(candidates) {
-        if matches(at: offset + lane) { return offset + lane }
-        candidates = ByteScan.droppingFirstLane(candidates)
+      return (starts .== firstByte) .& (ends .== lastByte)
+    }
+  }
+
+  /// The first offset in `from...last` that `matches`, trying sixteen offsets at a time:
+  /// `candidates(offset)` marks those of `offset..<offset + 16` worth comparing whole.
+  @inline(__always)
+  private static func firstMatch(
+    from: Int, last: Int, matches: (Int) -> Bool,
+    candidates: (Int) -> SIMDMask<SIMD16<Int8>>
+  ) -> Int? {
+    var offset = from
+    while offset + 15 <= last {
+      var lanes = ByteScan.lanes(candidates(offset))
+      while let lane = ByteScan.firstLane(lanes) {
+        if matches(offset + lane) { return offset + lane }
+        lanes = ByteScan.droppingFirstLane(lanes)
       }
       offset += 16
     }
     while offset <= last {
-      if matches(at: offset) { return offset }
+      if matches(offset) { return offset }
       offset += 1
     }
     return nil
@@ -500,7 +512,7 @@ extension ContentSearcher {
       let second = firstOffset(of: other, in: haystack, from: from)
       return [first, second].compactMap { $0 }.min()
     }
-    func matches(at offset: Int) -> Bool {
+    func matches(_ offset: Int) -> Bool {
       memcmp(base + offset, oneBase, length) == 0 || memcmp(base + offset, otherBase, length) == 0
     }
     let last = haystack.count - length
@@ -508,24 +520,12 @@ extension ContentSearcher {
     let oneLast = SIMD16<UInt8>(repeating: one[length - 1])
     let otherFirst = SIMD16<UInt8>(repeating: other[0])
     let otherLast = SIMD16<UInt8>(repeating: other[length - 1])
-    var offset = from
-    while offset + 15 <= last {
+    return firstMatch(from: from, last: last, matches: matches) { offset in
       let starts = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
       let ends = base.loadUnaligned(fromByteOffset: offset + length - 1, as: SIMD16<UInt8>.self)
-      var candidates = ByteScan.lanes(
-        ((starts .== oneFirst) .& (ends .== oneLast))
-          .| ((starts .== otherFirst) .& (ends .== otherLast)))
-      while let lane = ByteScan.firstLane(candidates) {
-        if matches(at: offset + lane) { return offset + lane }
-        candidates = ByteScan.droppingFirstLane(candidates)
-      }
-      offset += 16
+      return ((starts .== oneFirst) .& (ends .== oneLast))
+        .| ((starts .== otherFirst) .& (ends .== otherLast))
     }
-    while offset <= last {
-      if matches(at: offset) { return offset }
-      offset += 1
-    }
-    return nil
   }
 }
 

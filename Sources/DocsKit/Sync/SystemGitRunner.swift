@@ -86,52 +86,31 @@ public struct SystemGitRunner: GitRunner {
       try? fileSystem.close(end)
       readEnd = nil
     }
-    var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 {
-      guard errno == EINTR else { throw .failed(program, errno: errno) }
+    let exitStatus: Int32
+    switch ChildSpawn.waitForExit(of: child) {
+    case .success(let status): exitStatus = status
+    case .failure(let failure): throw .failed(program, errno: failure.code)
     }
-    // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
-    let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     return GitOutput(status: exitStatus, output: output, errorOutput: readWhole(errors))
   }
 
   private func spawn(
     _ words: [String], environment: [String: String], input: Int32, output: Int32, errors: Int32
   ) throws(GitLaunchError) -> pid_t {
-    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    argv.append(nil)
-    defer { for pointer in argv { free(pointer) } }
-    var envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map {
-      strdup($0.key + "=" + $0.value)
+    let entries = environment.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }
+    let started = ChildSpawn.start(
+      program, words: words, environment: entries, searchingPath: true
+    ) { actions in
+      // dup2 clears close-on-exec on the child's copies; every original is close-on-exec.
+      posix_spawn_file_actions_adddup2(&actions, input, 0)
+      posix_spawn_file_actions_adddup2(&actions, output, 1)
+      posix_spawn_file_actions_adddup2(&actions, errors, 2)
     }
-    envp.append(nil)
-    defer { for pointer in envp { free(pointer) } }
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGINT, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    var noMask = sigset_t()
-    sigemptyset(&noMask)
-    posix_spawnattr_setsigmask(&attributes, &noMask)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    // dup2 clears close-on-exec on the child's copies; every original is close-on-exec.
-    posix_spawn_file_actions_adddup2(&actions, input, 0)
-    posix_spawn_file_actions_adddup2(&actions, output, 1)
-    posix_spawn_file_actions_adddup2(&actions, errors, 2)
-
-    var child = pid_t()
-    let spawned = posix_spawnp(&child, program, &actions, &attributes, argv, envp)
-    if spawned == ENOENT { throw .notFound(program) }
-    guard spawned == 0 else { throw .failed(program, errno: spawned) }
-    return child
+    switch started {
+    case .success(let child): return child
+    case .failure(let failure) where failure.code == ENOENT: throw .notFound(program)
+    case .failure(let failure): throw .failed(program, errno: failure.code)
+    }
   }
 
   /// An unlinked temporary file, open for reading from its start, holding `bytes` (or

@@ -12,12 +12,6 @@ import DocsKit
 /// defaults whatever docsh does with them.
 enum ChildProcess {
   /// Why the program could not be started.
-  struct LaunchFailure: Error, CustomStringConvertible {
-    /// The `errno` of `posix_spawn` or `pipe`.
-    var code: Int32
-    var description: String { String(cString: strerror(code)) }
-  }
-
   /// Runs `/bin/sh -c SCRIPT NAME ARGUMENTS…` and waits for it.
   /// - Parameters:
   ///   - script: the shell text (the user's `$EDITOR "$@"`, `$PAGER`).
@@ -27,34 +21,17 @@ enum ChildProcess {
   ///     standard input as it is. A program that stops reading early (a pager quit before
   ///     the end) is no error: the rest is dropped.
   /// - Returns: the exit status, or 128 + N when a signal N ended it.
-  /// - Throws: ``LaunchFailure`` when the program cannot be started.
+  /// - Throws: ``SpawnFailure`` when the program cannot be started.
   static func runShell(
     _ script: String, name: String, arguments: [String] = [], input: [UInt8]? = nil
-  ) throws(LaunchFailure) -> Int32 {
+  ) throws(SpawnFailure) -> Int32 {
     let words = ["/bin/sh", "-c", script, name] + arguments
-    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-    argv.append(nil)
-    defer { for pointer in argv { free(pointer) } }
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGINT, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
     var pipeEnds: [Int32] = [-1, -1]
     if input != nil {
-      guard pipe(&pipeEnds) == 0 else { throw LaunchFailure(code: errno) }
+      guard pipe(&pipeEnds) == 0 else { throw SpawnFailure(code: errno) }
       // Both ends close on exec (no other child inherits them); dup2 clears the flag on
       // the child's standard input.
       for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-      posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
     }
     defer { for end in pipeEnds where end >= 0 { close(end) } }
 
@@ -69,9 +46,10 @@ enum ChildProcess {
       sigaction(SIGPIPE, &previousPipe, nil)
     }
 
-    var child = pid_t()
-    let spawned = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, environ)
-    guard spawned == 0 else { throw LaunchFailure(code: spawned) }
+    let inputEnd = pipeEnds[0]
+    let child = try ChildSpawn.start("/bin/sh", words: words) { actions in
+      if inputEnd >= 0 { posix_spawn_file_actions_adddup2(&actions, inputEnd, 0) }
+    }.get()
     if let input {
       close(pipeEnds[0])
       pipeEnds[0] = -1
@@ -80,11 +58,6 @@ enum ChildProcess {
       close(pipeEnds[1])
       pipeEnds[1] = -1
     }
-    var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 {
-      guard errno == EINTR else { return -1 }
-    }
-    // WIFEXITED / WEXITSTATUS, spelled out: Swift does not import the macros.
-    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return (try? ChildSpawn.waitForExit(of: child).get()) ?? -1
   }
 }

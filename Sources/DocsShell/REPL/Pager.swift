@@ -1,3 +1,5 @@
+import DocsKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -5,13 +7,13 @@
 /// Starts the pager program with output on its standard input.
 protocol PagerLaunching {
   /// Runs `command` with `output` on its standard input; returns its exit status.
-  /// - Throws: ``ChildProcess/LaunchFailure`` when it cannot be started.
-  func run(_ command: String, input output: [UInt8]) throws(ChildProcess.LaunchFailure) -> Int32
+  /// - Throws: ``SpawnFailure`` when it cannot be started.
+  func run(_ command: String, input output: [UInt8]) throws(SpawnFailure) -> Int32
 }
 
 /// The real launcher: `/bin/sh -c COMMAND`, as git runs its pager.
 struct ShellPagerLauncher: PagerLaunching {
-  func run(_ command: String, input output: [UInt8]) throws(ChildProcess.LaunchFailure) -> Int32 {
+  func run(_ command: String, input output: [UInt8]) throws(SpawnFailure) -> Int32 {
     try ChildProcess.runShell(command, name: "docsh-pager", input: output)
   }
 }
