@@ -91,6 +91,35 @@ import Testing
       return lines
     }
 
+    /// What docsh's `grep -c` prints, by document ("Category/name"): counts of lines.
+    func docshCounts(_ arguments: String) throws -> [String: Int] {
+      try docshJSON("grep -c --json " + arguments).reduce(into: [:]) { counts, entry in
+        counts["\(entry["category"] ?? "?")/\(entry["name"] ?? "?")"] = entry["count"] as? Int
+      }
+    }
+
+    /// What docsh's `grep -l` prints: the documents ("Category/name"), in order.
+    func docshDocuments(_ arguments: String) throws -> [String] {
+      try docshJSON("grep -l --json " + arguments).map {
+        "\($0["category"] ?? "?")/\($0["name"] ?? "?")"
+      }
+    }
+
+    /// The document ("Category/name") of each line docsh's `grep` prints, in order.
+    func docshPlaces(_ arguments: String) throws -> [String] {
+      try docshJSON("grep --json " + arguments).map {
+        "\($0["category"] ?? "?")/\($0["name"] ?? "?")"
+      }
+    }
+
+    private func docshJSON(_ command: String) throws -> [[String: Any]] {
+      let result = try DocshProcess.run(
+        ["-s", store, "--no-save", "-c", command], home: folder.path("home"))
+      #expect(result.status == 0, "docsh \(command): \(result.errors)")
+      return try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]]
+        ?? []
+    }
+
     /// What GNU grep prints over the tree, by document, its CRLF line ends dropped.
     func grepLines(_ arguments: [String]) throws -> [String: [String]] {
       let process = Process()
@@ -128,6 +157,17 @@ import Testing
       let expected = try corpus.grepLines(pattern.grep)
       let found = try corpus.docshLines(pattern.docsh)
       #expect(found == expected, "grep \(pattern.docsh), seed \(seed)")
+      // -c counts and -l lists exactly the documents whose lines GNU grep printed.
+      let counts = try corpus.docshCounts(pattern.docsh)
+      #expect(counts == expected.mapValues(\.count), "grep -c \(pattern.docsh), seed \(seed)")
+      // … in the order the lines come in.
+      var linesOrder: [String] = []
+      for place in try corpus.docshPlaces(pattern.docsh) where linesOrder.last != place {
+        linesOrder.append(place)
+      }
+      let documents = try corpus.docshDocuments(pattern.docsh)
+      #expect(Set(documents) == Set(expected.keys), "grep -l \(pattern.docsh), seed \(seed)")
+      #expect(documents == linesOrder, "grep -l \(pattern.docsh), seed \(seed)")
       matched += expected.values.map(\.count).reduce(0, +)
     }
     // The corpus really holds what the patterns look for.

@@ -59,7 +59,6 @@ struct GrepCommand: ShellCommand {
         path == "/"
           ? nil : try ShellPath(path).category(in: session.context, from: session.currentCategory)
       } ?? session.currentCategory
-    let matches = try session.context.searchContents(for: pattern, in: scope?.id)
     var categoryNames: [ObjectID: String] = [:]
     func categoryName(_ id: ObjectID) -> String {
       if let name = categoryNames[id] { return name }
@@ -70,26 +69,23 @@ struct GrepCommand: ShellCommand {
     func located(_ document: Document) -> LocatedDocument {
       LocatedDocument(categoryName: categoryName(document.categoryID), document: document)
     }
+    let context = session.context
     switch mode {
     case .lines:
+      let matches = try context.searchContents(for: pattern, in: scope?.id)
       return .matches(
         .lines(
           matches.map {
             LocatedMatch(categoryName: categoryName($0.document.categoryID), match: $0)
           }),
         format)
-    case .documents, .counts:
-      // Matches come grouped by document, in order.
-      var counted: [(document: LocatedDocument, count: Int)] = []
-      for match in matches {
-        if let last = counted.last, last.document.document.id == match.document.id {
-          counted[counted.count - 1].count += 1
-        } else {
-          counted.append((located(match.document), 1))
-        }
-      }
-      return mode == .documents
-        ? .matches(.documents(counted.map(\.document)), format) : .matches(.counts(counted), format)
+    case .documents:
+      // Each document is read only up to its first matching line.
+      let documents = try context.documents(withContentMatching: pattern, in: scope?.id)
+      return .matches(.documents(documents.map(located)), format)
+    case .counts:
+      let counts = try context.countMatchingLines(for: pattern, in: scope?.id)
+      return .matches(.counts(counts.map { (located($0.document), $0.lineCount) }), format)
     }
   }
 
