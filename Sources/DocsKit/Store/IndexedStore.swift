@@ -182,6 +182,18 @@ public final class IndexedStore: DocumentStore {
           try index.rebuild(from: graph, identity: identity, progress: advance)
         }
       }
+      // Now the index describes the file: answer from it, as a later open would, so that
+      // a save writes what changed rather than every document read just now.
+      let state = indexState
+      if self.index === index, let categories = indexedCategories(index, identity),
+        let unloaded = categoriesOnlyGraph(fromIndexed: categories, identity: identity)
+      {
+        indexState = state
+        return unloaded
+      }
+      indexState = state
+      loadedIdentity = identity
+      isRacy = false
     }
     return graph
   }
@@ -190,12 +202,7 @@ public final class IndexedStore: DocumentStore {
   private func trustedGraph(
     from index: StoreIndex, identity: IndexIdentity, opened: JSONStore.OpenedFile
   ) -> LoadedGraph? {
-    let found = withIndex(index) { () throws(SQLiteError) -> (IndexRecord, [IndexedCategory])? in
-      try index.reading(identity) { record throws(SQLiteError) in
-        (record, try index.categories())
-      }
-    }
-    guard let (record, categories) = found ?? nil else {
+    guard let found = indexedCategories(index, identity) else {
       if case .unavailable = indexState {
       } else {
         indexState = .rebuilt(reason: rebuildReason(index, identity))
@@ -203,11 +210,33 @@ public final class IndexedStore: DocumentStore {
       return nil
     }
     file.adopt(opened, generation: identity.generation)
+    return categoriesOnlyGraph(fromIndexed: found, identity: identity)
+  }
+
+  /// The index's record and categories, when it was made for `identity`.
+  private func indexedCategories(_ index: StoreIndex, _ identity: IndexIdentity)
+    -> (record: IndexRecord, categories: [IndexedCategory])?
+  {
+    let found = withIndex(index) { () throws(SQLiteError) -> (IndexRecord, [IndexedCategory])? in
+      try index.reading(identity) { record throws(SQLiteError) in
+        (record, try index.categories())
+      }
+    }
+    guard let (record, categories) = found ?? nil else { return nil }
+    return (record, categories)
+  }
+
+  /// The categories-only graph of the adopted file from the index's rows; `nil` (and the
+  /// reason recorded) when the file or the rows contradict them.
+  private func categoriesOnlyGraph(
+    fromIndexed found: (record: IndexRecord, categories: [IndexedCategory]),
+    identity: IndexIdentity
+  ) -> LoadedGraph? {
     loadedIdentity = identity
-    isRacy = record.isRacy
+    isRacy = found.record.isRacy
     if isRacy {
       // Modified too close to when the index recorded it: check each category's header.
-      for category in categories {
+      for category in found.categories {
         guard let header = file.categoryHeader(at: category.placement.start),
           header.id == category.id, header.name?.text == category.name
         else {
@@ -218,8 +247,8 @@ public final class IndexedStore: DocumentStore {
       }
     }
     var graph = LoadedGraph(generation: identity.generation, categories: [], documents: [])
-    graph.categories.reserveCapacity(categories.count)
-    for category in categories {
+    graph.categories.reserveCapacity(found.categories.count)
+    for category in found.categories {
       guard let name = try? Name(category.name), name.text == category.name else {
         indexState = .rebuilt(reason: "a category name in it is not valid")
         loadedIdentity = nil
