@@ -494,30 +494,52 @@ final class StoreIndex {
     try reading(identity) { record throws(SQLiteError) -> IndexSearchResult? in
       guard record.hasFullText else { return nil }
       let limit = request.limit.map { $0 + request.excluding.count } ?? -1
-      var categoryFilter = ""
-      var values: [SQLiteValue] = [
-        .real(Ranking.nameWeight), .text(request.expression), .text(request.nameExpression),
-      ]
-      if let category = request.category {
-        categoryFilter = "AND c.uuid = ?"
-        values.append(.blob(StoreIndex.bytes(of: category)))
-      }
-      values.append(.integer(Int64(limit)))
-      var hits: [IndexSearchHit] = []
-      try database.query(
+      let columns = """
+        d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
+          d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.rank
         """
-        WITH hits AS (
-          SELECT rowid AS id, bm25(full_text, ?, 1.0) AS rank FROM full_text
-          WHERE full_text MATCH ?),
-        named AS (SELECT rowid AS id FROM full_text WHERE full_text MATCH ?)
-        SELECT d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
-          d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.rank,
-          hits.id IN (SELECT id FROM named)
-        FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
-        WHERE 1 \(categoryFilter)
-        ORDER BY 12 DESC, hits.rank ASC LIMIT ?
-        """, values
-      ) { row throws(SQLiteError) in
+      let sql: String
+      var values: [SQLiteValue]
+      if request.category == nil,
+        try database.integer(
+          "SELECT count(*) FROM (SELECT 1 FROM full_text WHERE full_text MATCH ? LIMIT 1)",
+          [.text(request.nameExpression)]) == 0
+      {
+        // No name matches the query, so the order is bm25's alone: FTS5 picks the best
+        // `limit` itself, and only those are joined with their documents.
+        sql = """
+          WITH hits AS (
+            SELECT rowid AS id, bm25(full_text, ?, 1.0) AS rank FROM full_text
+            WHERE full_text MATCH ? ORDER BY rank LIMIT ?)
+          SELECT \(columns), 0
+          FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
+          ORDER BY hits.rank ASC
+          """
+        values = [.real(Ranking.nameWeight), .text(request.expression), .integer(Int64(limit))]
+      } else {
+        // Name matches first: every match is joined and sorted (or filtered by category).
+        var categoryFilter = ""
+        values = [
+          .real(Ranking.nameWeight), .text(request.expression), .text(request.nameExpression),
+        ]
+        if let category = request.category {
+          categoryFilter = "AND c.uuid = ?"
+          values.append(.blob(StoreIndex.bytes(of: category)))
+        }
+        values.append(.integer(Int64(limit)))
+        sql = """
+          WITH hits AS (
+            SELECT rowid AS id, bm25(full_text, ?, 1.0) AS rank FROM full_text
+            WHERE full_text MATCH ?),
+          named AS (SELECT rowid AS id FROM full_text WHERE full_text MATCH ?)
+          SELECT \(columns), hits.id IN (SELECT id FROM named)
+          FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
+          WHERE 1 \(categoryFilter)
+          ORDER BY 12 DESC, hits.rank ASC LIMIT ?
+          """
+      }
+      var hits: [IndexSearchHit] = []
+      try database.query(sql, values) { row throws(SQLiteError) in
         guard let category = StoreIndex.objectID(row.bytes(8)),
           let document = StoreIndex.document(row, category: category, base: row.int(9))
         else { return }

@@ -132,4 +132,40 @@ import Testing
       #expect(!hits[1].snippet.text.contains("\n"))
     }
   }
+
+  /// With no name matching, the index lets FTS5 pick the best few itself: the same order as
+  /// the scan's, a limit honoured, and a document changed in the session ranked by its new text.
+  @Test func contentOnlyMatchesComeBestFirstWithinALimit() throws {
+    let harness = try Harness()
+    let setup = try harness.openContext()
+    let category = try setup.createCategory(named: "C")
+    let other = try setup.createCategory(named: "D")
+    // Eight words each, so that only the number of occurrences tells them apart.
+    func text(_ count: Int) -> String {
+      (Array(repeating: "garden", count: count) + Array(repeating: "filler", count: 8 - count))
+        .joined(separator: " ")
+    }
+    for (name, count) in [("one", 1), ("four", 4), ("two", 2), ("three", 3)] {
+      try setup.createDocument(named: name, in: category.id, content: text(count))
+    }
+    try setup.createDocument(named: "elsewhere", in: other.id, content: text(5))
+    try setup.createDocument(named: "none", in: category.id, content: "nothing")
+    try setup.save()
+    for open in [
+      { try harness.openIndexed(now: Harness.lateClock).0 }, { try harness.openContext() },
+    ] {
+      _ = try open()
+      let context = try open()
+      let best = try context.search(SearchQuery("garden"), limit: 2)
+      #expect(best.map(\.document.name.text) == ["elsewhere", "four"])
+      let all = try context.search(SearchQuery("garden"), limit: 0)
+      #expect(all.map(\.document.name.text) == ["elsewhere", "four", "three", "two", "one"])
+      let inCategory = try context.search(SearchQuery("garden"), in: category.id, limit: 2)
+      #expect(inCategory.map(\.document.name.text) == ["four", "three"])
+      let one = try #require(context.document(named: "one", in: category.id))
+      try context.setContent(text(6), of: one.id)
+      let changed = try context.search(SearchQuery("garden"), limit: 1)
+      #expect(changed.map(\.document.name.text) == ["one"])
+    }
+  }
 }
