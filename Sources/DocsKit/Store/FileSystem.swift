@@ -179,8 +179,42 @@ public struct SystemFileSystem: FileSystem {
     from source: Int32, at offset: Int, to destination: Int32, count: Int
   ) throws(SystemCallError) -> Int {
     var position = off_t(offset)
+    // copy_file_range(2) costs about two thirds of sendfile's system time here (ext4, page
+    // cache to page cache) and shares blocks where the file system can (btrfs, XFS). Where
+    // it cannot copy between these files at all, sendfile does.
+    if let copyFileRange = SystemFileSystem.copyFileRange {
+      while true {
+        let copied = copyFileRange(source, &position, destination, nil, count, 0)
+        if copied >= 0 { return copied }
+        if errno == EINTR { continue }
+        guard SystemFileSystem.copyFileRangeCannot.contains(errno) else {
+          throw SystemCallError("write", code: errno)
+        }
+        break
+      }
+      position = off_t(offset)
+    }
     return try retrying("write") { Glibc.sendfile(destination, source, &position, count) }
   }
+
+  private typealias CopyFileRange = @convention(c) (
+    Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32
+  ) -> Int
+
+  /// glibc's copy_file_range(2), looked up because the Glibc module leaves out what needs
+  /// `_GNU_SOURCE`; `nil` in a C library without it.
+  private static let copyFileRange: CopyFileRange? = {
+    // RTLD_DEFAULT: the symbol as the program's own libraries define it.
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "copy_file_range") else {
+      return nil
+    }
+    return unsafeBitCast(symbol, to: CopyFileRange.self)
+  }()
+
+  /// What copy_file_range(2) says when it cannot copy between two files that sendfile(2)
+  /// can: no such call, different file systems (before Linux 5.3 and again since 5.19),
+  /// a file system or file kind that does not take part.
+  private static let copyFileRangeCannot: Set<Int32> = [ENOSYS, EXDEV, EINVAL, EOPNOTSUPP]
 
   public func synchronize(_ file: Int32) throws(SystemCallError) {
     // Never retried: after a failed fsync the kernel may have dropped the dirty pages.
