@@ -197,9 +197,10 @@ public struct SystemFileSystem: FileSystem {
     return try retrying("write") { Glibc.sendfile(destination, source, &position, count) }
   }
 
-  private typealias CopyFileRange = @convention(c) (
-    Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32
-  ) -> Int
+  private typealias CopyFileRange =
+    @convention(c) (
+      Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32
+    ) -> Int
 
   /// glibc's copy_file_range(2), looked up because the Glibc module leaves out what needs
   /// `_GNU_SOURCE`; `nil` in a C library without it.
