@@ -184,6 +184,10 @@ def timed_row(row, docsh_cmd, anchor_cmd, docsh_prep=None, anchor_prep=None,
     extra_docsh: when the anchor is itself a docsh command (row 7), a failure
     of it is a docsh failure rather than a harness error."""
     n = row["n"]
+    # What a prepare step writes (a 227 MB copy) must be on disk before the timed command
+    # starts: its writeback would otherwise be billed to that command, and slow its fsync.
+    docsh_prep = docsh_prep and docsh_prep + " && sync"
+    anchor_prep = anchor_prep and anchor_prep + " && sync"
     out = os.path.join(TMP, "probe-%d.out" % n)
     # The anchor must work, or the harness is broken (row 7: it is docsh).
     rc, secs_a, err = run_once(anchor_cmd, CFG["probe_timeout"], prepare=anchor_prep,
