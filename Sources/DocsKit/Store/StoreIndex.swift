@@ -506,11 +506,12 @@ final class StoreIndex {
           [.text(request.nameExpression)]) == 0
       {
         // No name matches the query, so the order is bm25's alone: FTS5 picks the best
-        // `limit` itself, and only those are joined with their documents.
+        // `limit` itself, and only those are joined with their documents. (`ORDER BY 2`:
+        // FTS5 tables have a hidden column called rank, unweighted.)
         sql = """
           WITH hits AS (
             SELECT rowid AS id, bm25(full_text, ?, 1.0) AS rank FROM full_text
-            WHERE full_text MATCH ? ORDER BY rank LIMIT ?)
+            WHERE full_text MATCH ? ORDER BY 2 LIMIT ?)
           SELECT \(columns), 0
           FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
           ORDER BY hits.rank ASC

@@ -168,4 +168,25 @@ import Testing
       #expect(changed.map(\.document.name.text) == ["one"])
     }
   }
+
+  /// A name holding one word of a two-word query is a name match, and ranks above a
+  /// document with both words many times in its content: such a name sends the index
+  /// search down its name-first query, not the one where FTS5 picks the best few alone.
+  @Test func aNameHoldingOneWordOfTheQueryRanksFirst() throws {
+    let harness = try Harness()
+    let setup = try harness.openContext()
+    let category = try setup.createCategory(named: "C")
+    let many = Array(repeating: "rose tulip", count: 20).joined(separator: " ")
+    try setup.createDocument(named: "plain", in: category.id, content: many)
+    let other = Array(repeating: "words", count: 40).joined(separator: " ")
+    try setup.createDocument(named: "Rose", in: category.id, content: "tulip " + other)
+    try setup.save()
+    for open in [
+      { try harness.openIndexed(now: Harness.lateClock).0 }, { try harness.openContext() },
+    ] {
+      _ = try open()
+      let hits = try open().search(SearchQuery("rose tulip"), limit: 1)
+      #expect(hits.map(\.document.name.text) == ["Rose"])
+    }
+  }
 }
