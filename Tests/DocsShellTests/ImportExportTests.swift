@@ -1,4 +1,5 @@
 import DocsKit
+import DocsTestSupport
 import Foundation
 import Testing
 
@@ -24,11 +25,7 @@ private func makeFile(_ path: String, _ bytes: [UInt8], modified milliseconds: I
 {
   try Data(bytes).write(to: URL(fileURLWithPath: path))
   if let milliseconds {
-    var times = [
-      timespec(tv_sec: Int(milliseconds / 1000), tv_nsec: Int(milliseconds % 1000) * 1_000_000),
-      timespec(tv_sec: Int(milliseconds / 1000), tv_nsec: Int(milliseconds % 1000) * 1_000_000),
-    ]
-    #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+    #expect(setFileTimes(of: path, toNanoseconds: milliseconds * 1_000_000))
   }
 }
 

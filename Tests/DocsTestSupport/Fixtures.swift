@@ -122,3 +122,15 @@ public final class TemporaryFolder {
     try entries().filter { $0.hasPrefix("." + storeName + ".") }
   }
 }
+
+// MARK: - File times
+
+/// Sets the access and modification times of the file at `path` to `nanoseconds` since the
+/// epoch, as a tool that keeps a file's time does; whether `utimensat` succeeded.
+@discardableResult
+public func setFileTimes(of path: String, toNanoseconds nanoseconds: Int64) -> Bool {
+  let time = timespec(
+    tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+  var times = [time, time]
+  return utimensat(AT_FDCWD, path, &times, 0) == 0
+}

@@ -60,15 +60,7 @@ import Testing
     let other = indexed.harness.folder.path("editor.tmp")
     try text.write(toFile: other, atomically: false, encoding: .utf8)
     if keepingSizeAndTime {
-      var times = [
-        timespec(
-          tv_sec: Int(before.modificationNanoseconds / 1_000_000_000),
-          tv_nsec: Int(before.modificationNanoseconds % 1_000_000_000)),
-        timespec(
-          tv_sec: Int(before.modificationNanoseconds / 1_000_000_000),
-          tv_nsec: Int(before.modificationNanoseconds % 1_000_000_000)),
-      ]
-      #expect(utimensat(AT_FDCWD, other, &times, 0) == 0)
+      #expect(setFileTimes(of: other, toNanoseconds: before.modificationNanoseconds))
       #expect(try status(of: other).size == before.size)
     }
     #expect(rename(other, path) == 0)
@@ -104,15 +96,7 @@ import Testing
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     try handle.write(contentsOf: bytes)
     try handle.close()
-    var times = [
-      timespec(
-        tv_sec: Int(before.modificationNanoseconds / 1_000_000_000),
-        tv_nsec: Int(before.modificationNanoseconds % 1_000_000_000)),
-      timespec(
-        tv_sec: Int(before.modificationNanoseconds / 1_000_000_000),
-        tv_nsec: Int(before.modificationNanoseconds % 1_000_000_000)),
-    ]
-    #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+    #expect(setFileTimes(of: path, toNanoseconds: before.modificationNanoseconds))
     let after = try status(of: path)
     #expect(after.inode == before.inode && after.size == before.size)
     #expect(after.modificationNanoseconds == before.modificationNanoseconds)
@@ -133,11 +117,7 @@ import Testing
       to: try #require(text.utf8.firstRange(of: "Cat 2".utf8)).lowerBound)
     bytes[offset + 4] = UInt8(ascii: "9")
     try bytes.write(to: URL(fileURLWithPath: harness.storePath))
-    var times = [
-      timespec(tv_sec: Int(modified / 1_000_000_000), tv_nsec: Int(modified % 1_000_000_000)),
-      timespec(tv_sec: Int(modified / 1_000_000_000), tv_nsec: Int(modified % 1_000_000_000)),
-    ]
-    #expect(utimensat(AT_FDCWD, harness.storePath, &times, 0) == 0)
+    #expect(setFileTimes(of: harness.storePath, toNanoseconds: modified))
     let (context, _) = try harness.openIndexed(now: { modified })
     #expect(context.category(named: "Cat 9") != nil)
     #expect(context.category(named: "Cat 2") == nil)
