@@ -93,6 +93,17 @@ public protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
+  /// Makes `folder` and each of its missing parents with `mode`, as `mkdir -p` does;
+  /// folders that exist are left as they are.
+  /// - Throws: the first failing `mkdir(2)`.
+  public func makeDirectories(_ folder: String, mode: UInt32) throws(SystemCallError) {
+    var prefix = folder.hasPrefix("/") ? "" : "."
+    for component in folder.split(separator: "/") {
+      prefix += "/" + component
+      try makeDirectory(prefix, mode: mode)
+    }
+  }
+
   /// Writes all of `bytes` to `file`, call after call (short writes, EINTR).
   /// - Throws: the first failing `write(2)`; `EPIPE` when the reader of a pipe is gone (with
   ///   SIGPIPE ignored), `EIO` when a write takes nothing.

@@ -624,14 +624,10 @@ public final class IndexedStore: DocumentStore {
 
   /// Makes the cache folder (0700, parents too); a problem as a sentence, or `nil`.
   private func prepareCacheFolder(_ folder: String) -> String? {
-    var prefix = folder.hasPrefix("/") ? "" : "."
-    for component in folder.split(separator: "/") {
-      prefix += "/" + component
-      do {
-        try fileSystem.makeDirectory(prefix, mode: 0o700)
-      } catch {
-        return StoreError.message(for: error.code)
-      }
+    do {
+      try fileSystem.makeDirectories(folder, mode: 0o700)
+    } catch {
+      return StoreError.message(for: error.code)
     }
     do {
       let directory = try fileSystem.open(

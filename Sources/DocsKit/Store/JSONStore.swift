@@ -480,11 +480,7 @@ public final class JSONStore: DocumentStore {
 
   private func makeFolders() throws {
     guard folder != "." && folder != "/" else { return }
-    var prefix = folder.hasPrefix("/") ? "" : "."
-    for component in folder.split(separator: "/") {
-      prefix += "/" + component
-      try fileSystem.makeDirectory(prefix, mode: 0o700)
-    }
+    try fileSystem.makeDirectories(folder, mode: 0o700)
   }
 
   private func isSameFile(_ current: FileStatus?, as loaded: FileStatus?) -> Bool {

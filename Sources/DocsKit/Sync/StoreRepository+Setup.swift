@@ -130,14 +130,10 @@ extension StoreRepository {
   /// Creates `folder` and its missing parents (0700).
   static func makeFolders(_ folder: String, fileSystem: any FileSystem) throws(SyncError) {
     guard !isFolder(folder, fileSystem: fileSystem) else { return }
-    var prefix = folder.hasPrefix("/") ? "" : "."
-    for component in folder.split(separator: "/") {
-      prefix += "/" + component
-      do {
-        try fileSystem.makeDirectory(prefix, mode: 0o700)
-      } catch {
-        throw .store(.system(prefix, operation: error.operation, errno: error.code))
-      }
+    do {
+      try fileSystem.makeDirectories(folder, mode: 0o700)
+    } catch {
+      throw .store(.system(folder, operation: error.operation, errno: error.code))
     }
   }
 }
