@@ -218,14 +218,17 @@ enum DocshMain {
   }
 
   static func currentEnvironment() -> [String: String] {
+    // Split at the first `=` byte, not the first `=` Character: cheaper (this runs at every
+    // start), and a name is bytes, whatever follows the `=`.
+    var count = 0
+    while environ[count] != nil { count += 1 }
     var environment: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-      let text = String(cString: entry)
-      if let equals = text.firstIndex(of: "=") {
-        environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-      }
-      pointer += 1
+    environment.reserveCapacity(count)
+    for position in 0..<count {
+      guard let entry = environ[position], let equals = strchr(entry, Int32(UInt8(ascii: "=")))
+      else { continue }
+      let name = UnsafeRawBufferPointer(start: entry, count: entry.distance(to: equals))
+      environment[String(decoding: name, as: UTF8.self)] = String(cString: equals + 1)
     }
     return environment
   }
