@@ -162,6 +162,11 @@ def fmt_time(s):
     return "{:,.0f} ms".format(ms)
 
 
+def fmt_unit(s):
+    """A per-unit time: µs below a millisecond."""
+    return "%.2f µs" % (s * 1e6) if s < 1e-3 else fmt_time(s)
+
+
 def fmt_mb(b):
     return "%.1f MB" % (b / 1e6) if b < 100e6 else "%.0f MB" % (b / 1e6)
 
@@ -299,6 +304,7 @@ def grep_rows(new_row, D, L, large):
         def same_lines(path, wanted=wanted):
             return wanted > 0 and output_lines(path) == wanted
         timed_row(r, docsh_cmd, anchor_cmd, output_pipe=True, shell=False, expect=same_lines)
+        r["per_unit"] = (wanted, "matching line")
         if r["notes"]:
             r["notes"] = ["printed %s lines, GNU grep %s" % (
                 fmt_n(output_lines(os.path.join(TMP, "probe-%d.out" % n))), fmt_n(wanted))]
@@ -374,7 +380,7 @@ def main():
 
     def new_row(n, op, target, docsh_label="", anchor_label=""):
         r = {"n": n, "op": op, "target": target, "status": "?", "notes": [],
-             "docsh_label": docsh_label, "anchor_label": anchor_label}
+             "docsh_label": docsh_label, "anchor_label": anchor_label, "per_unit": None}
         rows.append(r)
         log("== row %d: %s" % (n, op))
         return r
@@ -404,6 +410,7 @@ def main():
               anchor_prep="rm -f %s/r3dd.json" % T,
               expect=lambda _: contains("rewritten by the benchmark")(
                   os.path.join(TMP, "r3", "store.json")))
+    r["per_unit"] = (large["stats"]["documents"], "document of the store")
 
     r = new_row(4, "script: %s × `new` in one category, then save (personal)"
                 % fmt_n(NEW_COUNT), 1, anchor_label="`sqlite3`, one transaction")
@@ -414,6 +421,7 @@ def main():
                           % (T, T, P, T),
               expect=lambda _: contains("Bench %05d" % NEW_COUNT)(
                   os.path.join(TMP, "r4", "store.json")))
+    r["per_unit"] = (NEW_COUNT, "command")
 
     r = new_row(5, "grep a word (in %s of %s documents) over the large store"
                 % (fmt_n(large["stats"]["with_marker"]), fmt_n(large["stats"]["documents"])), 1,
@@ -440,6 +448,7 @@ def main():
     index_rows(rows, new_row, D, docsh, personal, large, T)
     history_row(new_row, docsh, TMP, personal)
     grep_rows(new_row, D, L, large)
+    startup_row(new_row, D)
 
     # ------------------------------------------------------------ report
     total = time.monotonic() - started
@@ -482,8 +491,14 @@ def main():
         else:
             cell, ratio, verdict = r["error"], "—", "✗"
             failed.append(r["n"])
+        op = r["op"]
+        if r["per_unit"] and r["status"] == "ok":
+            # What one unit of the work costs each side: a fast anchor hides nothing here.
+            count, noun = r["per_unit"]
+            op += " — per %s: docsh %s, anchor %s" % (
+                noun, fmt_unit(r["docsh"] / count), fmt_unit(r["anchor"] / count))
         lines.append("| %d | %s | %s | %s | %s | ≤ %s | %s |"
-                     % (r["n"], r["op"], cell, anchor, ratio, r["target"], verdict))
+                     % (r["n"], op, cell, anchor, ratio, r["target"], verdict))
     lines += [
         "",
         "Ratio = median(docsh) / median(anchor), both timed in the same hyperfine call "
@@ -637,6 +652,20 @@ def history_row(new_row, docsh, tmp, corpus_info):
                                                       sq('log "%s"' % HISTORY_TARGET)),
                      "git -C %s log --oneline -- store.json" % sq(repo), shell=False,
                      expect=contains("Document 00042"))
+
+
+# ---------------------------------------------------------------- row 27: start-up
+
+STARTUP_ROW = GREP_FIRST_ROW + len(GREP_ROWS)
+
+
+def startup_row(new_row, D):
+    """What a start costs before any work: `docsh --version` against sqlite3 answering a
+    constant from an in-memory database (both load, relocate and initialise, then exit)."""
+    r = new_row(STARTUP_ROW, "start-up: `docsh --version`", 1.2,
+                anchor_label="`sqlite3 :memory: 'select 1'`")
+    return timed_row(r, "%s --version" % D, "sqlite3 :memory: 'select 1'", shell=False,
+                     expect=contains("docsh"))
 
 
 def docsh_version(docsh):
