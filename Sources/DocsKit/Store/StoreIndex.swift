@@ -159,16 +159,22 @@ final class StoreIndex {
     // The -wal file is kept between processes (see SystemSQLite.open): truncate it after
     // every checkpoint, or a rebuild's hundred megabytes would be read back by every open.
     try database.execute("PRAGMA journal_size_limit = 0")
-    let version = try database.integer("PRAGMA user_version") ?? 0
+    var version = try database.integer("PRAGMA user_version") ?? 0
     if version == 0 {
-      let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
-      if tables != 0 {
-        throw SQLiteError(operation: "schema", code: SQLiteError.corrupt, message: "not an index")
-      }
-      try database.transaction(writing: true) { () throws(SQLiteError) in
+      // Looked at again under the write lock: of processes opening a new index at once, the
+      // first creates the schema and the others find it.
+      version = try database.transaction(writing: true) { () throws(SQLiteError) -> Int64 in
+        let version = try database.integer("PRAGMA user_version") ?? 0
+        guard version == 0 else { return version }
+        let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
+        if tables != 0 {
+          throw SQLiteError(operation: "schema", code: SQLiteError.corrupt, message: "not an index")
+        }
         try database.execute(StoreIndex.schema)
+        return schemaVersion
       }
-    } else if version != schemaVersion {
+    }
+    if version != schemaVersion {
       throw SQLiteError(
         operation: "schema", code: SQLiteError.corrupt, message: "schema version \(version)")
     }
