@@ -355,15 +355,20 @@ final class StoreIndex {
 
   // MARK: - Rebuilding
 
-  /// Replaces everything with `graph`, read from the file `identity` describes; the full
-  /// text is left to be built when first searched.
+  /// Replaces everything with `graph`, read from the file `identity` describes, when
+  /// `shouldRebuild`, asked with the record found under the write lock, says so (another
+  /// process may have rebuilt it, or saved, since the caller looked); the full text is left
+  /// to be built when first searched. Whether it rebuilt.
   /// - Throws: ``SQLiteError``; the index is then as it was.
+  @discardableResult
   func rebuild(
-    from graph: LoadedGraph, identity: IndexIdentity, progress: (Int) -> Void
-  ) throws(SQLiteError) {
+    from graph: LoadedGraph, identity: IndexIdentity,
+    when shouldRebuild: (IndexRecord?) -> Bool = { _ in true }, progress: (Int) -> Void
+  ) throws(SQLiteError) -> Bool {
     try database.execute("PRAGMA synchronous = OFF")
     defer { try? database.execute("PRAGMA synchronous = NORMAL") }
-    try database.transaction(writing: true) { () throws(SQLiteError) in
+    return try database.transaction(writing: true) { () throws(SQLiteError) -> Bool in
+      guard shouldRebuild(try record()) else { return false }
       try database.execute(
         """
         DELETE FROM identity; DELETE FROM documents; DELETE FROM categories;
@@ -399,6 +404,7 @@ final class StoreIndex {
         }
       }
       try writeRecord(identity, fullText: false)
+      return true
     }
   }
 
@@ -578,6 +584,8 @@ final class StoreIndex {
   /// What a save changes, worked out before the store's rename (old contents are read from
   /// the old file then).
   struct UpdatePlan {
+    /// The record the plan was made against: it is applied only to an index still holding it.
+    var record: IndexRecord
     var oldCategories: [ObjectID: IndexedCategory]
     /// Old rows of the documents of every category written document by document, and of
     /// deleted categories: row id, name, absolute content range.
@@ -595,7 +603,8 @@ final class StoreIndex {
   ) throws -> UpdatePlan? {
     let plan = try reading(identity) { record throws(SQLiteError) -> UpdatePlan in
       var plan = UpdatePlan(
-        oldCategories: [:], oldDocuments: [:], oldTexts: [:], hasFullText: record.hasFullText)
+        record: record, oldCategories: [:], oldDocuments: [:], oldTexts: [:],
+        hasFullText: record.hasFullText)
       for category in try self.categories() { plan.oldCategories[category.id] = category }
       return plan
     }
@@ -635,15 +644,23 @@ final class StoreIndex {
   /// Brings the index in step with a save: O(documents of the categories written document
   /// by document) rows, plus one per category that moved; `newContent` reads a content of
   /// the new file. One transaction: a failure leaves the index describing the old file.
+  /// Applied only when the index still holds the record `plan` was made against (another
+  /// process may have rebuilt it from the new file meanwhile); whether it was applied.
   /// - Throws: ``SQLiteError`` or ``StoreError``.
+  @discardableResult
   func apply(
     _ plan: UpdatePlan, saved categories: [CategoryToSave], receipt: SaveReceipt,
     identity: IndexIdentity, newContent: (StoredLocation) throws(StoreError) -> String
-  ) throws {
+  ) throws -> Bool {
     try database.execute("BEGIN IMMEDIATE")
     do {
+      guard try record() == plan.record else {
+        try database.execute("ROLLBACK")
+        return false
+      }
       try applyInTransaction(plan, categories, receipt, identity, newContent)
       try database.execute("COMMIT")
+      return true
     } catch {
       try? database.execute("ROLLBACK")
       throw error
