@@ -673,8 +673,9 @@ public final class IndexedStore: DocumentStore {
 
   private func disable(_ failed: StoreIndex, _ error: SQLiteError) {
     if error.isDamage || error.isBusy {
-      // Damaged or held: it is a cache; the next open starts a new one.
-      StoreIndex.removeFiles(at: failed.path, fileSystem: fileSystem)
+      // Damaged or held: it is a cache; the next open starts a new one. Not while another
+      // process has it open: that one would go on with files nobody else sees.
+      failed.closeRemovingFilesIfUnused()
     }
     if index === failed { index = nil }
     indexOpenAttempted = false

@@ -107,41 +107,113 @@ final class StoreIndex {
   let database: SQLiteDatabase
   /// The index file's path.
   let path: String
+  private let fileSystem: any FileSystem
+  /// The lock file `PATH.lock`, held shared while the connection is open; `nil` once closed.
+  private var useLock: Int32?
   private let now: () -> Int64
 
-  private init(database: SQLiteDatabase, path: String, now: @escaping () -> Int64) {
+  private init(
+    database: SQLiteDatabase, path: String, fileSystem: any FileSystem, useLock: Int32,
+    now: @escaping () -> Int64
+  ) {
     self.database = database
     self.path = path
+    self.fileSystem = fileSystem
+    self.useLock = useLock
     self.now = now
+  }
+
+  deinit {
+    close()
   }
 
   /// Opens (creating when missing) the index at `path`, checking that it is an SQLite
   /// database of this schema; a damaged one or one of another schema is replaced by an
-  /// empty one.
+  /// empty one when no other process has it open.
   /// - Throws: ``SQLiteError`` when no usable database can be had at `path`.
   static func open(
     at path: String, library: any SQLiteLibrary, fileSystem: any FileSystem,
     busyTimeoutMilliseconds: Int, now: @escaping () -> Int64
   ) throws(SQLiteError) -> StoreIndex {
+    let useLock = try takeUseLock(at: path, fileSystem: fileSystem)
     var attempt = 0
     while true {
       do {
-        return try openOnce(
+        let database = try openOnce(
           at: path, library: library, fileSystem: fileSystem,
-          busyTimeoutMilliseconds: busyTimeoutMilliseconds, now: now)
+          busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        return StoreIndex(
+          database: database, path: path, fileSystem: fileSystem, useLock: useLock, now: now)
       } catch {
-        // Damaged, locked for good, another schema: it is only a cache; start it again.
+        // Damaged, locked for good, another schema: it is only a cache; start it again, but
+        // only when no other process has it open (it would go on with files nobody finds).
         attempt += 1
-        guard attempt < 2 else { throw error }
-        removeFiles(at: path, fileSystem: fileSystem)
+        guard attempt < 2, removeFilesIfUnused(at: path, useLock: useLock, fileSystem: fileSystem)
+        else {
+          try? fileSystem.close(useLock)
+          throw error
+        }
       }
     }
   }
 
+  /// Opens `PATH.lock` (never removed) and takes it shared: every process with the index
+  /// open holds it so, and its files are removed only under an exclusive hold.
+  private static func takeUseLock(at path: String, fileSystem: any FileSystem)
+    throws(SQLiteError) -> Int32
+  {
+    let lock: Int32
+    do {
+      lock = try fileSystem.open(
+        path + ".lock", flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+    } catch {
+      throw SQLiteError(operation: "open", code: SQLiteError.ioError, message: "\(error)")
+    }
+    // Another process holds it exclusively only while it removes the files.
+    for attempt in 0..<200 {
+      do {
+        if try fileSystem.lockShared(lock) { return lock }
+      } catch {
+        try? fileSystem.close(lock)
+        throw SQLiteError(operation: "lock", code: SQLiteError.ioError, message: "\(error)")
+      }
+      if attempt < 199 { usleep(10_000) }
+    }
+    try? fileSystem.close(lock)
+    throw SQLiteError(operation: "lock", code: SQLiteError.busy, message: "the index is locked")
+  }
+
+  /// Removes the index files when no other process has them open (`useLock`, held shared,
+  /// can be had exclusively), then holds `useLock` shared again; whether they were removed.
+  private static func removeFilesIfUnused(
+    at path: String, useLock: Int32, fileSystem: any FileSystem
+  ) -> Bool {
+    guard (try? fileSystem.lockExclusively(useLock)) == true else { return false }
+    removeFiles(at: path, fileSystem: fileSystem)
+    return (try? fileSystem.lockShared(useLock)) == true
+  }
+
+  /// Closes the connection, then lets go of the lock file; every later call throws.
+  func close() {
+    database.close()
+    if let useLock { try? fileSystem.close(useLock) }
+    useLock = nil
+  }
+
+  /// Closes the index and removes its files, unless another process has them open: a
+  /// damaged index is then left for the last one using it (or the next open) to remove.
+  func closeRemovingFilesIfUnused() {
+    database.close()
+    if let useLock, (try? fileSystem.lockExclusively(useLock)) == true {
+      StoreIndex.removeFiles(at: path, fileSystem: fileSystem)
+    }
+    close()
+  }
+
   private static func openOnce(
     at path: String, library: any SQLiteLibrary, fileSystem: any FileSystem,
-    busyTimeoutMilliseconds: Int, now: @escaping () -> Int64
-  ) throws(SQLiteError) -> StoreIndex {
+    busyTimeoutMilliseconds: Int
+  ) throws(SQLiteError) -> SQLiteDatabase {
     // Create the file 0600 ourselves: SQLite gives -wal and -shm the database's mode.
     do {
       let file = try fileSystem.open(
@@ -152,7 +224,6 @@ final class StoreIndex {
       throw SQLiteError(operation: "open", code: SQLiteError.ioError, message: "\(error)")
     }
     let database = try SQLiteDatabase(path: path, create: true, library: library)
-    let index = StoreIndex(database: database, path: path, now: now)
     try database.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
     try database.execute("PRAGMA journal_mode = WAL")
     try database.execute("PRAGMA synchronous = NORMAL")
@@ -180,7 +251,7 @@ final class StoreIndex {
     }
     // Reading the schema and a table proves the file is a database at all.
     _ = try database.integer("SELECT count(*) FROM identity")
-    return index
+    return database
   }
 
   /// Removes the index files at `path` (database, WAL and shared memory).
