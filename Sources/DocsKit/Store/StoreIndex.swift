@@ -254,8 +254,9 @@ final class StoreIndex {
     return database
   }
 
-  /// Removes the index files at `path` (database, WAL and shared memory).
-  static func removeFiles(at path: String, fileSystem: any FileSystem) {
+  /// Removes the index files at `path` (database, WAL and shared memory); only with the
+  /// lock file held exclusively.
+  private static func removeFiles(at path: String, fileSystem: any FileSystem) {
     let (folder, name) = splitPath(path)
     guard
       let directory = try? fileSystem.open(
