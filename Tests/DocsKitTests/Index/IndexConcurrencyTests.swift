@@ -57,6 +57,9 @@ import Testing
     #expect(other.indexState == .rebuilt(reason: "the store file changed since it was indexed"))
     #expect(store.indexWarning == nil)
     #expect(other.indexWarning == nil)
+    // The saving session goes on answering right, from the index the other one rebuilt.
+    #expect(try Answers(context) == Answers(harness.openContext()))
+    #expect(store.indexState == .trusted)
     let (reopened, reopenedStore) = try harness.openIndexed(now: Harness.lateClock)
     #expect(reopenedStore.indexState == .trusted)
     #expect(try Answers(reopened) == Answers(harness.openContext()))
