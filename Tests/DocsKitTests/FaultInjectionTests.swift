@@ -250,5 +250,6 @@ private final class Shrinking: FileSystem {
     try inner.makeDirectory(p, mode: mode)
   }
   func lockExclusively(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockExclusively(f) }
+  func lockShared(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockShared(f) }
   func close(_ f: Int32) throws(SystemCallError) { try inner.close(f) }
 }

@@ -88,6 +88,8 @@ public protocol FileSystem: Sendable {
   func makeDirectory(_ path: String, mode: UInt32) throws(SystemCallError)
   /// `flock(2)` exclusive and non-blocking: `false` when another process holds the lock.
   func lockExclusively(_ file: Int32) throws(SystemCallError) -> Bool
+  /// `flock(2)` shared and non-blocking: `false` when another process holds it exclusively.
+  func lockShared(_ file: Int32) throws(SystemCallError) -> Bool
   /// `close(2)`.
   func close(_ file: Int32) throws(SystemCallError)
 }
@@ -276,6 +278,15 @@ public struct SystemFileSystem: FileSystem {
 
   public func lockExclusively(_ file: Int32) throws(SystemCallError) -> Bool {
     while flock(file, LOCK_EX | LOCK_NB) != 0 {
+      if errno == EINTR { continue }
+      if errno == EWOULDBLOCK { return false }
+      throw SystemCallError("lock", code: errno)
+    }
+    return true
+  }
+
+  public func lockShared(_ file: Int32) throws(SystemCallError) -> Bool {
+    while flock(file, LOCK_SH | LOCK_NB) != 0 {
       if errno == EINTR { continue }
       if errno == EWOULDBLOCK { return false }
       throw SystemCallError("lock", code: errno)

@@ -101,6 +101,8 @@ final class InMemoryFile: FileSystem {
 
   func lockExclusively(_ file: Int32) throws(SystemCallError) -> Bool { true }
 
+  func lockShared(_ file: Int32) throws(SystemCallError) -> Bool { true }
+
   func close(_ file: Int32) throws(SystemCallError) {}
 
   private func copy(

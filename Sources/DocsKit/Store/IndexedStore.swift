@@ -177,9 +177,13 @@ public final class IndexedStore: DocumentStore {
     if let index {
       reportProgress(.indexingStore, total: opened.status.size) { advance in
         withIndex(index) { () throws(SQLiteError) in
-          // Another session may have rebuilt it meanwhile: then it describes this file.
-          if let record = try index.record(), record.identity == identity { return }
-          try index.rebuild(from: graph, identity: identity, progress: advance)
+          // Looked at under the index's write lock: another session may have rebuilt it
+          // meanwhile (then it describes this file), or saved since this one read the file
+          // (then its save brought the index in step with its own file, and a rebuild from
+          // this one would undo that).
+          try index.rebuild(
+            from: graph, identity: identity,
+            when: { $0?.identity != identity && isCurrentFile(identity) }, progress: advance)
         }
       }
       // Now the index describes the file: answer from it, as a later open would, so that
@@ -261,6 +265,13 @@ public final class IndexedStore: DocumentStore {
     }
     indexState = .trusted
     return graph
+  }
+
+  /// Whether the file now at the store's path is the one `identity` describes.
+  private func isCurrentFile(_ identity: IndexIdentity) -> Bool {
+    guard let status = file.statusOfCurrentFile() else { return false }
+    return IndexIdentity(storePath: realPath, status: status, generation: identity.generation)
+      .describesSameFile(as: identity)
   }
 
   private func rebuildReason(_ index: StoreIndex, _ identity: IndexIdentity) -> String {
@@ -402,7 +413,9 @@ public final class IndexedStore: DocumentStore {
     if rebuildingIndex, let index, let identity = loadedIdentity {
       indexState = .rebuilt(reason: "the store contradicted it")
       withIndex(index) { () throws(SQLiteError) in
-        try index.rebuild(from: graph, identity: identity) { _ in }
+        try index.rebuild(
+          from: graph, identity: identity, when: { _ in isCurrentFile(identity) }
+        ) { _ in }
       }
     }
     return scan
@@ -581,11 +594,16 @@ public final class IndexedStore: DocumentStore {
       } else {
         reason = rebuildReason(index, identity)
       }
-      let rebuilt: Void? = withIndex(index) { () throws(SQLiteError) in
-        try index.rebuild(from: graph, identity: identity) { _ in }
+      let rebuilt = withIndex(index) { () throws(SQLiteError) -> Bool in
+        try index.rebuild(
+          from: graph, identity: identity, when: { _ in isCurrentFile(identity) }
+        ) { _ in }
       }
-      checked.index =
-        rebuilt == nil ? .unavailable(reason: indexWarningReason) : .rebuilt(reason: reason)
+      switch rebuilt {
+      case nil: checked.index = .unavailable(reason: indexWarningReason)
+      case false?: checked.index = .unavailable(reason: "the store changed while it was checked")
+      case true?: checked.index = .rebuilt(reason: reason)
+      }
     }
     indexState = checked.index ?? .none
     return checked
@@ -655,8 +673,9 @@ public final class IndexedStore: DocumentStore {
 
   private func disable(_ failed: StoreIndex, _ error: SQLiteError) {
     if error.isDamage || error.isBusy {
-      // Damaged or held: it is a cache; the next open starts a new one.
-      StoreIndex.removeFiles(at: failed.path, fileSystem: fileSystem)
+      // Damaged or held: it is a cache; the next open starts a new one. Not while another
+      // process has it open: that one would go on with files nobody else sees.
+      failed.closeRemovingFilesIfUnused()
     }
     if index === failed { index = nil }
     indexOpenAttempted = false

@@ -152,6 +152,16 @@ public final class JSONStore: DocumentStore {
     try? fileSystem.close(opened.descriptor)
   }
 
+  /// The `stat` of the file now at the path; `nil` when there is none or it cannot be had.
+  func statusOfCurrentFile() -> FileStatus? {
+    guard
+      let directory = try? fileSystem.open(
+        folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    else { return nil }
+    defer { try? fileSystem.close(directory) }
+    return (try? fileSystem.status(at: directory, fileName)) ?? nil
+  }
+
   /// The `fstat` of the loaded file when it was loaded or saved; `nil` when there was none.
   var loadedFileStatus: FileStatus? { loadedStatus }
 

@@ -293,6 +293,7 @@ final class SQLiteDatabase {
   let library: any SQLiteLibrary
   let connection: OpaquePointer
   private var statements: [String: OpaquePointer] = [:]
+  private var isOpen = true
 
   /// Opens the database at `path` (`:memory:` for one in memory).
   /// - Throws: ``SQLiteError`` when it cannot be opened.
@@ -302,13 +303,22 @@ final class SQLiteDatabase {
   }
 
   deinit {
+    close()
+  }
+
+  /// Closes the connection; every call after it throws `SQLITE_MISUSE`.
+  func close() {
+    guard isOpen else { return }
+    isOpen = false
     for statement in statements.values { library.finalize(statement) }
+    statements = [:]
     library.close(connection)
   }
 
   /// Runs `sql`, one or more statements, wanting no rows.
   /// - Throws: ``SQLiteError``.
   func execute(_ sql: String) throws(SQLiteError) {
+    try checkOpen()
     try library.execute(connection, sql)
   }
 
@@ -379,7 +389,14 @@ final class SQLiteDatabase {
     }
   }
 
+  private func checkOpen() throws(SQLiteError) {
+    guard isOpen else {
+      throw SQLiteError(operation: "execute", code: SQLITE_MISUSE, message: "the index is closed")
+    }
+  }
+
   private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
+    try checkOpen()
     if let statement = statements[sql] { return statement }
     let statement = try library.prepare(connection, sql)
     statements[sql] = statement

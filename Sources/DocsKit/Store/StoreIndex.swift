@@ -107,41 +107,113 @@ final class StoreIndex {
   let database: SQLiteDatabase
   /// The index file's path.
   let path: String
+  private let fileSystem: any FileSystem
+  /// The lock file `PATH.lock`, held shared while the connection is open; `nil` once closed.
+  private var useLock: Int32?
   private let now: () -> Int64
 
-  private init(database: SQLiteDatabase, path: String, now: @escaping () -> Int64) {
+  private init(
+    database: SQLiteDatabase, path: String, fileSystem: any FileSystem, useLock: Int32,
+    now: @escaping () -> Int64
+  ) {
     self.database = database
     self.path = path
+    self.fileSystem = fileSystem
+    self.useLock = useLock
     self.now = now
+  }
+
+  deinit {
+    close()
   }
 
   /// Opens (creating when missing) the index at `path`, checking that it is an SQLite
   /// database of this schema; a damaged one or one of another schema is replaced by an
-  /// empty one.
+  /// empty one when no other process has it open.
   /// - Throws: ``SQLiteError`` when no usable database can be had at `path`.
   static func open(
     at path: String, library: any SQLiteLibrary, fileSystem: any FileSystem,
     busyTimeoutMilliseconds: Int, now: @escaping () -> Int64
   ) throws(SQLiteError) -> StoreIndex {
+    let useLock = try takeUseLock(at: path, fileSystem: fileSystem)
     var attempt = 0
     while true {
       do {
-        return try openOnce(
+        let database = try openOnce(
           at: path, library: library, fileSystem: fileSystem,
-          busyTimeoutMilliseconds: busyTimeoutMilliseconds, now: now)
+          busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        return StoreIndex(
+          database: database, path: path, fileSystem: fileSystem, useLock: useLock, now: now)
       } catch {
-        // Damaged, locked for good, another schema: it is only a cache; start it again.
+        // Damaged, locked for good, another schema: it is only a cache; start it again, but
+        // only when no other process has it open (it would go on with files nobody finds).
         attempt += 1
-        guard attempt < 2 else { throw error }
-        removeFiles(at: path, fileSystem: fileSystem)
+        guard attempt < 2, removeFilesIfUnused(at: path, useLock: useLock, fileSystem: fileSystem)
+        else {
+          try? fileSystem.close(useLock)
+          throw error
+        }
       }
     }
   }
 
+  /// Opens `PATH.lock` (never removed) and takes it shared: every process with the index
+  /// open holds it so, and its files are removed only under an exclusive hold.
+  private static func takeUseLock(at path: String, fileSystem: any FileSystem)
+    throws(SQLiteError) -> Int32
+  {
+    let lock: Int32
+    do {
+      lock = try fileSystem.open(
+        path + ".lock", flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+    } catch {
+      throw SQLiteError(operation: "open", code: SQLiteError.ioError, message: "\(error)")
+    }
+    // Another process holds it exclusively only while it removes the files.
+    for attempt in 0..<200 {
+      do {
+        if try fileSystem.lockShared(lock) { return lock }
+      } catch {
+        try? fileSystem.close(lock)
+        throw SQLiteError(operation: "lock", code: SQLiteError.ioError, message: "\(error)")
+      }
+      if attempt < 199 { usleep(10_000) }
+    }
+    try? fileSystem.close(lock)
+    throw SQLiteError(operation: "lock", code: SQLiteError.busy, message: "the index is locked")
+  }
+
+  /// Removes the index files when no other process has them open (`useLock`, held shared,
+  /// can be had exclusively), then holds `useLock` shared again; whether they were removed.
+  private static func removeFilesIfUnused(
+    at path: String, useLock: Int32, fileSystem: any FileSystem
+  ) -> Bool {
+    guard (try? fileSystem.lockExclusively(useLock)) == true else { return false }
+    removeFiles(at: path, fileSystem: fileSystem)
+    return (try? fileSystem.lockShared(useLock)) == true
+  }
+
+  /// Closes the connection, then lets go of the lock file; every later call throws.
+  func close() {
+    database.close()
+    if let useLock { try? fileSystem.close(useLock) }
+    useLock = nil
+  }
+
+  /// Closes the index and removes its files, unless another process has them open: a
+  /// damaged index is then left for the last one using it (or the next open) to remove.
+  func closeRemovingFilesIfUnused() {
+    database.close()
+    if let useLock, (try? fileSystem.lockExclusively(useLock)) == true {
+      StoreIndex.removeFiles(at: path, fileSystem: fileSystem)
+    }
+    close()
+  }
+
   private static func openOnce(
     at path: String, library: any SQLiteLibrary, fileSystem: any FileSystem,
-    busyTimeoutMilliseconds: Int, now: @escaping () -> Int64
-  ) throws(SQLiteError) -> StoreIndex {
+    busyTimeoutMilliseconds: Int
+  ) throws(SQLiteError) -> SQLiteDatabase {
     // Create the file 0600 ourselves: SQLite gives -wal and -shm the database's mode.
     do {
       let file = try fileSystem.open(
@@ -152,33 +224,39 @@ final class StoreIndex {
       throw SQLiteError(operation: "open", code: SQLiteError.ioError, message: "\(error)")
     }
     let database = try SQLiteDatabase(path: path, create: true, library: library)
-    let index = StoreIndex(database: database, path: path, now: now)
     try database.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
     try database.execute("PRAGMA journal_mode = WAL")
     try database.execute("PRAGMA synchronous = NORMAL")
     // The -wal file is kept between processes (see SystemSQLite.open): truncate it after
     // every checkpoint, or a rebuild's hundred megabytes would be read back by every open.
     try database.execute("PRAGMA journal_size_limit = 0")
-    let version = try database.integer("PRAGMA user_version") ?? 0
+    var version = try database.integer("PRAGMA user_version") ?? 0
     if version == 0 {
-      let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
-      if tables != 0 {
-        throw SQLiteError(operation: "schema", code: SQLiteError.corrupt, message: "not an index")
-      }
-      try database.transaction(writing: true) { () throws(SQLiteError) in
+      // Looked at again under the write lock: of processes opening a new index at once, the
+      // first creates the schema and the others find it.
+      version = try database.transaction(writing: true) { () throws(SQLiteError) -> Int64 in
+        let version = try database.integer("PRAGMA user_version") ?? 0
+        guard version == 0 else { return version }
+        let tables = try database.integer("SELECT count(*) FROM sqlite_master") ?? 0
+        if tables != 0 {
+          throw SQLiteError(operation: "schema", code: SQLiteError.corrupt, message: "not an index")
+        }
         try database.execute(StoreIndex.schema)
+        return schemaVersion
       }
-    } else if version != schemaVersion {
+    }
+    if version != schemaVersion {
       throw SQLiteError(
         operation: "schema", code: SQLiteError.corrupt, message: "schema version \(version)")
     }
     // Reading the schema and a table proves the file is a database at all.
     _ = try database.integer("SELECT count(*) FROM identity")
-    return index
+    return database
   }
 
-  /// Removes the index files at `path` (database, WAL and shared memory).
-  static func removeFiles(at path: String, fileSystem: any FileSystem) {
+  /// Removes the index files at `path` (database, WAL and shared memory); only with the
+  /// lock file held exclusively.
+  private static func removeFiles(at path: String, fileSystem: any FileSystem) {
     let (folder, name) = splitPath(path)
     guard
       let directory = try? fileSystem.open(
@@ -349,15 +427,20 @@ final class StoreIndex {
 
   // MARK: - Rebuilding
 
-  /// Replaces everything with `graph`, read from the file `identity` describes; the full
-  /// text is left to be built when first searched.
+  /// Replaces everything with `graph`, read from the file `identity` describes, when
+  /// `shouldRebuild`, asked with the record found under the write lock, says so (another
+  /// process may have rebuilt it, or saved, since the caller looked); the full text is left
+  /// to be built when first searched. Whether it rebuilt.
   /// - Throws: ``SQLiteError``; the index is then as it was.
+  @discardableResult
   func rebuild(
-    from graph: LoadedGraph, identity: IndexIdentity, progress: (Int) -> Void
-  ) throws(SQLiteError) {
+    from graph: LoadedGraph, identity: IndexIdentity,
+    when shouldRebuild: (IndexRecord?) -> Bool = { _ in true }, progress: (Int) -> Void
+  ) throws(SQLiteError) -> Bool {
     try database.execute("PRAGMA synchronous = OFF")
     defer { try? database.execute("PRAGMA synchronous = NORMAL") }
-    try database.transaction(writing: true) { () throws(SQLiteError) in
+    return try database.transaction(writing: true) { () throws(SQLiteError) -> Bool in
+      guard shouldRebuild(try record()) else { return false }
       try database.execute(
         """
         DELETE FROM identity; DELETE FROM documents; DELETE FROM categories;
@@ -393,6 +476,7 @@ final class StoreIndex {
         }
       }
       try writeRecord(identity, fullText: false)
+      return true
     }
   }
 
@@ -572,6 +656,8 @@ final class StoreIndex {
   /// What a save changes, worked out before the store's rename (old contents are read from
   /// the old file then).
   struct UpdatePlan {
+    /// The record the plan was made against: it is applied only to an index still holding it.
+    var record: IndexRecord
     var oldCategories: [ObjectID: IndexedCategory]
     /// Old rows of the documents of every category written document by document, and of
     /// deleted categories: row id, name, absolute content range.
@@ -589,7 +675,8 @@ final class StoreIndex {
   ) throws -> UpdatePlan? {
     let plan = try reading(identity) { record throws(SQLiteError) -> UpdatePlan in
       var plan = UpdatePlan(
-        oldCategories: [:], oldDocuments: [:], oldTexts: [:], hasFullText: record.hasFullText)
+        record: record, oldCategories: [:], oldDocuments: [:], oldTexts: [:],
+        hasFullText: record.hasFullText)
       for category in try self.categories() { plan.oldCategories[category.id] = category }
       return plan
     }
@@ -629,15 +716,23 @@ final class StoreIndex {
   /// Brings the index in step with a save: O(documents of the categories written document
   /// by document) rows, plus one per category that moved; `newContent` reads a content of
   /// the new file. One transaction: a failure leaves the index describing the old file.
+  /// Applied only when the index still holds the record `plan` was made against (another
+  /// process may have rebuilt it from the new file meanwhile); whether it was applied.
   /// - Throws: ``SQLiteError`` or ``StoreError``.
+  @discardableResult
   func apply(
     _ plan: UpdatePlan, saved categories: [CategoryToSave], receipt: SaveReceipt,
     identity: IndexIdentity, newContent: (StoredLocation) throws(StoreError) -> String
-  ) throws {
+  ) throws -> Bool {
     try database.execute("BEGIN IMMEDIATE")
     do {
+      guard try record() == plan.record else {
+        try database.execute("ROLLBACK")
+        return false
+      }
       try applyInTransaction(plan, categories, receipt, identity, newContent)
       try database.execute("COMMIT")
+      return true
     } catch {
       try? database.execute("ROLLBACK")
       throw error

@@ -183,6 +183,11 @@ final class FaultInjectingFileSystem: FileSystem {
     return try real.lockExclusively(file)
   }
 
+  func lockShared(_ file: Int32) throws(SystemCallError) -> Bool {
+    try check("flock")
+    return try real.lockShared(file)
+  }
+
   func close(_ file: Int32) throws(SystemCallError) {
     let known = state.withLock { $0.openDescriptors.remove(file) != nil }
     guard known else {
