@@ -109,13 +109,17 @@ public final class JSONStore: DocumentStore {
   }
 
   /// Reads and checks the whole graph of `opened` (reading at its own offsets when
-  /// `positioned`, so a file already read from can be read again).
+  /// `positioned`, so a file already read from can be read again); `bytesRead` hears how far
+  /// into the file the parse is, every 64 KiB.
   /// - Throws: ``StoreError`` when it is not a valid store.
-  func readGraph(of opened: OpenedFile, positioned: Bool) throws(StoreError) -> LoadedGraph {
+  func readGraph(
+    of opened: OpenedFile, positioned: Bool, bytesRead: ((Int) -> Void)? = nil
+  ) throws(StoreError) -> LoadedGraph {
     var reader =
       positioned
       ? StoreReader(file: opened.descriptor, fileSystem: fileSystem, startingAt: 0)
       : StoreReader(file: opened.descriptor, fileSystem: fileSystem)
+    reader.bytesRead = bytesRead
     var graph: LoadedGraph
     do {
       graph = try reader.readGraph()
