@@ -26,7 +26,10 @@ import traceback
 import pexpect
 
 DOCSH = os.environ.get("DOCSH", "")
-TIMEOUT = 5.0
+# How long any wait lasts before it fails: a deadline for a hang, never a bet on speed. Every
+# wait returns as soon as what it waits for comes, so a fast machine never waits this long
+# and a slow or loaded one (a debug binary, two cores shared with other builds) still passes.
+TIMEOUT = 60.0
 DIMENSIONS = (24, 200)
 
 # What libedit and terminals add around text: CSI sequences, OSC titles, charset and keypad
