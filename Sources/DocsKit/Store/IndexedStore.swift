@@ -686,11 +686,14 @@ public final class IndexedStore: DocumentStore {
     progress.endTask()
   }
 
+  /// The real path of the store file the links lead to (of its folder, when the file is not
+  /// there yet), so that a store reached through a link shares the index of its target.
   private func resolvedRealPath() -> String {
-    let (folder, name) = splitPath(file.path)
-    if let real = realPath(of: file.path) { return real }
+    let target = file.targetPath
+    let (folder, name) = splitPath(target)
+    if let real = realPath(of: target) { return real }
     if let real = realPath(of: folder) { return (real == "/" ? "" : real) + "/" + name }
-    return file.path
+    return target
   }
 
   private func realPath(of path: String) -> String? {
