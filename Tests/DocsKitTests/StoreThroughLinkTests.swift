@@ -84,7 +84,9 @@ import Testing
     try seed.save()
     let linkStore = JSONStore(path: linked.link)
     let throughLink = try linked.harness.openContext(on: linkStore)
-    let throughTarget = try linked.harness.openContext(at: linked.target)
+    let targetStore = JSONStore(path: linked.target)
+    targetStore.lockWaitMilliseconds = 100
+    let throughTarget = try linked.harness.openContext(on: targetStore)
     try throughTarget.createCategory(named: "Waiting")
     try linkStore.withSaveLock {
       let error = #expect(throws: ContextError.self) { try throughTarget.save() }

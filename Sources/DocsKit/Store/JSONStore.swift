@@ -32,6 +32,9 @@ public final class JSONStore: DocumentStore {
   private var hasLoaded = false
   /// The folder and lock file while ``withSaveLock(_:)`` holds the lock.
   private var heldLock: (directory: Int32, lock: Int32)?
+  /// How long a save waits for another session's save to let go of the lock before it
+  /// gives up as ``StoreError/locked(_:)``: ten seconds (a test sets less).
+  var lockWaitMilliseconds = 10_000
   private var loadFailed = false
 
   public var displayName: String { path }
@@ -521,10 +524,12 @@ public final class JSONStore: DocumentStore {
   }
 
   private func acquire(_ lock: Int32) throws {
-    // Saves are short: wait up to about two seconds for another one to finish.
-    for attempt in 0..<200 {
+    // Another save is short, but on a slow or busy disk a large store's can take seconds:
+    // wait for it, up to ``lockWaitMilliseconds``, trying every 10 ms.
+    let attempts = max(1, lockWaitMilliseconds / 10)
+    for attempt in 0..<attempts {
       if try fileSystem.lockExclusively(lock) { return }
-      if attempt < 199 { usleep(10_000) }
+      if attempt < attempts - 1 { usleep(10_000) }
     }
     throw StoreError.locked(path)
   }
