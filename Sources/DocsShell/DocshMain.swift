@@ -55,7 +55,9 @@ enum DocshMain {
     // The index lives in the cache: derived data, rebuilt from the store whenever in doubt.
     let cacheFolder = Invocation.xdgPath(
       "XDG_CACHE_HOME", fallback: ".cache", file: "docsh", environment: environment)
-    let progress = errors.isTerminal ? ProgressBar(output: errors) : nil
+    let progress =
+      errors.isTerminal
+      ? ProgressBar(output: errors, delay: ProgressBar.delay(in: environment)) : nil
     // The store's git repository is looked for only when a save, sync or history needs it.
     let repository = RepositoryAccess(
       storePath: storePath,

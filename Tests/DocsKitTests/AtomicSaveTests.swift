@@ -60,7 +60,10 @@ import Testing
 
   @Test func aSaveWaitsForTheLockThenGivesUpWithoutWriting() throws {
     let harness = try Harness()
-    let context = try harness.openContext()
+    let fileSystem = FaultInjectingFileSystem()
+    let store = JSONStore(path: harness.storePath, fileSystem: fileSystem)
+    store.lockWaitMilliseconds = 200
+    let context = try harness.openContext(on: store)
     try context.createCategory(named: "Work")
     try context.save()
     let old = try bytes(at: harness.storePath)
@@ -71,9 +74,9 @@ import Testing
     defer { close(holder) }
     #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)
     try context.createCategory(named: "Home")
-    let started = Date()
+    fileSystem.arm(nil)
     let error = #expect(throws: ContextError.self) { try context.save() }
-    let waited = Date().timeIntervalSince(started)
+    fileSystem.disarm()
     guard case .store(let storeError)? = error else {
       Issue.record("expected a store error, got \(String(describing: error))")
       return
@@ -82,7 +85,9 @@ import Testing
     #expect(
       storeError.description
         == "\(harness.storePath): another process is saving the store right now; try again")
-    #expect(waited > 1.0)
+    // It tried again every 10 ms for the whole wait before giving up.
+    #expect(fileSystem.calls.filter { $0 == "flock" }.count == 20, "\(fileSystem.calls)")
+    #expect(JSONStore(path: harness.storePath).lockWaitMilliseconds == 10_000)
     #expect(try bytes(at: harness.storePath) == old)
     #expect(context.hasChanges)
     #expect(try harness.folder.temporaryEntries().isEmpty)

@@ -252,4 +252,5 @@ private final class Shrinking: FileSystem {
   func lockExclusively(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockExclusively(f) }
   func lockShared(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockShared(f) }
   func close(_ f: Int32) throws(SystemCallError) { try inner.close(f) }
+  func linkTarget(of p: String) throws(SystemCallError) -> String? { try inner.linkTarget(of: p) }
 }

@@ -148,10 +148,13 @@ import Testing
     try context.save()
     try context.createDocument(named: "Plan", in: work.id, content: "x")
     try context.save()  // a second save, so there is a backup too
+    // Both files dated a day back: a rewrite, however soon, would date them now.
+    let dayBack = IndexedStore.realtimeNanoseconds() - 86_400_000_000_000
+    #expect(setFileTimes(of: harness.storePath, toNanoseconds: dayBack))
+    #expect(setFileTimes(of: harness.storePath + ".bak", toNanoseconds: dayBack))
     let before = try bytes(at: harness.storePath)
     let statusBefore = try status(of: harness.storePath)
     let backupBefore = try status(of: harness.storePath + ".bak")
-    usleep(20_000)  // let the clock move, so a rewrite would show in the mtime
     try context.save()
     let reopened = try harness.openContext()
     try reopened.save()

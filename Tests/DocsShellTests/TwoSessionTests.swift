@@ -49,4 +49,57 @@ import Testing
     }
     #expect(JSONStore(path: store).check().isSound)
   }
+
+  /// One process saves through a symbolic link, the other through the file it names, at the
+  /// same time: they share one lock, every save lands in the target, the link stays a link.
+  @Test func savesThroughALinkAndThroughItsTargetAllLandInTheTarget() throws {
+    let folder = try DocshProcess.Folder()
+    try FileManager.default.createDirectory(
+      atPath: folder.path("cloud"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: folder.path("dotfiles"), withIntermediateDirectories: true)
+    let target = folder.path("cloud/notes.json")
+    let link = folder.path("dotfiles/store.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: link, withDestinationPath: "../cloud/notes.json")
+    // A link to no file yet: the first save creates the target.
+    let seed = try DocshProcess.run(["-s", link, "-c", "mkdir Shared"], home: folder.path("home"))
+    #expect(seed.status == 0, "\(seed.errors)")
+    let rounds = 40
+    var processes: [(name: String, process: Process, errors: URL)] = []
+    for (name, path) in [("L", link), ("T", target)] {
+      var script = "mkdir \(name)\nsave\n"
+      for index in 0..<rounds { script += "new \(name)/doc-\(index) \(name) \(index)\nsave\n" }
+      let scriptPath = folder.path("\(name).docsh")
+      try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+      let errors = folder.url.appendingPathComponent("\(name).err")
+      _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+      let process = Process()
+      process.executableURL = DocshProcess.executable
+      process.arguments = ["-s", path, scriptPath]
+      process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
+      process.standardError = try FileHandle(forWritingTo: errors)
+      process.standardOutput = FileHandle.nullDevice
+      processes.append((name, process, errors))
+    }
+    for entry in processes { try entry.process.run() }
+    for entry in processes { entry.process.waitUntilExit() }
+
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link) == "../cloud/notes.json")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path("dotfiles")) == ["store.json"]
+    )
+    let context = try Context(store: JSONStore(path: target))
+    #expect(context.category(named: "Shared") != nil)
+    for entry in processes {
+      let errors = try String(contentsOf: entry.errors, encoding: .utf8)
+      #expect(entry.process.terminationStatus == 0, "\(entry.name): \(errors)")
+      let category = try #require(context.category(named: entry.name))
+      let names = Set(context.documents(in: category.id).map(\.name.text))
+      #expect(names == Set((0..<rounds).map { "doc-\($0)" }), "\(entry.name) lost documents")
+    }
+    #expect(FileManager.default.fileExists(atPath: target + ".bak"))
+    #expect(JSONStore(path: target).check().isSound)
+  }
 }

@@ -306,6 +306,32 @@ import Testing
     #expect(output.takeCaptured() == "\r\u{1B}[K")
   }
 
+  @Test func withNoDelayTheFirstAdvanceDrawsAtOnce() {
+    let output = TextOutput(capturingAsTerminal: true)
+    let clock = Clock()
+    let bar = ProgressBar(output: output, delay: 0) { clock.now }
+    bar.beginTask(.indexingStore, totalBytes: 1000)
+    bar.advanceTask(to: 10)
+    #expect(output.takeCaptured().contains("indexing the store"))
+    bar.endTask()
+    #expect(output.takeCaptured() == "\r\u{1B}[K")
+  }
+
+  /// `DOCSH_PROGRESS_DELAY_MS`, for tests: whole milliseconds from 0 to a day, else the default.
+  @Test(
+    arguments: [
+      (nil, ProgressBar.defaultDelay), ("0", 0), ("250", 250_000_000),
+      ("", ProgressBar.defaultDelay),
+      ("-1", ProgressBar.defaultDelay), ("fast", ProgressBar.defaultDelay),
+      ("1.5", ProgressBar.defaultDelay), ("99999999999999999999", ProgressBar.defaultDelay),
+      ("86400001", ProgressBar.defaultDelay),
+    ] as [(String?, Int64)])
+  func takesItsDelayFromTheEnvironmentForTests(value: String?, delay: Int64) {
+    let environment = value.map { [ProgressBar.delayVariable: $0] } ?? [:]
+    #expect(ProgressBar.delay(in: environment) == delay)
+    #expect(ProgressBar.defaultDelay == 500_000_000)
+  }
+
   @Test(arguments: [(0, 1000, "0%"), (1000, 1000, "100%"), (1500, 1000, "100%")])
   func neverOverflowsTheBar(done: Int, total: Int, percent: String) {
     let line = ProgressBar.line(

@@ -92,6 +92,9 @@ public protocol FileSystem: Sendable {
   func lockShared(_ file: Int32) throws(SystemCallError) -> Bool
   /// `close(2)`.
   func close(_ file: Int32) throws(SystemCallError)
+  /// `readlink(2)`: what the symbolic link at `path` holds; `nil` when `path` is no link
+  /// (`EINVAL`) or nothing (`ENOENT`, `ENOTDIR`).
+  func linkTarget(of path: String) throws(SystemCallError) -> String?
 }
 
 extension FileSystem {
@@ -297,6 +300,23 @@ public struct SystemFileSystem: FileSystem {
   public func close(_ file: Int32) throws(SystemCallError) {
     // Not retried on EINTR: on Linux the descriptor is gone either way.
     if Glibc.close(file) != 0 { throw SystemCallError("close", code: errno) }
+  }
+
+  public func linkTarget(of path: String) throws(SystemCallError) -> String? {
+    let capacity = Int(PATH_MAX) + 1
+    let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+    defer { buffer.deallocate() }
+    let count = Glibc.readlink(path, buffer, capacity)
+    if count < 0 {
+      if errno == EINVAL || errno == ENOENT || errno == ENOTDIR { return nil }
+      throw SystemCallError("readlink", code: errno)
+    }
+    guard count < capacity else { throw SystemCallError("readlink", code: ENAMETOOLONG) }
+    let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
+    guard let target = String(validating: bytes, as: UTF8.self) else {
+      throw SystemCallError("readlink", code: EILSEQ)
+    }
+    return target
   }
 
   private func retrying<Value: BinaryInteger>(

@@ -105,6 +105,8 @@ final class InMemoryFile: FileSystem {
 
   func close(_ file: Int32) throws(SystemCallError) {}
 
+  func linkTarget(of path: String) throws(SystemCallError) -> String? { nil }
+
   private func copy(
     _ bytes: [UInt8], from offset: Int, into buffer: UnsafeMutableRawBufferPointer
   ) -> Int {

@@ -8,6 +8,8 @@
 public enum ProgressTask: Sendable, Equatable, CustomStringConvertible {
   /// Reading the store and writing its index (no index yet, or one that could not be trusted).
   case indexingStore
+  /// Reading the whole store, with no index to write.
+  case readingStore
   /// Building the full-text index (the first search).
   case indexingContents
   /// Reading every content of the store to check it.
@@ -16,6 +18,7 @@ public enum ProgressTask: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .indexingStore: return "indexing the store"
+    case .readingStore: return "reading the store"
     case .indexingContents: return "building the search index"
     case .checkingStore: return "checking the store"
     }
@@ -162,10 +165,15 @@ public final class IndexedStore: DocumentStore {
         return graph
       }
     }
-    // No index, or one that does not describe this file: read the file, then index it.
+    // No index, or one that does not describe this file: read the file, then index it,
+    // both on one progress line from the first byte, so that a large store shows it at once.
+    let size = opened.status.size
+    let phases = OpeningProgress(
+      progress, task: index == nil ? .readingStore : .indexingStore, size: size)
+    defer { phases.end() }
     let graph: LoadedGraph
     do {
-      graph = try file.readGraph(of: opened, positioned: true)
+      graph = try file.readGraph(of: opened, positioned: true, bytesRead: phases.read)
     } catch {
       file.close(opened)
       throw error
@@ -175,16 +183,14 @@ public final class IndexedStore: DocumentStore {
       storePath: realPath, status: opened.status, generation: graph.generation)
     loadedIdentity = identity
     if let index {
-      reportProgress(.indexingStore, total: opened.status.size) { advance in
-        withIndex(index) { () throws(SQLiteError) in
-          // Looked at under the index's write lock: another session may have rebuilt it
-          // meanwhile (then it describes this file), or saved since this one read the file
-          // (then its save brought the index in step with its own file, and a rebuild from
-          // this one would undo that).
-          try index.rebuild(
-            from: graph, identity: identity,
-            when: { $0?.identity != identity && isCurrentFile(identity) }, progress: advance)
-        }
+      withIndex(index) { () throws(SQLiteError) in
+        // Looked at under the index's write lock: another session may have rebuilt it
+        // meanwhile (then it describes this file), or saved since this one read the file
+        // (then its save brought the index in step with its own file, and a rebuild from
+        // this one would undo that).
+        try index.rebuild(
+          from: graph, identity: identity,
+          when: { $0?.identity != identity && isCurrentFile(identity) }, progress: phases.indexed)
       }
       // Now the index describes the file: answer from it, as a later open would, so that
       // a save writes what changed rather than every document read just now.
@@ -699,11 +705,14 @@ public final class IndexedStore: DocumentStore {
     progress.endTask()
   }
 
+  /// The real path of the store file the links lead to (of its folder, when the file is not
+  /// there yet), so that a store reached through a link shares the index of its target.
   private func resolvedRealPath() -> String {
-    let (folder, name) = splitPath(file.path)
-    if let real = realPath(of: file.path) { return real }
+    let target = file.targetPath
+    let (folder, name) = splitPath(target)
+    if let real = realPath(of: target) { return real }
     if let real = realPath(of: folder) { return (real == "/" ? "" : real) + "/" + name }
-    return file.path
+    return target
   }
 
   private func realPath(of path: String) -> String? {
@@ -730,6 +739,40 @@ public final class IndexedStore: DocumentStore {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
     return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+  }
+}
+
+/// The progress of opening a store without a trusted index, as one task on one line: reading
+/// the file is the first half of the line and indexing what was read the second, or reading
+/// is the whole line when there is no index to write. Both count in bytes of the file.
+private struct OpeningProgress {
+  private let observer: (any ProgressObserver)?
+  private let size: Int
+  private let indexes: Bool
+
+  /// Begins `task` on `observer` for a file of `size` bytes.
+  init(_ observer: (any ProgressObserver)?, task: ProgressTask, size: Int) {
+    self.observer = observer
+    self.size = size
+    indexes = task == .indexingStore
+    observer?.beginTask(task, totalBytes: size)
+  }
+
+  /// What hears the bytes read so far; `nil` when nobody watches (the parse calls nothing).
+  var read: ((Int) -> Void)? {
+    guard let observer else { return nil }
+    let (size, indexes) = (size, indexes)
+    return { bytes in observer.advanceTask(to: indexes ? min(bytes, size) / 2 : min(bytes, size)) }
+  }
+
+  /// Hears how far through the file the indexing is.
+  func indexed(_ bytes: Int) {
+    observer?.advanceTask(to: size / 2 + min(bytes, size) / 2)
+  }
+
+  /// Ends the task, whatever became of it.
+  func end() {
+    observer?.endTask()
   }
 }
 

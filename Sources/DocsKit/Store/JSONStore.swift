@@ -9,11 +9,19 @@
 /// session reads. Saving writes a temporary file beside the store, syncs it, keeps the old
 /// file as `NAME.bak`, renames the new one over the store and syncs the folder, all under
 /// an exclusive lock on `NAME.lock`, and only when nobody else saved since this one loaded.
+///
+/// A store reached through a symbolic link (or a chain of them) is the file the link names:
+/// the path is resolved once, at the first load or check, and the lock, the temporary file
+/// and `NAME.bak` go beside that file, which the save replaces, leaving the link as it is. A
+/// link to no file yet names where a first save creates the store.
 public final class JSONStore: DocumentStore {
   /// The store file's path as given.
   public let path: String
-  private let folder: String
-  private let fileName: String
+  /// The store file's path with its symbolic links followed, once resolved; `path` before.
+  private(set) var targetPath: String
+  private var folder: String
+  private var fileName: String
+  private var isResolved = false
   private let fileSystem: any FileSystem
 
   /// The loaded file, open for reading contents; `nil` when there was none.
@@ -24,6 +32,9 @@ public final class JSONStore: DocumentStore {
   private var hasLoaded = false
   /// The folder and lock file while ``withSaveLock(_:)`` holds the lock.
   private var heldLock: (directory: Int32, lock: Int32)?
+  /// How long a save waits for another session's save to let go of the lock before it
+  /// gives up as ``StoreError/locked(_:)``: ten seconds (a test sets less).
+  var lockWaitMilliseconds = 10_000
   private var loadFailed = false
 
   public var displayName: String { path }
@@ -32,14 +43,40 @@ public final class JSONStore: DocumentStore {
   public init(path: String, fileSystem: any FileSystem = SystemFileSystem()) {
     self.path = path
     self.fileSystem = fileSystem
-    if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
-      let folderPart = String(path[..<slash])
-      folder = folderPart.isEmpty ? "/" : folderPart
-      fileName = String(path[path.index(after: slash)...])
-    } else {
-      folder = "."
-      fileName = path
+    targetPath = path
+    (folder, fileName) = AtomicFile.splitPath(path)
+  }
+
+  /// The most links a chain may hold, as the kernel allows (`MAXSYMLINKS`).
+  static let maximumLinks = 40
+
+  /// Follows the links at `path` to the file they name, once per store.
+  /// - Throws: ``StoreError`` when a link cannot be read or the chain loops.
+  private func resolveLinks() throws(StoreError) {
+    guard !isResolved else { return }
+    var current = path
+    var hops = 0
+    do throws(SystemCallError) {
+      while let target = try fileSystem.linkTarget(of: current) {
+        hops += 1
+        guard hops <= JSONStore.maximumLinks else {
+          throw SystemCallError("readlink", code: ELOOP)
+        }
+        if target.hasPrefix("/") {
+          current = target
+        } else {
+          // A relative target is relative to the folder holding the link.
+          let linkFolder = AtomicFile.splitPath(current).folder
+          current =
+            linkFolder == "." ? target : (linkFolder == "/" ? "" : linkFolder) + "/" + target
+        }
+      }
+    } catch {
+      throw .system(path, operation: error.operation, errno: error.code)
     }
+    targetPath = current
+    (folder, fileName) = AtomicFile.splitPath(current)
+    isResolved = true
   }
 
   deinit {
@@ -79,13 +116,19 @@ public final class JSONStore: DocumentStore {
   /// - Throws: ``StoreError`` when it cannot be opened or is a folder.
   func openCurrentFile() throws(StoreError) -> OpenedFile? {
     hasLoaded = true
+    do {
+      try resolveLinks()
+    } catch {
+      loadFailed = true
+      throw error
+    }
     guard !fileName.isEmpty else {
       loadFailed = true
       throw .system(path, operation: "open", errno: EISDIR)
     }
     let file: Int32
     do {
-      file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+      file = try fileSystem.open(targetPath, flags: O_RDONLY | O_CLOEXEC, mode: 0)
     } catch {
       if error.code == ENOENT { return nil }
       loadFailed = true
@@ -109,13 +152,17 @@ public final class JSONStore: DocumentStore {
   }
 
   /// Reads and checks the whole graph of `opened` (reading at its own offsets when
-  /// `positioned`, so a file already read from can be read again).
+  /// `positioned`, so a file already read from can be read again); `bytesRead` hears how far
+  /// into the file the parse is, every 64 KiB.
   /// - Throws: ``StoreError`` when it is not a valid store.
-  func readGraph(of opened: OpenedFile, positioned: Bool) throws(StoreError) -> LoadedGraph {
+  func readGraph(
+    of opened: OpenedFile, positioned: Bool, bytesRead: ((Int) -> Void)? = nil
+  ) throws(StoreError) -> LoadedGraph {
     var reader =
       positioned
       ? StoreReader(file: opened.descriptor, fileSystem: fileSystem, startingAt: 0)
       : StoreReader(file: opened.descriptor, fileSystem: fileSystem)
+    reader.bytesRead = bytesRead
     var graph: LoadedGraph
     do {
       graph = try reader.readGraph()
@@ -297,9 +344,15 @@ public final class JSONStore: DocumentStore {
     advance: (_ completed: Int, _ total: Int) -> Void = { _, _ in }
   ) -> (report: StoreCheckReport, graph: LoadedGraph?, status: FileStatus?) {
     var report = StoreCheckReport(path: path)
+    do {
+      try resolveLinks()
+    } catch {
+      report.problems.append(error.description)
+      return (report, nil, nil)
+    }
     let file: Int32
     do {
-      file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+      file = try fileSystem.open(targetPath, flags: O_RDONLY | O_CLOEXEC, mode: 0)
     } catch {
       if error.code != ENOENT {
         report.problems.append(
@@ -380,6 +433,7 @@ public final class JSONStore: DocumentStore {
 
   /// Opens the folder and the lock file and takes the lock.
   private func takeLock() throws -> (directory: Int32, lock: Int32) {
+    try resolveLinks()
     try makeFolders()
     let directory = try fileSystem.open(
       folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
@@ -480,10 +534,12 @@ public final class JSONStore: DocumentStore {
   }
 
   private func acquire(_ lock: Int32) throws {
-    // Saves are short: wait up to about two seconds for another one to finish.
-    for attempt in 0..<200 {
+    // Another save is short, but on a slow or busy disk a large store's can take seconds:
+    // wait for it, up to ``lockWaitMilliseconds``, trying every 10 ms.
+    let attempts = max(1, lockWaitMilliseconds / 10)
+    for attempt in 0..<attempts {
       if try fileSystem.lockExclusively(lock) { return }
-      if attempt < 199 { usleep(10_000) }
+      if attempt < attempts - 1 { usleep(10_000) }
     }
     throw StoreError.locked(path)
   }
@@ -506,7 +562,7 @@ public final class JSONStore: DocumentStore {
 
   /// The generation of the file now at `path`, read from its first bytes; `nil` if unknown.
   private func generationOnDisk() -> Int? {
-    guard let file = try? fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0) else {
+    guard let file = try? fileSystem.open(targetPath, flags: O_RDONLY | O_CLOEXEC, mode: 0) else {
       return nil
     }
     defer { try? fileSystem.close(file) }

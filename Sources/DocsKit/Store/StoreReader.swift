@@ -40,6 +40,9 @@ struct StoreReader: ~Copyable {
   private var filled = 0
   /// Whether the reader reads at its own offsets (`pread`) rather than where the file stands.
   private let positioned: Bool
+  /// Hears how far into the file the reader has read, once per buffer it fills (64 KiB):
+  /// the progress of a long load, at no cost to the parse.
+  var bytesRead: ((_ offset: Int) -> Void)?
 
   init(file: Int32, fileSystem: any FileSystem) {
     self.file = file
@@ -660,6 +663,7 @@ struct StoreReader: ~Copyable {
       throw StoreReadFailure(kind: .system(error), offset: bufferStart, reason: "")
     }
     filled = count
+    if count > 0, let bytesRead { bytesRead(bufferStart + count) }
     return count > 0
   }
 

@@ -25,15 +25,21 @@ protocol ProgressShowing: AnyObject {
 /// Draws long work as one line on a terminal's standard error, redrawn in place and cleared
 /// at the end: what, how far, how long left. Nothing shows for work done within ``delay``;
 /// the shell makes one only when standard error is a terminal, so a pipe or a `--json`
-/// output never sees it. It draws the store's work (indexing, checking) and the shell's own.
+/// output never sees it. It draws the store's work (opening, indexing, checking) and the
+/// shell's own.
 final class ProgressBar: ProgressObserver, ProgressShowing {
-  /// How long work runs before the bar appears.
-  static let delay: Int64 = 500_000_000
+  /// How long work runs before the bar appears, unless told otherwise: half a second.
+  static let defaultDelay: Int64 = 500_000_000
+  /// The variable that sets the delay in milliseconds, for tests: with 0 the bar shows
+  /// however fast the machine does the work.
+  static let delayVariable = "DOCSH_PROGRESS_DELAY_MS"
   /// The least time between two redraws.
   static let redrawInterval: Int64 = 100_000_000
   /// The width of the bar itself, in characters.
   static let barWidth = 24
 
+  /// How long work runs before this bar appears, in nanoseconds.
+  let delay: Int64
   private let output: TextOutput
   private let clock: () -> Int64
   private var title: String?
@@ -42,10 +48,24 @@ final class ProgressBar: ProgressObserver, ProgressShowing {
   private var started: Int64 = 0
   private var lastDrawn: Int64?
 
-  /// A bar on `output`; `clock` gives monotonic nanoseconds (injected for tests).
-  init(output: TextOutput, clock: @escaping () -> Int64 = ProgressBar.monotonicNanoseconds) {
+  /// A bar on `output` that appears after `delay` nanoseconds; `clock` gives monotonic
+  /// nanoseconds (injected for tests).
+  init(
+    output: TextOutput, delay: Int64 = ProgressBar.defaultDelay,
+    clock: @escaping () -> Int64 = ProgressBar.monotonicNanoseconds
+  ) {
     self.output = output
+    self.delay = delay
     self.clock = clock
+  }
+
+  /// The delay `environment` sets through ``delayVariable``: a whole number of milliseconds
+  /// from 0 to a day; anything else (unset, empty, negative, not a number) is the default.
+  static func delay(in environment: [String: String]) -> Int64 {
+    guard let text = environment[delayVariable], let milliseconds = Int64(text),
+      (0...86_400_000).contains(milliseconds)
+    else { return defaultDelay }
+    return milliseconds * 1_000_000
   }
 
   // MARK: - The store's work
@@ -76,7 +96,7 @@ final class ProgressBar: ProgressObserver, ProgressShowing {
     guard let title else { return }
     let now = clock()
     let elapsed = now - started
-    guard elapsed >= ProgressBar.delay else { return }
+    guard elapsed >= delay else { return }
     if let lastDrawn, now - lastDrawn < ProgressBar.redrawInterval { return }
     lastDrawn = now
     output.write(

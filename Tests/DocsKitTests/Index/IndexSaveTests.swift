@@ -115,6 +115,68 @@ import Testing
   }
 }
 
+/// The progress of a first open: reading the file and indexing it, one task on one line, the
+/// reading reported while it parses (so that a large store shows a line within the delay
+/// whatever part of the work takes the time).
+@Suite struct OpeningProgressTests {
+  /// The values of the advances `recorder` heard.
+  static func advances(_ recorder: ProgressRecorder) -> [Int] {
+    recorder.events.filter { $0.hasPrefix("advance") }.compactMap {
+      Int($0.split(separator: " ").last ?? "")
+    }
+  }
+
+  @Test func aFirstOpenReportsReadingThenIndexingAsOneTask() throws {
+    let harness = try Harness()
+    // Some 800 KB: the reader fills its 64 KiB buffer more than ten times.
+    try harness.seed(categories: 3, documents: 1_500)
+    let size = try status(of: harness.storePath).size
+    #expect(size > 10 * 65_536)
+    let recorder = ProgressRecorder()
+    let (context, store) = try harness.openIndexed(progress: recorder, now: Harness.lateClock)
+    #expect(store.indexState != .trusted)
+    #expect(
+      recorder.events.filter { $0.hasPrefix("begin") } == ["begin indexing the store \(size)"])
+    #expect(recorder.events.first?.hasPrefix("begin") == true)
+    #expect(recorder.events.filter { $0 == "end" }.count == 1 && recorder.events.last == "end")
+    let advances = Self.advances(recorder)
+    #expect(advances == advances.sorted() && (advances.last ?? 0) <= size, "\(advances)")
+    // Reading is the first half of the line, heard while it parses; indexing the second.
+    #expect(advances.filter { $0 <= size / 2 }.count >= 8, "\(advances)")
+    #expect(advances.contains { $0 > size / 2 }, "\(advances)")
+    #expect(!context.categories().isEmpty)
+  }
+
+  @Test func withoutAnIndexReadingIsTheWholeLine() throws {
+    let harness = try Harness()
+    try harness.seed(categories: 3, documents: 1_500)
+    let size = try status(of: harness.storePath).size
+    let recorder = ProgressRecorder()
+    let store = IndexedStore(path: harness.storePath, cacheFolder: nil, progress: recorder)
+    let context = try Context(store: store)
+    #expect(recorder.events.first == "begin reading the store \(size)")
+    #expect(recorder.events.last == "end")
+    let advances = Self.advances(recorder)
+    #expect(advances.count >= 8 && advances == advances.sorted(), "\(advances)")
+    #expect(advances.last == size, "\(advances)")
+    #expect(context.categories().count == 3)
+  }
+
+  @Test func aStoreThatFailsToParseStillEndsItsTask() throws {
+    let harness = try Harness()
+    try harness.seed(categories: 1, documents: 500)
+    var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: harness.storePath)))
+    bytes.removeLast(40)
+    try Data(bytes).write(to: URL(fileURLWithPath: harness.storePath))
+    let recorder = ProgressRecorder()
+    #expect(throws: (any Error).self) {
+      _ = try harness.openIndexed(progress: recorder, now: Harness.lateClock)
+    }
+    #expect(recorder.events.first?.hasPrefix("begin indexing the store") == true)
+    #expect(recorder.events.last == "end", "\(recorder.events)")
+  }
+}
+
 /// Thousands of random commands in two sessions; after every save, what a freshly opened
 /// indexed context answers (listings, find, search hit sets) equals a scan of the file.
 @Suite struct IndexAgreementTests {

@@ -188,6 +188,11 @@ final class FaultInjectingFileSystem: FileSystem {
     return try real.lockShared(file)
   }
 
+  func linkTarget(of path: String) throws(SystemCallError) -> String? {
+    try check("readlink", path.split(separator: "/").last.map(String.init) ?? path)
+    return try real.linkTarget(of: path)
+  }
+
   func close(_ file: Int32) throws(SystemCallError) {
     let known = state.withLock { $0.openDescriptors.remove(file) != nil }
     guard known else {

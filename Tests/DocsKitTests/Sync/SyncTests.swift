@@ -360,6 +360,10 @@ import Testing
     }
     try FileManager.default.setAttributes(
       [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: stale)
+    // Dated a minute ahead: still young when the sync looks at it, however slow the machine
+    // (made now, it would pass the two seconds of a stale lock on a loaded one).
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: fresh)
     let report = try desktop.sync()
     #expect(report.notes == [.removedStaleLock(stale)])
     #expect(!FileManager.default.fileExists(atPath: stale))
