@@ -2,7 +2,7 @@
   import Glibc
 #endif
 
-/// The pieces of the atomic, durable save (`../shared/notes/atomic-save.md` beside the repository) that more
+/// The pieces of the atomic, durable save (`../shared/notes/atomic-save.md`) that more
 /// than one writer needs: a temporary file beside the target, the `NAME.bak` backup, and the
 /// whole replacement of a file by bytes in memory (the merged store of a sync or of the
 /// merge driver).
