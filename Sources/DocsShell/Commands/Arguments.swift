@@ -123,6 +123,9 @@ enum OptionPlacement: Sendable {
   case beforePositionals
   /// Nowhere: every word is positional (a leading `--` is dropped, so `new -- -draft` works).
   case none
+  /// Only declared flags, bundled or not, before the first other word, which starts the
+  /// positionals even when it starts with a dash (`--` too), as bash's `echo` reads its words.
+  case leadingFlags
 }
 
 /// Why words do not fit a declaration, before any command-specific wording.
@@ -186,6 +189,15 @@ struct ArgumentSpec: Sendable {
       parsed.positionals = words.first == "--" ? Array(words.dropFirst()) : words
       return parsed
     }
+    if placement == .leadingFlags {
+      var index = 0
+      while index < words.count, let flags = declaredFlags(words[index]) {
+        for flag in flags { parsed.record(flag, value: nil) }
+        index += 1
+      }
+      parsed.positionals = Array(words[index...])
+      return parsed
+    }
     var index = 0
     var optionsEnded = false
     func nextValue(for name: String) throws(ArgumentError) -> String {
@@ -242,6 +254,19 @@ struct ArgumentSpec: Sendable {
     return parsed
   }
 
+  /// The declared flags `word` bundles (`-n`, `-nn`), or `nil` when it is anything else.
+  private func declaredFlags(_ word: String) -> [OptionSpec]? {
+    guard word.count > 1, word.hasPrefix("-"), !word.hasPrefix("--") else { return nil }
+    var flags: [OptionSpec] = []
+    for letter in word.dropFirst() {
+      guard let option = option(named: "-" + String(letter)), !option.takesValue else {
+        return nil
+      }
+      flags.append(option)
+    }
+    return flags
+  }
+
   /// Checks the number of positional words against the declaration.
   /// - Returns: `nil` when it fits, else the usage message: ``whenMissing`` or ``whenExtra``.
   func arityProblem(_ count: Int) -> String? {
@@ -276,9 +301,11 @@ struct ArgumentSpec: Sendable {
     while index < words.count {
       let word = words[index]
       index += 1
-      if optionsEnded || word == "-" || !word.hasPrefix("-") {
+      if optionsEnded || word == "-" || !word.hasPrefix("-")
+        || (placement == .leadingFlags && declaredFlags(word) == nil)
+      {
         count += 1
-        if placement == .beforePositionals { optionsEnded = true }
+        if placement != .anywhere { optionsEnded = true }
       } else if word == "--" {
         optionsEnded = true
       } else if takesNextWord(word) {

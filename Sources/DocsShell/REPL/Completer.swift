@@ -34,7 +34,7 @@ struct Completer {
     }
     let position = arguments.positionalCount(in: typed)
     if partial.hasPrefix("-") && arguments.placement != .none
-      && !(arguments.placement == .beforePositionals && position > 0)
+      && !(arguments.placement != .anywhere && position > 0)
     {
       return matching(arguments.optionNames, partial)
     }
