@@ -101,7 +101,7 @@ import Testing
     ("cat -n", ["cat", "-n"]),
     ("head", ["head"]), ("head -n 3", ["head", "-n", "3"]), ("head -n 0", ["head", "-n", "0"]),
     ("head -n -2", ["head", "-n", "-2"]), ("head -n -30", ["head", "-n", "-30"]),
-    ("head -n +4", ["head", "-n", "+4"]),
+    ("head -n +4", ["head", "-n", "+4"]), ("head -3", ["head", "-3"]), ("tail -4", ["tail", "-4"]),
     ("tail", ["tail"]), ("tail -n 1", ["tail", "-n", "1"]), ("tail -n 0", ["tail", "-n", "0"]),
     ("tail -n -3", ["tail", "-n", "-3"]), ("tail -n +3", ["tail", "-n", "+3"]),
     ("tail -n +0", ["tail", "-n", "+0"]), ("tail -n 40", ["tail", "-n", "40"]),
@@ -119,7 +119,9 @@ import Testing
     selections.append(["Shapes/one line no newline", "Shapes/one line no newline"])
     var compared = 0
     for command in Self.commands {
-      for paths in selections {
+      // coreutils' tail takes the old form -N only for one file ("option used in invalid
+      // context"); docsh takes it for any number, which nothing here can compare.
+      for paths in selections where !(command.docsh == "tail -4" && paths.count > 1) {
         let expected = try corpus.coreutils(command.coreutils, paths)
         let actual = try corpus.docsh(command.docsh, paths)
         #expect(actual == expected, "\(command.docsh) \(paths), seed \(seed)")

@@ -163,6 +163,9 @@ struct ArgumentSpec: Sendable {
   var whenMissing = ""
   /// What the usage error says when there are more words than the positionals take.
   var whenExtra = "takes no arguments"
+  /// The option a word of digits after a dash gives its value to (`head -5` as `head -n 5`),
+  /// as coreutils still reads the old form; `nil` for none.
+  var numericShorthand: OptionSpec? = nil
 
   /// The options and positionals as the usage line shows them: `[-l] [-r] [CATEGORY]`.
   var usage: String {
@@ -235,6 +238,12 @@ struct ArgumentSpec: Sendable {
           guard inline == nil else { throw .unexpectedValue(name) }
           parsed.record(option, value: nil)
         }
+        continue
+      }
+      if let shorthand = numericShorthand,
+        word.utf8.dropFirst().allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+      {
+        parsed.record(shorthand, value: String(word.dropFirst()))
         continue
       }
       // Short options, bundled as in -lr, -yc TEXT or -ssize.

@@ -75,7 +75,7 @@ extension ExcerptCommand {
     ArgumentSpec(
       options: [LineSelection.option],
       positionals: [PositionalSpec("NAME", .oneOrMore, completing: .document)],
-      whenMissing: "name a document")
+      whenMissing: "name a document", numericShorthand: LineSelection.option)
   }
 
   func run(in session: Session) throws -> CommandResult {
@@ -97,8 +97,8 @@ struct HeadCommand: ExcerptCommand {
     name: "head",
     abstract: "print the first ten lines (-n N) of documents",
     discussion: """
-      As coreutils' head: -n -N prints all but the last N lines. With several documents,
-      each starts with a line ==> NAME <==.
+      As coreutils' head: -n -N prints all but the last N lines; -N is -n N. With several
+      documents, each starts with a line ==> NAME <==.
       """,
     example: "head -n 3 Plan Work/Notes",
     arguments: arguments(),
@@ -120,8 +120,8 @@ struct TailCommand: ExcerptCommand {
     name: "tail",
     abstract: "print the last ten lines (-n N) of documents",
     discussion: """
-      As coreutils' tail: -n +N prints from line N on. With several documents, each starts
-      with a line ==> NAME <== (none for -n 0, which prints nothing).
+      As coreutils' tail: -n +N prints from line N on; -N is -n N. With several documents,
+      each starts with a line ==> NAME <== (none for -n 0, which prints nothing).
       """,
     example: "tail -n 3 Journal",
     arguments: arguments(),
