@@ -68,6 +68,10 @@ import Testing
     #expect(completer.candidates(after: ["head", "-n", "3"], partial: "Work/") == ["Work/Plan"])
     #expect(completer.candidates(after: ["echo"], partial: "-") == ["-n"])
     #expect(completer.candidates(after: ["echo", "hi"], partial: "-") == [])
+    #expect(completer.candidates(after: ["cd"], partial: "~/W") == ["~/Work/"])
+    #expect(completer.candidates(after: ["tail"], partial: "~/Work/P") == ["~/Work/Plan"])
+    #expect(completer.candidates(after: ["tail"], partial: "~/") == ["~/Work/"])
+    #expect(completer.candidates(after: ["cat"], partial: "/W") == ["/Work/"])
   }
 
   @Test(arguments: [
