@@ -10,8 +10,8 @@ struct WordCountCommand: ShellCommand {
     abstract: "count the lines, words and bytes of documents",
     discussion: """
       As coreutils' wc in a UTF-8 locale: -l counts newlines, -w words (runs of printable
-      characters between white space, no-break spaces included), -c bytes of UTF-8; none
-      of them shows all three. Several documents end with a total.
+      characters between white space, which takes in the no-break spaces), -c bytes of
+      UTF-8; none of them shows all three. Several documents end with a total.
       """,
     example: "wc -l Plan Work/Notes",
     arguments: ArgumentSpec(
@@ -92,7 +92,9 @@ struct TextCounts: Equatable, Sendable {
   }
 
   /// glibc's `iswprint`: everything but controls, surrogates, unassigned code points and
-  /// the line and paragraph separators.
+  /// the line and paragraph separators (checked against glibc 2.36's `C.UTF-8`). What is
+  /// unassigned follows Swift's Unicode data, which may know characters newer than the C
+  /// library's: those start words here and not in coreutils.
   static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.value < 0x80 { return scalar.value >= 0x20 && scalar.value != 0x7F }
     switch scalar.properties.generalCategory {
