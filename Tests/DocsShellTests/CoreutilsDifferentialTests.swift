@@ -31,6 +31,15 @@ import Testing
     ("long line", String(repeating: "abcdefghij ", count: 900) + "\n"),
     ("multibyte", "café ☕ 🫠\n東京\u{3000}大阪\nno\u{A0}break here\n👨‍👩‍👧 family\n"),
     ("control", "bell\u{7}ring\n\u{1}\n"),
+    // Every separator glibc's iswspace and coreutils' no-break spaces make, and some
+    // look-alikes that are none, each between two letters.
+    (
+      "separators",
+      [
+        0x9, 0xB, 0xC, 0xD, 0x20, 0x85, 0xA0, 0x1680, 0x180E, 0x2000, 0x2006, 0x2007, 0x2008,
+        0x200A, 0x200B, 0x2028, 0x2029, 0x202F, 0x205F, 0x2060, 0x3000, 0xFEFF,
+      ].map { "a" + String(Character(Unicode.Scalar(UInt32($0)) ?? "?")) }.joined() + "b\n"
+    ),
   ]
 
   /// A store and its export, from `seed`: one category of the fixed documents, two of

@@ -58,10 +58,12 @@ struct TextCounts: Equatable, Sendable {
     self.bytes = bytes
   }
 
-  /// The counts of `text`. A word is a run of characters between separators — white space
-  /// as glibc's `iswspace`, and the no-break spaces U+00A0, U+2007, U+202F and U+2060 — that
-  /// holds a printable one: controls and unassigned code points neither start a word nor
-  /// end one.
+  /// The counts of `text`. A word is a run of characters between separators — tab,
+  /// newline, vertical tab, form feed, carriage return, space, the other printable white
+  /// space of glibc's `iswspace`, and the no-break spaces U+00A0, U+2007, U+202F and
+  /// U+2060 — that holds a printable one: controls, unassigned code points and the line
+  /// and paragraph separators (white space to glibc, but not printable) neither start a
+  /// word nor end one.
   init(_ text: String) {
     bytes = text.utf8.count
     var inWord = false
@@ -78,11 +80,11 @@ struct TextCounts: Equatable, Sendable {
     if inWord { words += 1 }
   }
 
-  /// glibc's `iswspace` in `C.UTF-8` and coreutils' no-break spaces.
+  /// What ends a word in coreutils' `wc`: the ASCII white space, the printable white space
+  /// of glibc's `iswspace` in `C.UTF-8`, and coreutils' no-break spaces.
   static func separates(_ value: UInt32) -> Bool {
     switch value {
-    case 0x09...0x0D, 0x20, 0x1680, 0x2000...0x2006, 0x2008...0x200A, 0x2028, 0x2029, 0x205F,
-      0x3000:
+    case 0x09...0x0D, 0x20, 0x1680, 0x2000...0x2006, 0x2008...0x200A, 0x205F, 0x3000:
       return true
     case 0xA0, 0x2007, 0x202F, 0x2060:
       return true
