@@ -42,7 +42,7 @@ enum LineSelection: Equatable, Sendable {
   /// newline, and the piece after the last newline, when there is one, is a line too.
   func lines(of text: String) -> Substring {
     let utf8 = text.utf8
-    // Where each line starts, and where the text ends.
+    // Where each line starts; the text's end is no start.
     var starts = [utf8.startIndex]
     for index in utf8.indices where utf8[index] == UInt8(ascii: "\n") {
       starts.append(utf8.index(after: index))
