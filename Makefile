@@ -3,7 +3,8 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test deps bench-deps build release bench bench-quick install install-data format clean fuzz
+.PHONY: run test deps bench-deps build release bench bench-quick install install-data format clean fuzz \
+  width-table
 
 ## Install what the build and the tests need from Debian, only when it is missing.
 deps:
@@ -102,6 +103,14 @@ install-data:
 	install -m 0644 docs/docsh.1 $(DESTDIR)$(PREFIX)/share/man/man1/docsh.1
 	install -m 0644 completions/docsh.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docsh
 	install -m 0644 completions/_docsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docsh
+
+## Regenerate the display-width table (Sources/DocsShell/Views/DisplayWidthTable.swift) and
+## the reference its test reads (Tests/DocsShellTests/Reference/wcwidth.txt) from the Python
+## package wcwidth, installed with pip when missing; the tests themselves need neither.
+WCWIDTH_VERSION ?= 0.7.0
+width-table:
+	@python3 -c 'import wcwidth' 2>/dev/null || python3 -m pip install --quiet 'wcwidth==$(WCWIDTH_VERSION)'
+	python3 scripts/generate-width-table.py
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

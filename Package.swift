@@ -36,7 +36,7 @@ let package = Package(
     .testTarget(
       name: "DocsShellTests",
       dependencies: ["DocsShell", "DocsKit", "DocsTestSupport"],
-      exclude: ["Transcripts", "FuzzRegressions"]
+      exclude: ["Transcripts", "FuzzRegressions", "Reference"]
     ),
   ],
   swiftLanguageModes: [.v6]

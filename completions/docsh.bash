@@ -14,9 +14,9 @@ _docsh() {
       return
       ;;
     -c | --command)
-      mapfile -t COMPREPLY < <(compgen -W 'ls cd pwd mkdir rmdir new write append edit cat
-        info rm mv cp tree find grep search import export status save check revert undo redo
-        sync log diff restore history source help exit quit' -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W 'ls cd pwd mkdir rmdir new write append edit touch
+        cat head tail wc info rm mv cp tree find grep search import export status save check
+        revert undo redo sync log diff restore history source echo help exit quit' -- "$cur")
       return
       ;;
     --color | --colour)

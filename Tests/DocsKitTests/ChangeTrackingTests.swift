@@ -164,6 +164,38 @@ import Testing
     #expect(context.changes().isEmpty)
   }
 
+  @Test func touchIsAChangeOfTheDateAloneThatASaveKeeps() throws {
+    let saved = try Saved()
+    let context = try saved.reopen()
+    let touched = try context.touchDocument(saved.plan.id)
+    #expect(touched.modified > saved.plan.modified)
+    #expect(touched.name.text == "Plan" && touched.size == saved.plan.size)
+    #expect(context.changes().updatedDocuments.map(\.properties) == [[.modified]])
+    try context.save()
+    let reopened = try saved.reopen()
+    let plan = try #require(reopened.document(named: "Plan", in: saved.work.id))
+    #expect(plan.modified == touched.modified)
+    #expect(try reopened.content(of: plan.id) == "plan text")
+  }
+
+  @Test func undoingATouchIsNoChange() throws {
+    let saved = try Saved()
+    let context = try saved.reopen()
+    try context.touchDocument(saved.plan.id)
+    #expect(context.hasChanges)
+    try context.undo()
+    #expect(!context.hasChanges)
+    #expect(context.document(named: "Plan", in: saved.work.id)?.modified == saved.plan.modified)
+  }
+
+  @Test func aTouchAmongOtherChangesIsReportedAsThoseChanges() throws {
+    let saved = try Saved()
+    let context = try saved.reopen()
+    try context.touchDocument(saved.plan.id)
+    try context.setContent("new", of: saved.plan.id)
+    #expect(context.changes().updatedDocuments.map(\.properties) == [[.content]])
+  }
+
   @Test func renamingToAnotherCaseIsAChange() throws {
     let saved = try Saved()
     let context = try saved.reopen()

@@ -1,3 +1,4 @@
+import DocsTestSupport
 import Foundation
 import Testing
 
@@ -41,6 +42,36 @@ import Testing
     #expect(result.generation == 3)
     #expect(mine.conflicts.isEmpty)
     #expect(!mine.hasChanges)
+  }
+
+  @Test func aTouchSurvivesTheOtherSessionsSave() throws {
+    // Mine's clock runs a day ahead, so its touch is the later date for certain.
+    let clock = TestClock(start: Timestamp.now().millisecondsSince1970 + 86_400_000)
+    let mine = try Context(store: JSONStore(path: path), clock: clock.now)
+    let theirs = try open()
+    try theirs.setContent("y theirs", of: try document(theirs, "Work", "Y").id)
+    try theirs.save()
+    let touched = try mine.touchDocument(try document(mine, "Work", "X").id)
+    try mine.save()
+    let result = try onDisk()
+    #expect(try document(result, "Work", "X").modified == touched.modified)
+    #expect(try result.content(of: try document(result, "Work", "Y").id) == "y theirs")
+    #expect(!mine.hasChanges)
+  }
+
+  @Test func aTouchOfWhatTheOtherChangedKeepsTheirContentAndTheLaterDate() throws {
+    let clock = TestClock(start: Timestamp.now().millisecondsSince1970 + 86_400_000)
+    let mine = try Context(store: JSONStore(path: path), clock: clock.now)
+    let theirs = try open()
+    try theirs.setContent("x theirs", of: try document(theirs, "Work", "X").id)
+    try theirs.save()
+    let touched = try mine.touchDocument(try document(mine, "Work", "X").id)
+    try mine.save()
+    let result = try onDisk()
+    let x = try document(result, "Work", "X")
+    #expect(try result.content(of: x.id) == "x theirs")
+    #expect(x.modified == touched.modified)
+    #expect(mine.conflicts.isEmpty)
   }
 
   @Test func deletionsOfUntouchedObjectsAndEditsElsewhereCombine() throws {

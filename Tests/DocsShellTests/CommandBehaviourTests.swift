@@ -121,7 +121,8 @@ import Testing
     harness.run("mkdir Work; new Work/Plan x")
     let completer = Completer(session: harness.session)
     #expect(
-      completer.candidates(after: ["ls"], partial: "-") == ["--json", "--sort", "-l", "-r", "-s"])
+      completer.candidates(after: ["ls"], partial: "-")
+        == ["--json", "--sort", "-a", "-l", "-r", "-s", "-t"])
     #expect(completer.candidates(after: ["ls"], partial: "--s") == ["--sort"])
     #expect(completer.candidates(after: ["ls", "-s"], partial: "") == ["date", "name", "size"])
     #expect(completer.candidates(after: ["ls", "--sort"], partial: "s") == ["size"])

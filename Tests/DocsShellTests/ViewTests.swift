@@ -1,4 +1,5 @@
 import DocsKit
+import Foundation
 import Testing
 
 @testable import DocsShell
@@ -123,9 +124,54 @@ import Testing
     ("", 0), ("abc", 3), ("Café", 4), ("Cafe\u{301}", 4), ("日本語", 6), ("한국", 4),
     ("🙂", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("❤️", 2), ("🇫🇷", 2), ("ｆｕｌｌ", 8),
     ("a\u{200B}b", 2), ("\u{301}", 0), ("x\u{FE0E}", 1), ("\u{1B}", 0), ("｡", 1),
+    ("☕", 2), ("🫠", 2), ("a☕b🫠", 6), ("\u{1160}", 0), ("\u{AD}", 1),
   ])
   func measuresColumns(_ text: String, _ width: Int) {
     #expect(DisplayWidth.of(text) == width)
+  }
+
+  /// `wcwidth()` of the Python package for every code point, as runs `START WIDTH`, from
+  /// `Reference/wcwidth.txt` (written by `scripts/generate-width-table.py`).
+  static func referenceRuns() throws -> [(start: UInt32, width: Int)] {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Reference/wcwidth.txt")
+    return try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+      .filter { !$0.hasPrefix("#") }
+      .map { line in
+        let fields = line.split(separator: " ")
+        return (
+          try #require(UInt32(fields[0], radix: 16)), try #require(Int(fields[1]))
+        )
+      }
+  }
+
+  /// Every scalar measures as wcwidth() measures it, but the controls, which it calls -1
+  /// and docsh 0 (they never reach a terminal unescaped).
+  @Test func everyScalarMeasuresAsWcwidthDoes() throws {
+    let runs = try Self.referenceRuns()
+    #expect(runs.count > 500)
+    var differences: [String] = []
+    for (index, run) in runs.enumerated() {
+      let end = index + 1 < runs.count ? runs[index + 1].start : 0x110000
+      for value in run.start..<end {
+        guard let scalar = Unicode.Scalar(value) else { continue }
+        let expected = run.width < 0 ? 0 : run.width
+        if DisplayWidth.of(scalar) != expected, differences.count < 20 {
+          differences.append(
+            String(value, radix: 16) + ": \(DisplayWidth.of(scalar)) ≠ \(expected)")
+        }
+      }
+    }
+    #expect(differences.isEmpty, "\(differences)")
+  }
+
+  /// wcwidth's -1 means exactly the C0 and C1 controls.
+  @Test func onlyTheControlsAreUnprintableInTheReference() throws {
+    let runs = try Self.referenceRuns()
+    let unprintable = runs.enumerated().filter { $0.element.width < 0 }.map { index, run in
+      run.start..<(index + 1 < runs.count ? runs[index + 1].start : 0x110000)
+    }
+    #expect(unprintable == [1..<0x20, 0x7F..<0xA0])
   }
 }
 

@@ -832,6 +832,25 @@ def test_cat_escapes_control_characters_on_a_terminal(sandbox):
     )
 
 
+@sandboxed
+def test_head_and_tail_escape_control_characters_on_a_terminal(sandbox):
+    # Like cat: raw bytes to a pipe, escaped on a terminal, headers and all.
+    sandbox.setup("mkdir Work\ncd Work\nnew X <<END\n" + CONTENT_WITH_ESCAPE + "END\nnew Y plain")
+    piped = sandbox.docsh("--no-save", "-c", "head Work/X Work/Y")
+    expected = ("==> Work/X <==\n" + CONTENT_WITH_ESCAPE + "\n==> Work/Y <==\nplain").encode()
+    check(piped.stdout == expected, f"head to a pipe should give {expected!r}, gave {piped.stdout!r}")
+
+    terminal = sandbox.start()
+    terminal.line("tail -n 1 Work/X")
+    found = terminal.prompt(what="the prompt after tail -n 1 Work/X")
+    raw = output_between(last_raw(terminal), "tail -n 1 Work/X", "docsh:")
+    check("\x1b[31m" not in raw, f"tail wrote the raw escape sequence to the terminal: {raw!r}")
+    check(
+        "before \\e[31mRED\\e[0m after" in found,
+        f"tail on a terminal should show 'before \\e[31mRED\\e[0m after'; saw {found!r}",
+    )
+
+
 # MARK: - 13. The pager
 
 

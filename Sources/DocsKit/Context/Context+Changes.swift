@@ -102,6 +102,12 @@ extension Context {
         if old == nil || old != (try? text(of: now.content)) { properties.insert(.content) }
       }
     }
+    // Every other change stamps a date too; a touch is the one that changes nothing else.
+    if properties.isEmpty, then.touches != now.touches,
+      then.document.modified != now.document.modified
+    {
+      properties.insert(.modified)
+    }
     return properties
   }
 }

@@ -198,6 +198,14 @@ extension Context {
             changed = true
           }
         }
+        // A touch here moves the date on, when it is later than theirs; counted as a touch
+        // of the merged record too, so that the save that follows keeps it.
+        if !changed, mine.touches != base.touches,
+          mine.document.modified > theirs.document.modified
+        {
+          merged.touches += 1
+          changed = true
+        }
         guard changed else { continue }
         ensureCategory(merged.document.categoryID, for: merged.document)
         if let other = membersByCategory[merged.document.categoryID]?[merged.document.name.key],

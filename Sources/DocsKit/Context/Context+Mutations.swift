@@ -134,6 +134,19 @@ extension Context {
     return record.document
   }
 
+  /// Gives the document `id` the context clock's time as its modification date, as
+  /// `touch` does; its name, content and category stay as they are.
+  /// - Throws: ``ContextError/noSuchDocument(_:)`` when it is gone.
+  @discardableResult
+  public func touchDocument(_ id: ObjectID) throws(ContextError) -> Document {
+    guard var record = try documentRecord(id) else { throw .noSuchDocument(id) }
+    record.document.modified = clock()
+    record.touches += 1
+    record.location = nil
+    performChanges("touch \(record.document.name)") { setDocument(id, to: record) }
+    return record.document
+  }
+
   /// Deletes the document `id`.
   /// - Throws: ``ContextError/noSuchDocument(_:)`` when it is gone.
   public func deleteDocument(_ id: ObjectID) throws(ContextError) {

@@ -139,6 +139,9 @@ struct DocumentRecord: Hashable, Sendable {
   var location: StoredLocation?
   /// The document's place in the file's order.
   var sequence: Int
+  /// How many times ``Context/touchDocument(_:)`` gave it a new date: a date changed by
+  /// a touch is a change to save, one changed by a move that was moved back is not.
+  var touches = 0
 }
 
 /// The state of one object: what undo restores and change tracking compares.

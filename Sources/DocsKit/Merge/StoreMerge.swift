@@ -312,7 +312,12 @@ private struct Engine {
       name == c.document.name.text && categoryID == c.categoryID && content == c.document.content
     let takesOther =
       name == o.document.name.text && categoryID == o.categoryID && content == o.document.content
-    if takesCurrent {
+    if takesCurrent && takesOther {
+      // The same name, place and content: what differs is at most a date, and one side's
+      // touch (or the later of one edit made on both) is the later one.
+      document = c.document
+      document.modified = max(c.document.modified, o.document.modified)
+    } else if takesCurrent {
       document = c.document
     } else if takesOther {
       document = o.document

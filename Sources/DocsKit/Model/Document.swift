@@ -18,6 +18,8 @@ public struct Document: Identifiable, Hashable, Sendable {
 /// One of the properties of a document that change tracking reports.
 public enum DocumentProperty: String, Hashable, Sendable, CaseIterable {
   case name, content, category
+  /// The modification date alone, given anew by `touch`.
+  case modified
 }
 
 /// What documents can be sorted by.

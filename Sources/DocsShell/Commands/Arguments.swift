@@ -123,6 +123,9 @@ enum OptionPlacement: Sendable {
   case beforePositionals
   /// Nowhere: every word is positional (a leading `--` is dropped, so `new -- -draft` works).
   case none
+  /// Only declared flags, bundled or not, before the first other word, which starts the
+  /// positionals even when it starts with a dash (`--` too), as bash's `echo` reads its words.
+  case leadingFlags
 }
 
 /// Why words do not fit a declaration, before any command-specific wording.
@@ -160,6 +163,9 @@ struct ArgumentSpec: Sendable {
   var whenMissing = ""
   /// What the usage error says when there are more words than the positionals take.
   var whenExtra = "takes no arguments"
+  /// The option a word of digits after a dash gives its value to (`head -5` as `head -n 5`),
+  /// as coreutils still reads the old form; `nil` for none.
+  var numericShorthand: OptionSpec? = nil
 
   /// The options and positionals as the usage line shows them: `[-l] [-r] [CATEGORY]`.
   var usage: String {
@@ -184,6 +190,15 @@ struct ArgumentSpec: Sendable {
     // A command that takes nothing at all takes no options either: `pwd -x` is one word too many.
     if placement == .none || (options.isEmpty && positionals.isEmpty) {
       parsed.positionals = words.first == "--" ? Array(words.dropFirst()) : words
+      return parsed
+    }
+    if placement == .leadingFlags {
+      var index = 0
+      while index < words.count, let flags = declaredFlags(words[index]) {
+        for flag in flags { parsed.record(flag, value: nil) }
+        index += 1
+      }
+      parsed.positionals = Array(words[index...])
       return parsed
     }
     var index = 0
@@ -225,6 +240,12 @@ struct ArgumentSpec: Sendable {
         }
         continue
       }
+      if let shorthand = numericShorthand,
+        word.utf8.dropFirst().allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+      {
+        parsed.record(shorthand, value: String(word.dropFirst()))
+        continue
+      }
       // Short options, bundled as in -lr, -yc TEXT or -ssize.
       var letters = Substring(word.dropFirst())
       while let letter = letters.first {
@@ -240,6 +261,19 @@ struct ArgumentSpec: Sendable {
       }
     }
     return parsed
+  }
+
+  /// The declared flags `word` bundles (`-n`, `-nn`), or `nil` when it is anything else.
+  private func declaredFlags(_ word: String) -> [OptionSpec]? {
+    guard word.count > 1, word.hasPrefix("-"), !word.hasPrefix("--") else { return nil }
+    var flags: [OptionSpec] = []
+    for letter in word.dropFirst() {
+      guard let option = option(named: "-" + String(letter)), !option.takesValue else {
+        return nil
+      }
+      flags.append(option)
+    }
+    return flags
   }
 
   /// Checks the number of positional words against the declaration.
@@ -276,9 +310,11 @@ struct ArgumentSpec: Sendable {
     while index < words.count {
       let word = words[index]
       index += 1
-      if optionsEnded || word == "-" || !word.hasPrefix("-") {
+      if optionsEnded || word == "-" || !word.hasPrefix("-")
+        || (placement == .leadingFlags && declaredFlags(word) == nil)
+      {
         count += 1
-        if placement == .beforePositionals { optionsEnded = true }
+        if placement != .anywhere { optionsEnded = true }
       } else if word == "--" {
         optionsEnded = true
       } else if takesNextWord(word) {

@@ -2,24 +2,29 @@ import DocsKit
 
 /// `cat`: print contents.
 struct CatCommand: ShellCommand {
+  static let number = OptionSpec.flag("-n", help: "number the lines")
   static let configuration = CommandConfiguration(
     name: "cat",
     abstract: "print the content of documents",
     discussion: """
       To a terminal, control characters show escaped; to a pipe or file the content is
-      written byte for byte.
+      written byte for byte. -n numbers the lines as coreutils' cat -n: the number
+      right-aligned in six columns, then a tab, counting on across documents.
       """,
     example: "cat Plan Work/Notes",
     arguments: ArgumentSpec(
+      options: [number],
       positionals: [PositionalSpec("NAME", .oneOrMore, completing: .document)],
       whenMissing: "name a document"),
     isUndoable: false,
     pagesOutput: true)
 
   let paths: [String]
+  let numbersLines: Bool
 
   init(_ arguments: ParsedArguments) {
     paths = arguments.positionals
+    numbersLines = arguments.isSet(Self.number)
   }
 
   func run(in session: Session) throws -> CommandResult {
@@ -28,6 +33,7 @@ struct CatCommand: ShellCommand {
       documents.append(
         try ShellPath(path).document(in: session.context, from: session.currentCategory))
     }
-    return .contents(try documents.map { document in try session.context.content(of: document.id) })
+    let contents = try documents.map { document in try session.context.content(of: document.id) }
+    return numbersLines ? .numberedContents(contents) : .contents(contents)
   }
 }

@@ -4,10 +4,10 @@ import DocsKit
 struct ChangeCategoryCommand: ShellCommand {
   static let configuration = CommandConfiguration(
     name: "cd",
-    abstract: "enter a category; alone, go to the top; - goes back",
+    abstract: "enter a category; alone (or ~), go to the top; - goes back",
     example: "cd Work",
     arguments: ArgumentSpec(
-      positionals: [PositionalSpec("CATEGORY | .. | / | -", .optional, completing: .category)],
+      positionals: [PositionalSpec("CATEGORY | .. | / | ~ | -", .optional, completing: .category)],
       placement: .none, whenExtra: "takes one category"),
     isUndoable: false)
 

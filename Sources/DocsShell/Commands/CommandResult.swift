@@ -69,6 +69,14 @@ enum GrepReport: Sendable {
   case counts([(document: LocatedDocument, count: Int)])
 }
 
+/// A piece of a document's content under the name it was given by (`head`, `tail`).
+struct Excerpt: Sendable {
+  /// The path as typed.
+  var name: String
+  /// The lines kept, as they are.
+  var text: String
+}
+
 /// One entry of `status`: what happened to which object.
 struct StatusEntry: Sendable {
   /// What happened.
@@ -150,8 +158,14 @@ enum CommandResult: Sendable {
   case matches(GrepReport, OutputFormat)
   /// What `search` found, best first.
   case searchHits([LocatedHit], OutputFormat)
-  /// Contents to print as they are (`cat`).
+  /// Contents to print as they are (`cat`, `echo`).
   case contents([String])
+  /// Contents to print one after the other with their lines numbered (`cat -n`).
+  case numberedContents([String])
+  /// Pieces of documents, each under its name when there are several (`head`, `tail`).
+  case excerpts([Excerpt])
+  /// Lines, words and bytes of documents (`wc`).
+  case wordCounts(WordCountReport)
   /// The unsaved changes (`status`).
   case status(StatusReport, OutputFormat)
   /// What `check` found.

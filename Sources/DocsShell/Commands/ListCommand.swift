@@ -6,6 +6,8 @@ struct ListCommand: ShellCommand {
   static let sort = OptionSpec.value(
     "-s", "--sort", valueName: "name|size|date", allowedValues: ["name", "size", "date"])
   static let reverse = OptionSpec.flag("-r")
+  static let byTime = OptionSpec.flag("-t")
+  static let all = OptionSpec.flag("-a")
   static let configuration = CommandConfiguration(
     name: "ls",
     abstract: "list categories (at the top) or the documents of a category",
@@ -13,11 +15,12 @@ struct ListCommand: ShellCommand {
       At the top: each category with its number of documents, total size and latest
       modification. In a category: each document's name, size and modification date.
       -l shows exact bytes and full timestamps; -s sorts by size (largest first) or date
-      (newest first); -r reverses any order; --json prints JSON.
+      (newest first), -t by date as -s date; -r reverses any order; --json prints JSON.
+      -a is taken for habit: a store has no hidden entries.
       """,
     example: "ls -l -s size Work",
     arguments: ArgumentSpec(
-      options: [long, sort, reverse, .json],
+      options: [long, sort, byTime, reverse, all, .json],
       positionals: [PositionalSpec("CATEGORY", .optional, completing: .category)],
       whenExtra: "lists one category at a time"),
     isUndoable: false,
@@ -32,10 +35,15 @@ struct ListCommand: ShellCommand {
     format = arguments.isSet(Self.long) && !arguments.isSet(.json) ? .long : arguments.outputFormat
     reversed = arguments.isSet(Self.reverse)
     switch arguments.value(of: Self.sort) {
-    case nil, "name": key = .name
+    case nil: key = arguments.isSet(Self.byTime) ? .modified : .name
+    case "name": key = .name
     case "size": key = .size
     case "date", "modified": key = .modified
     case let other?: throw Self.usageError("cannot sort by \"\(other)\"; use name, size or date")
+    }
+    // Which of -t and -s came last is not known here, so they must agree.
+    if arguments.isSet(Self.byTime), key != .modified {
+      throw Self.usageError("-t sorts by date; it cannot go with -s \(key.rawValue)")
     }
     path = arguments.positionals.first
   }

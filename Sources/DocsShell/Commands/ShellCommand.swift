@@ -95,13 +95,14 @@ enum CommandRegistry {
     ListCommand.self, ChangeCategoryCommand.self, PrintLocationCommand.self,
     MakeCategoryCommand.self, RemoveCategoryCommand.self,
     NewDocumentCommand.self, WriteDocumentCommand.self, AppendCommand.self,
-    EditCommand.self, CatCommand.self, InfoCommand.self, RemoveCommand.self, MoveCommand.self,
+    EditCommand.self, TouchCommand.self, CatCommand.self, HeadCommand.self, TailCommand.self,
+    WordCountCommand.self, InfoCommand.self, RemoveCommand.self, MoveCommand.self,
     CopyCommand.self, TreeCommand.self, FindCommand.self, GrepCommand.self, SearchCommand.self,
     ImportCommand.self,
     ExportCommand.self,
     StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
     RedoCommand.self, SyncCommand.self, LogCommand.self, DiffCommand.self, RestoreCommand.self,
-    HistoryCommand.self, SourceCommand.self, HelpCommand.self,
+    HistoryCommand.self, SourceCommand.self, EchoCommand.self, HelpCommand.self,
     ExitCommand.self,
   ]
 

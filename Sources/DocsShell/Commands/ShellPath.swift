@@ -11,13 +11,18 @@ enum ResolvedPath: Equatable {
   case entry(Category, name: String)
 }
 
-/// A path as typed: `NAME`, `CATEGORY/NAME`, `/CATEGORY/NAME`, `..`, `/`, `Archive/`.
+/// A path as typed: `NAME`, `CATEGORY/NAME`, `/CATEGORY/NAME`, `..`, `/`, `Archive/`; a
+/// leading `~` is the top, as `/` (`~`, `~/Work/Plan`), so that a shell's habit finds home.
 struct ShellPath {
-  /// The text typed.
+  /// The text typed, a leading `~` read as `/`.
   let text: String
 
   init(_ text: String) {
-    self.text = text
+    if text == "~" || text.hasPrefix("~/") {
+      self.text = "/" + text.dropFirst(text == "~" ? 1 : 2)
+    } else {
+      self.text = text
+    }
   }
 
   /// Whether the path ends in `/`, which insists on a category.

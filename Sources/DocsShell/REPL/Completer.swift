@@ -34,7 +34,7 @@ struct Completer {
     }
     let position = arguments.positionalCount(in: typed)
     if partial.hasPrefix("-") && arguments.placement != .none
-      && !(arguments.placement == .beforePositionals && position > 0)
+      && !(arguments.placement != .anywhere && position > 0)
     {
       return matching(arguments.optionNames, partial)
     }
@@ -48,17 +48,28 @@ struct Completer {
   }
 
   private func categoryPaths(_ partial: String) -> [String] {
+    // `~/` is the top, as `/` is (for paths in the store, not files).
+    if partial.hasPrefix("~/") { return categoryPaths("/" + partial.dropFirst(2)).map { "~" + $0 } }
     let prefix = partial.hasPrefix("/") ? "/" : ""
     let names = session.context.categories().map { prefix + $0.name.text + "/" }
     return matching(names + (prefix.isEmpty && partial.hasPrefix(".") ? ["../"] : []), partial)
   }
 
   private func documentPaths(_ partial: String) -> [String] {
+    if partial.hasPrefix("~/") { return documentPaths("/" + partial.dropFirst(2)).map { "~" + $0 } }
     if let slash = partial.lastIndex(of: "/") {
       let head = String(partial[...slash])
-      guard case .category(let category)? = try? session.resolve(head) else { return [] }
-      let names = session.context.documents(in: category.id).map { head + $0.name.text }
-      return matching(names, partial)
+      switch try? session.resolve(head) {
+      case .category(let category)?:
+        let names = session.context.documents(in: category.id).map { head + $0.name.text }
+        return matching(names, partial)
+      case .top?:
+        // `/Wo`, `../Wo`: the categories on the way to a document.
+        let names = session.context.categories().map { head + $0.name.text + "/" }
+        return matching(names, partial)
+      default:
+        return []
+      }
     }
     var names: [String] = []
     if let current = session.currentCategory {

@@ -1,9 +1,10 @@
-/// How many terminal columns text takes, approximating `wcwidth` with the main ranges.
+/// How many terminal columns text takes: `wcwidth` per scalar, from the table generated from
+/// Unicode's data (``DisplayWidthTable``, by `scripts/generate-width-table.py`).
 enum DisplayWidth {
-  /// The columns `text` takes: East Asian wide and fullwidth characters and emoji count 2;
-  /// combining marks, zero-width joiners and spaces, variation selectors and controls 0;
-  /// everything else 1. A character (grapheme cluster) counts its widest scalar, and 2 when
-  /// it holds the emoji variation selector U+FE0F.
+  /// The columns `text` takes: East Asian wide and fullwidth characters (CJK, most emoji)
+  /// count 2; combining marks, format characters such as the zero-width joiner, and
+  /// controls 0; everything else 1. A character (grapheme cluster) counts its widest
+  /// scalar, and 2 when it holds the emoji variation selector U+FE0F.
   static func of(_ text: String) -> Int {
     if isPrintableASCII(text) { return text.utf8.count }
     var width = 0
@@ -21,19 +22,32 @@ enum DisplayWidth {
     return width
   }
 
-  /// The columns one scalar takes on its own.
+  /// The columns one scalar takes on its own: what `wcwidth()` of the Python package says,
+  /// with 0 for the C0 and C1 controls, for which it says -1.
   static func of(_ scalar: Unicode.Scalar) -> Int {
-    switch scalar.value {
-    case 0x00...0x1F, 0x7F...0x9F: 0
-    case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x200B...0x200F, 0x2060...0x2064,
-      0x20D0...0x20FF, 0xFE00...0xFE0F, 0xFE20...0xFE2F, 0x1F3FB...0x1F3FF, 0xE0100...0xE01EF:
-      0
-    case 0x1100...0x115F, 0x2E80...0x303E, 0x3040...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF,
-      0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F1E6...0x1F1FF, 0x1F300...0x1F64F,
-      0x1F680...0x1F6FF, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
-      2
-    default: 1
+    let value = scalar.value
+    if value >= 0x20 && value < 0x7F { return 1 }
+    if value < 0xA0 && (value < 0x20 || value >= 0x7F) { return 0 }
+    if isIn(value, DisplayWidthTable.zeroWidth) { return 0 }
+    if isIn(value, DisplayWidthTable.wide) { return 2 }
+    return 1
+  }
+
+  /// Whether `value` lies in one of the ranges of `bounds` (sorted pairs of first and last).
+  private static func isIn(_ value: UInt32, _ bounds: [UInt32]) -> Bool {
+    var low = 0
+    var high = bounds.count / 2
+    while low < high {
+      let middle = (low + high) / 2
+      if value < bounds[2 * middle] {
+        high = middle
+      } else if value > bounds[2 * middle + 1] {
+        low = middle + 1
+      } else {
+        return true
+      }
     }
+    return false
   }
 
   /// Whether `text` is all printable ASCII, read as one run of bytes.

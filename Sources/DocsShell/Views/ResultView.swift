@@ -46,6 +46,12 @@ struct ResultView {
       writeTable(view.lines(colors: colors))
     case .contents(let contents):
       for content in contents { writeContent(content) }
+    case .numberedContents(let contents):
+      writeContent(TextToolViews.numberedLines(contents))
+    case .excerpts(let excerpts):
+      writeContent(TextToolViews.excerpts(excerpts))
+    case .wordCounts(let report):
+      writeContent(TextToolViews.wordCounts(report))
     case .status(let report, let format):
       let view = StatusView(report: report)
       if format == .json { return writeJSON(view.json()) }

@@ -61,6 +61,17 @@ import Testing
       ])
   }
 
+  @Test(arguments: [true, false])
+  func aTouchOnEitherSideGivesTheLaterDate(touchedHere: Bool) throws {
+    let base = try Self.base()
+    let touched = edited(base) { $0.categories[0].documents[0].modified = TestClock.reading(50) }
+    let result = touchedHere ? merge(base, touched, base) : merge(base, base, touched)
+    #expect(result.conflicts.isEmpty)
+    #expect(
+      result.merged.document(SequentialIDs.id(11))?.document.modified == TestClock.reading(50))
+    #expect(result.merged.contentsByPath["Work/Plan"] == "plan 0\n")
+  }
+
   @Test func theSameChangeOnBothSidesIsTakenOnce() throws {
     let base = try Self.base()
     let both = try edited(base) {
