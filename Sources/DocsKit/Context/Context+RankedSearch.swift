@@ -8,7 +8,8 @@ extension Context {
   ///   - category: only this category's documents; every category when `nil`.
   ///   - limit: at most this many hits; `nil` or 0 for all.
   /// - Throws: ``ContextError/invalidSearch(_:)`` for a term with nothing to search for,
-  ///   ``ContextError/store(_:)`` when a content cannot be read.
+  ///   ``ContextError/store(_:)`` when a content cannot be read, ``ContextError/interrupted``
+  ///   when the context's interruption asks it to stop (also while it fills the index).
   public func search(
     _ query: SearchQuery, in category: ObjectID? = nil, limit: Int? = 20
   ) throws(ContextError) -> [SearchHit] {
@@ -48,6 +49,7 @@ extension Context {
         result.statistics
         ?? SearchStatistics(documentCount: 1, tokenCount: 1, phraseDocumentCounts: [])
       for id in changedInScope {
+        try checkForInterruption(.rankedSearch)
         guard let record = documentRecords[id] else { continue }
         let text = try self.text(of: record.content)
         if let candidate = try match(
@@ -57,6 +59,9 @@ extension Context {
         }
       }
     } else {
+      // No answer from the index, also when filling it was stopped part way: then this
+      // check stops the search before it goes on without the index.
+      try checkForInterruption(.rankedSearch)
       found = try searchWithoutIndex(compiled, in: category, tokenizer: tokenizer)
     }
     found.sort {
@@ -136,11 +141,15 @@ extension Context {
     let candidates = try contentSearchCandidates(in: category)
     var texts: [String] = []
     texts.reserveCapacity(candidates.count)
-    for candidate in candidates { texts.append(try text(of: candidate.content)) }
+    for candidate in candidates {
+      try checkForInterruption(.rankedSearch)
+      texts.append(try text(of: candidate.content))
+    }
     var tokenCount = 0
     var counts = Array(repeating: 0, count: query.phrases.count)
     var perDocument: [([Int], [Int], Int)] = []
     for (index, candidate) in candidates.enumerated() {
+      try checkForInterruption(.rankedSearch)
       let nameTokens = tokenizer.tokens(of: candidate.document.name.text)
       let contentTokens = tokenizer.tokens(of: texts[index])
       let inName = query.occurrences(in: nameTokens).map(\.count)

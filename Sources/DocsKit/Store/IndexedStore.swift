@@ -88,6 +88,8 @@ public final class IndexedStore: DocumentStore {
   private let fileSystem: any FileSystem
   private let cacheFolder: String?
   private let progress: (any ProgressObserver)?
+  /// Asked while the index is filled whether to stop; `nil`: never stops.
+  private let interruption: (any Interruption)?
   let sqlite: any SQLiteLibrary
   private let busyTimeoutMilliseconds: Int
   private let now: () -> Int64
@@ -111,25 +113,28 @@ public final class IndexedStore: DocumentStore {
   public private(set) var indexState: IndexState = .none
 
   /// The store at `path` with its index in `cacheFolder` (`nil`: no index); long work is
-  /// reported to `progress`.
+  /// reported to `progress`. Filling the index stops when `interruption` asks: rolled back,
+  /// left for the next search or open to fill again, never taken for damage.
   public convenience init(
     path: String, cacheFolder: String?, progress: (any ProgressObserver)? = nil,
-    fileSystem: any FileSystem = SystemFileSystem()
+    interruption: (any Interruption)? = nil, fileSystem: any FileSystem = SystemFileSystem()
   ) {
     self.init(
-      path: path, cacheFolder: cacheFolder, progress: progress, fileSystem: fileSystem,
-      sqlite: SystemSQLite())
+      path: path, cacheFolder: cacheFolder, progress: progress, interruption: interruption,
+      fileSystem: fileSystem, sqlite: SystemSQLite())
   }
 
   init(
     path: String, cacheFolder: String?, progress: (any ProgressObserver)?,
-    fileSystem: any FileSystem, sqlite: any SQLiteLibrary, busyTimeoutMilliseconds: Int = 3_000,
+    interruption: (any Interruption)? = nil, fileSystem: any FileSystem,
+    sqlite: any SQLiteLibrary, busyTimeoutMilliseconds: Int = 3_000,
     now: @escaping () -> Int64 = IndexedStore.realtimeNanoseconds
   ) {
     file = JSONStore(path: path, fileSystem: fileSystem)
     self.fileSystem = fileSystem
     self.cacheFolder = cacheFolder
     self.progress = progress
+    self.interruption = interruption
     self.sqlite = sqlite
     self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
     self.now = now
@@ -179,7 +184,10 @@ public final class IndexedStore: DocumentStore {
         withIndex(index) { () throws(SQLiteError) in
           // Another session may have rebuilt it meanwhile: then it describes this file.
           if let record = try index.record(), record.identity == identity { return }
-          try index.rebuild(from: graph, identity: identity, progress: advance)
+          try index.rebuild(from: graph, identity: identity) { done throws(SQLiteError) in
+            try stopIfInterrupted(.storeIndex)
+            advance(done)
+          }
         }
       }
       // Now the index describes the file: answer from it, as a later open would, so that
@@ -443,6 +451,7 @@ public final class IndexedStore: DocumentStore {
         try index.buildFullText(identity: identity) { insert in
           var position = 0
           try file.withEncodedContents(at: rows.map(\.content)) { row, literal in
+            try stopIfInterrupted(.fullTextIndex)
             // Contents come in file order: decode, then hand the UTF-8 to SQLite.
             let text = try JSONText.decodeLiteral(literal)
             var content = text
@@ -454,6 +463,8 @@ public final class IndexedStore: DocumentStore {
           }
         }
         built = true
+      } catch let error as SQLiteError where error.isInterruption {
+        // Rolled back: the index stands as it was, without full text, for the next search.
       } catch let error as SQLiteError {
         disable(index, error)
       } catch {
@@ -654,6 +665,14 @@ public final class IndexedStore: DocumentStore {
   }
 
   private func disable(_ failed: StoreIndex, _ error: SQLiteError) {
+    if error.isInterruption {
+      // A rebuild stopped part way and rolled back: the index does not describe the file,
+      // so it is out of use for this load; it is sound, and the next open rebuilds it.
+      if index === failed { index = nil }
+      indexOpenAttempted = false
+      indexState = .unavailable(reason: error.message)
+      return
+    }
     if error.isDamage || error.isBusy {
       // Damaged or held: it is a cache; the next open starts a new one.
       StoreIndex.removeFiles(at: failed.path, fileSystem: fileSystem)
@@ -662,6 +681,11 @@ public final class IndexedStore: DocumentStore {
     indexOpenAttempted = false
     warn(.indexFailed(path: failed.path, reason: error.message))
     indexState = .unavailable(reason: error.message)
+  }
+
+  /// Throws ``SQLiteError/interrupted`` when the interruption asks `work` to stop.
+  private func stopIfInterrupted(_ work: InterruptibleWork) throws(SQLiteError) {
+    if let interruption, interruption.isRequested(during: work) { throw .interrupted }
   }
 
   private func warn(_ warning: IndexWarning) {

@@ -26,6 +26,14 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     return primary == SQLITE_BUSY || primary == SQLITE_LOCKED
   }
 
+  /// Whether the work was stopped on purpose (``interrupted``): no sign of any damage.
+  var isInterruption: Bool { code & 0xFF == SQLITE_INTERRUPT }
+
+  /// Work on the index stopped because the person at the terminal asked (Ctrl-C); thrown
+  /// by docsh itself between statements, never by SQLite, and rolled back like any failure.
+  static let interrupted = SQLiteError(
+    operation: "interrupt", code: SQLITE_INTERRUPT, message: "interrupted")
+
   var description: String { "\(operation): \(message)" }
 
   /// The primary result codes the tests inject.

@@ -350,10 +350,12 @@ final class StoreIndex {
   // MARK: - Rebuilding
 
   /// Replaces everything with `graph`, read from the file `identity` describes; the full
-  /// text is left to be built when first searched.
+  /// text is left to be built when first searched. `progress` hears how far through the
+  /// file it is, now and then; what it throws stops the rebuild.
   /// - Throws: ``SQLiteError``; the index is then as it was.
   func rebuild(
-    from graph: LoadedGraph, identity: IndexIdentity, progress: (Int) -> Void
+    from graph: LoadedGraph, identity: IndexIdentity,
+    progress: (Int) throws(SQLiteError) -> Void
   ) throws(SQLiteError) {
     try database.execute("PRAGMA synchronous = OFF")
     defer { try? database.execute("PRAGMA synchronous = NORMAL") }
@@ -389,7 +391,7 @@ final class StoreIndex {
           try insertDocument(
             document, category: rowID, position: position - first,
             base: placement.documents.offset)
-          if position % 1024 == 0 { progress(document.location.end) }
+          if position % 1024 == 0 { try progress(document.location.end) }
         }
       }
       try writeRecord(identity, fullText: false)
