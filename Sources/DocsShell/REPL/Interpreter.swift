@@ -46,7 +46,10 @@ final class Interpreter {
       do {
         try execute(parsed, moreLines: moreLines)
       } catch {
-        if session.isInterrupted() { throw ShellError.interrupted }
+        // Kept when it says interrupted already (with the line of a sourced file).
+        if session.isInterrupted(), ErrorReport(error).exitStatus != .interrupted {
+          throw ShellError.interrupted
+        }
         throw error
       }
       if exitRequested { return }
