@@ -31,7 +31,13 @@ extension Context {
       phraseExpressions: compiled.phraseExpressions, category: category, limit: limit,
       excluding: changed, wantsStatistics: !changedInScope.isEmpty)
     var found: [Candidate] = []
-    if let result = store.search(request) {
+    let indexed: IndexSearchResult?
+    do {
+      indexed = try store.search(request)
+    } catch {
+      throw .interrupted
+    }
+    if let result = indexed {
       for hit in result.hits where !changed.contains(hit.document.id) {
         let document =
           documentRecords[hit.document.id]?.document
@@ -59,9 +65,6 @@ extension Context {
         }
       }
     } else {
-      // No answer from the index, also when filling it was stopped part way: then this
-      // check stops the search before it goes on without the index.
-      try checkForInterruption(.rankedSearch)
       found = try searchWithoutIndex(compiled, in: category, tokenizer: tokenizer)
     }
     found.sort {

@@ -35,6 +35,17 @@ public protocol Interruption: AnyObject {
   func isRequested(during work: InterruptibleWork) -> Bool
 }
 
+/// Work the interruption stopped, thrown where the store layer answers the context.
+public struct WorkInterrupted: Error, Sendable, Equatable {
+  /// What was stopped.
+  public let work: InterruptibleWork
+
+  /// `work` stopped.
+  public init(_ work: InterruptibleWork) {
+    self.work = work
+  }
+}
+
 extension Context {
   /// Throws when the person at the terminal asked the work in progress to stop.
   /// - Throws: ``ContextError/interrupted`` then.

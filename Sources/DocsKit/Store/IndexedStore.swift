@@ -418,7 +418,9 @@ public final class IndexedStore: DocumentStore {
 
   // MARK: - Searching
 
-  public func search(_ request: IndexSearchRequest) -> IndexSearchResult? {
+  public func search(_ request: IndexSearchRequest) throws(WorkInterrupted)
+    -> IndexSearchResult?
+  {
     guard scanned == nil, let index, let identity = loadedIdentity else { return nil }
     let found = withIndex(index) { () throws(SQLiteError) -> IndexSearchResult?? in
       try index.search(request, identity: identity)
@@ -429,7 +431,7 @@ public final class IndexedStore: DocumentStore {
       return result
     case .some(.some(.none)):
       // The index holds no full text yet: build it, then ask again.
-      guard buildFullText(index, identity) else { return nil }
+      guard try buildFullText(index, identity) else { return nil }
       let again = withIndex(index) { () throws(SQLiteError) -> IndexSearchResult?? in
         try index.search(request, identity: identity)
       }
@@ -441,11 +443,17 @@ public final class IndexedStore: DocumentStore {
     }
   }
 
-  private func buildFullText(_ index: StoreIndex, _ identity: IndexIdentity) -> Bool {
+  /// Fills the index's full text; whether it could.
+  /// - Throws: ``WorkInterrupted`` when the interruption stopped it: rolled back, the index
+  ///   stands as it was, without full text, for the next search.
+  private func buildFullText(_ index: StoreIndex, _ identity: IndexIdentity)
+    throws(WorkInterrupted) -> Bool
+  {
     guard
       let rows = withIndex(index, { () throws(SQLiteError) in try index.documentsInFileOrder() })
     else { return false }
     var built = false
+    var interrupted = false
     reportProgress(.indexingContents, total: Int(identity.size)) { advance in
       do {
         try index.buildFullText(identity: identity) { insert in
@@ -464,7 +472,7 @@ public final class IndexedStore: DocumentStore {
         }
         built = true
       } catch let error as SQLiteError where error.isInterruption {
-        // Rolled back: the index stands as it was, without full text, for the next search.
+        interrupted = true
       } catch let error as SQLiteError {
         disable(index, error)
       } catch {
@@ -472,6 +480,7 @@ public final class IndexedStore: DocumentStore {
         _ = try? scanLoadedFile(rebuildingIndex: true)
       }
     }
+    if interrupted { throw WorkInterrupted(.fullTextIndex) }
     return built
   }
 
