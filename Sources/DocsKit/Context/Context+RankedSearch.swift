@@ -209,7 +209,8 @@ extension Context {
   }
 
   /// Verifies the store as it is on disk, and that its index agrees with it (rebuilding the
-  /// index when it does not); changes nothing in the store.
+  /// index when it does not); changes nothing in the store. Stopped by the store's
+  /// interruption, the report says so (``StoreCheckReport/wasInterrupted``).
   public func check() -> StoreCheckReport {
     store.check()
   }

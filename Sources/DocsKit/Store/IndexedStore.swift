@@ -572,17 +572,19 @@ public final class IndexedStore: DocumentStore {
 
   public func check() -> StoreCheckReport {
     var began = false
-    let (report, graph, status) = file.checkedScan { completed, total in
-      guard let progress else { return }
-      if !began {
-        progress.beginTask(.checkingStore, totalBytes: total)
-        began = true
-      }
-      progress.advanceTask(to: completed)
-    }
+    let (report, graph, status) = file.checkedScan(
+      advance: { completed, total in
+        guard let progress else { return }
+        if !began {
+          progress.beginTask(.checkingStore, totalBytes: total)
+          began = true
+        }
+        progress.advanceTask(to: completed)
+      },
+      shouldStop: { interruption?.isRequested(during: .check) ?? false })
     if began { progress?.endTask() }
     var checked = report
-    guard cacheFolder != nil else { return checked }
+    guard cacheFolder != nil, !report.wasInterrupted else { return checked }
     guard let graph, let status, report.isSound, let index = openIndex() else {
       checked.index = index == nil ? .unavailable(reason: indexWarningReason) : indexState
       return checked
