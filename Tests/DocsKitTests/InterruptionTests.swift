@@ -109,6 +109,22 @@ final class StoppingInterruption: Interruption {
     #expect(context.takeLoadFailure().map { "\($0)" } == nil)
   }
 
+  @Test func aCheckStoppedSaysItIsIncompleteAndLeavesTheIndexAlone() throws {
+    let harness = try Harness()
+    try harness.seed()
+    let interruption = StoppingInterruption(after: 5, of: .check)
+    let (context, store) = try openWithUnsavedChange(harness, interruption: interruption)
+    let stateBefore = store.indexState
+    let report = context.check()
+    #expect(report.wasInterrupted)
+    #expect(report.index == nil)
+    #expect(interruption.checks.filter { $0 == .check }.count == 6)
+    #expect(store.indexState == stateBefore)
+    interruption.stopsNothing = true
+    let whole = context.check()
+    #expect(!whole.wasInterrupted && whole.isSound && whole.index == .trusted)
+  }
+
   @Test func aRebuildStoppedOnOpenLeavesTheIndexForTheNextOpen() throws {
     let harness = try Harness()
     try harness.seed()

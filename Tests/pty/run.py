@@ -600,6 +600,20 @@ def test_ctrl_c_stops_a_sourced_script_between_its_lines(sandbox):
     check("Never" not in output, f"the script went on after Ctrl-C: ls R shows {output!r}")
 
 
+@sandboxed
+def test_ctrl_c_ends_a_non_interactive_run_with_130_and_saves_nothing(sandbox):
+    # No handler outside the REPL: Ctrl-C ends docsh -c as it ends a bash script, before the
+    # save at the end.
+    sandbox.setup("mkdir Saved; new Saved/Plan an important plan")
+    terminal = sandbox.spawn("-c", "mkdir Never; grep important", DOCSH_TEST_PAUSE_AT="grep")
+    terminal.expect(pause_message("grep"), what="grep of docsh -c held")
+    terminal.child.sendintr()
+    status = terminal.exit_status()
+    check(status == 130, f"docsh -c ended by Ctrl-C with status {status}, not 130")
+    listing = sandbox.listing()
+    check("Never" not in listing, f"the run ended by Ctrl-C saved its changes: ls shows {listing!r}")
+
+
 # MARK: - 5. Ctrl-D
 
 
