@@ -1165,6 +1165,55 @@ def test_sync_asks_before_saving_answer_n_then_y(sandbox):
     check(terminal.exit_status() == 0, "docsh did not exit with 0")
 
 
+FETCH_HELD_GIT = """#!/bin/sh
+# git, except that a fetch waits for Ctrl-C (ended by it, as a real fetch on a slow network
+# is) while the file $DOCSH_TEST_HOLD exists.
+for word in "$@"; do
+  if [ "$word" = fetch ] && [ -e "$DOCSH_TEST_HOLD" ]; then
+    echo "fake git: fetch waits for Ctrl-C" > /dev/tty
+    exec sleep 600
+  fi
+done
+exec /usr/bin/git "$@"
+"""
+
+
+@sandboxed
+def test_ctrl_c_during_sync_ends_git_and_the_next_sync_finishes(sandbox):
+    environment, remote = git_sandbox(sandbox)
+    environment["DOCSH_STORE"] = sandbox.path("notes/store.json")
+    result = sandbox.docsh("-c", f"mkdir Work; sync '{remote}'", **environment)
+    check(result.returncode == 0, f"the first sync failed: {result.stderr!r}")
+    folder = sandbox.path("bin")
+    os.mkdir(folder)
+    with open(os.path.join(folder, "git"), "w") as file:
+        file.write(FETCH_HELD_GIT)
+    os.chmod(os.path.join(folder, "git"), 0o755)
+    hold = sandbox.path("hold")
+    open(hold, "w").close()
+    terminal = sandbox.spawn(PATH=f"{folder}:/usr/bin:/bin", DOCSH_TEST_HOLD=hold, **environment)
+    terminal.prompt("/", what="the first prompt")
+    terminal.run("new Work/Plan Ship it", dirty=True)
+    terminal.line("sync")
+    terminal.expect(re.escape("Save 1 unsaved change before syncing? [Y/n] "), what="sync asking")
+    terminal.line("y")
+    terminal.expect(re.escape("fake git: fetch waits for Ctrl-C"), what="the fetch held")
+    # The terminal sends SIGINT to docsh and git alike: git ends, docsh stays.
+    terminal.child.sendintr()
+    output = terminal.prompt("/", what="the prompt after Ctrl-C during sync")
+    check("error: interrupted" in output, f"sync stopped by Ctrl-C printed {output!r}")
+    check(terminal.child.isalive(), "docsh ended on Ctrl-C during sync")
+    os.unlink(hold)
+    output = terminal.run("cat Work/Plan")
+    check(output.strip() == "Ship it", f"after the stopped sync cat printed {output!r}")
+    output = terminal.run("sync")
+    check("Synced: 0 changes in, 1 out." in output, f"the next sync printed {output!r}")
+    subjects = remote_subjects(sandbox, environment, remote)
+    check(subjects == ["1 new: Work/Plan", "1 new: Work/"], f"the remote holds {subjects!r}")
+    terminal.line("exit")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+
+
 # MARK: - Running
 
 
