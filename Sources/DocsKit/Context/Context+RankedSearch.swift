@@ -76,6 +76,7 @@ extension Context {
     var hits: [SearchHit] = []
     hits.reserveCapacity(found.count)
     for candidate in found {
+      try checkForInterruption(.rankedSearch)
       let text: String
       if let known = candidate.text {
         text = known
