@@ -1,4 +1,5 @@
 import DocsKit
+import Foundation
 import Testing
 
 @testable import DocsShell
@@ -85,6 +86,19 @@ final class ScriptedCtrlC: Interruption {
     let result = harness.run("source \(script)")
     #expect(result.errors == "error: \(script):2: interrupted\n")
     #expect(harness.session.context.categories().map(\.name.text) == ["First"])
+  }
+
+  @Test func anExportStoppedPartWayRemovesWhatItWrote() throws {
+    let ctrlC = ScriptedCtrlC(after: 2, of: .exporting)
+    let harness = try ShellHarness(interruption: ctrlC)
+    ctrlC.isOver = true
+    harness.run("mkdir Work; new Work/A one; new Work/B two; new Work/C three")
+    ctrlC.isOver = false
+    let destination = harness.folder.path("exported")
+    let result = harness.run("export \(destination)")
+    #expect(result.errors == "error: interrupted\n")
+    // Two documents were written before Ctrl-C came; they and their folders are gone.
+    #expect(!FileManager.default.fileExists(atPath: destination))
   }
 
   @Test func ctrlCIsExitStatus130() {
