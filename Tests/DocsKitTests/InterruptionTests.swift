@@ -94,6 +94,32 @@ final class StoppingInterruption: Interruption {
     #expect(store.indexWarning == nil)
   }
 
+  @Test func aLongIndexQueryIsStoppedBySQLiteAndLeavesTheIndexInUse() throws {
+    let harness = try Harness()
+    try harness.seed()
+    let interruption = StoppingInterruption(after: 0, of: .rankedSearch)
+    // SQLite asks at every step of its virtual machine: any query is "long".
+    let store = IndexedStore(
+      path: harness.storePath, cacheFolder: harness.cachePath, progress: nil,
+      interruption: interruption, fileSystem: SystemFileSystem(), sqlite: SystemSQLite(),
+      interruptionInterval: 1, now: Harness.lateClock)
+    let context = try Context(
+      store: store, clock: harness.clock.now, makeID: harness.ids.make,
+      interruption: interruption)
+    let error = #expect(throws: ContextError.self) {
+      try context.search(SearchQuery("content"), limit: nil)
+    }
+    #expect(isInterrupted(error))
+    // Stopped in the index's first query, before it went on to fill the full text.
+    #expect(interruption.checks.first { $0 != .storeIndex } == .rankedSearch)
+    #expect(!interruption.checks.contains(.fullTextIndex))
+    #expect(store.indexWarning == nil)
+    interruption.stopsNothing = true
+    #expect(try context.search(SearchQuery("content"), limit: nil).count == 12)
+    #expect(interruption.checks.contains(.fullTextIndex))
+    #expect(store.indexWarning == nil)
+  }
+
   @Test func findStoppedRecordsTheInterruptionForTheCaller() throws {
     let harness = try Harness()
     try harness.seed()

@@ -92,6 +92,9 @@ public final class IndexedStore: DocumentStore {
   private let interruption: (any Interruption)?
   let sqlite: any SQLiteLibrary
   private let busyTimeoutMilliseconds: Int
+  /// How many steps of SQLite's virtual machine go between two questions to the
+  /// interruption while a query runs.
+  private let interruptionInterval: Int32
   private let now: () -> Int64
 
   /// The index, once opened; `nil` before or when it cannot be used.
@@ -128,6 +131,7 @@ public final class IndexedStore: DocumentStore {
     path: String, cacheFolder: String?, progress: (any ProgressObserver)?,
     interruption: (any Interruption)? = nil, fileSystem: any FileSystem,
     sqlite: any SQLiteLibrary, busyTimeoutMilliseconds: Int = 3_000,
+    interruptionInterval: Int32 = 10_000,
     now: @escaping () -> Int64 = IndexedStore.realtimeNanoseconds
   ) {
     file = JSONStore(path: path, fileSystem: fileSystem)
@@ -137,6 +141,7 @@ public final class IndexedStore: DocumentStore {
     self.interruption = interruption
     self.sqlite = sqlite
     self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    self.interruptionInterval = interruptionInterval
     self.now = now
   }
 
@@ -422,7 +427,7 @@ public final class IndexedStore: DocumentStore {
     -> IndexSearchResult?
   {
     guard scanned == nil, let index, let identity = loadedIdentity else { return nil }
-    let found = withIndex(index) { () throws(SQLiteError) -> IndexSearchResult?? in
+    let found = try searching(index) { () throws(SQLiteError) -> IndexSearchResult?? in
       try index.search(request, identity: identity)
     }
     switch found {
@@ -432,13 +437,31 @@ public final class IndexedStore: DocumentStore {
     case .some(.some(.none)):
       // The index holds no full text yet: build it, then ask again.
       guard try buildFullText(index, identity) else { return nil }
-      let again = withIndex(index) { () throws(SQLiteError) -> IndexSearchResult?? in
+      let again = try searching(index) { () throws(SQLiteError) -> IndexSearchResult?? in
         try index.search(request, identity: identity)
       }
       guard case .some(.some(.some(let result))) = again else { return nil }
       for hit in result.hits { issuedFromIndex[hit.document.contentLocation] = hit.document.id }
       return result
     default:
+      return nil
+    }
+  }
+
+  /// ``withIndex(_:_:)`` for a query that may run long (a full-text search of a large
+  /// store): SQLite asks the interruption as it runs; stopped, the index stays in use.
+  /// - Throws: ``WorkInterrupted`` when the interruption stopped the query.
+  private func searching<Result>(
+    _ index: StoreIndex, _ body: () throws(SQLiteError) -> Result
+  ) throws(WorkInterrupted) -> Result? {
+    guard let interruption else { return withIndex(index, body) }
+    let handler = SQLiteProgressHandler { interruption.isRequested(during: .rankedSearch) }
+    do {
+      return try index.database.asking(handler, every: interruptionInterval, body)
+    } catch  where error.isInterruption {
+      throw WorkInterrupted(.rankedSearch)
+    } catch {
+      disable(index, error)
       return nil
     }
   }
