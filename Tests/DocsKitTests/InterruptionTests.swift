@@ -120,6 +120,25 @@ final class StoppingInterruption: Interruption {
     #expect(store.indexWarning == nil)
   }
 
+  @Test func aCategoryStoppedWhileItLoadsStaysUnloaded() throws {
+    let harness = try Harness()
+    try harness.seed()
+    _ = try harness.openIndexed()  // the index, so that the next open leaves categories out
+    let interruption = StoppingInterruption(after: 2, of: .loadingCategory)
+    let (context, _) = try openWithUnsavedChange(harness, interruption: interruption)
+    let category = try #require(context.category(named: "Cat 1"))
+    #expect(!context.isLoaded(category.id))
+    #expect(context.documents(in: category.id).isEmpty)
+    guard case .interrupted? = context.takeLoadFailure() else {
+      Issue.record("listing a category did not record its interruption")
+      return
+    }
+    #expect(!context.isLoaded(category.id))
+    interruption.stopsNothing = true
+    #expect(context.documents(in: category.id).count == 4)
+    #expect(context.isLoaded(category.id))
+  }
+
   @Test func findStoppedRecordsTheInterruptionForTheCaller() throws {
     let harness = try Harness()
     try harness.seed()

@@ -17,6 +17,8 @@ public struct InterruptibleWork: Hashable, Sendable, CustomStringConvertible {
   public static let fullTextIndex = InterruptibleWork("index")
   /// Rebuilding the index of the store's categories and documents from the file.
   public static let storeIndex = InterruptibleWork("reindex")
+  /// Bringing a category's documents into memory (a large category's first `ls`).
+  public static let loadingCategory = InterruptibleWork("load")
   /// Looking for documents by name (`find`).
   public static let nameSearch = InterruptibleWork("find")
   /// Reading every content of the store to check it.
