@@ -1174,7 +1174,7 @@ for word in "$@"; do
     exec sleep 600
   fi
 done
-exec /usr/bin/git "$@"
+exec {git} "$@"
 """
 
 
@@ -1187,7 +1187,7 @@ def test_ctrl_c_during_sync_ends_git_and_the_next_sync_finishes(sandbox):
     folder = sandbox.path("bin")
     os.mkdir(folder)
     with open(os.path.join(folder, "git"), "w") as file:
-        file.write(FETCH_HELD_GIT)
+        file.write(FETCH_HELD_GIT.format(git=shutil.which("git", path="/usr/bin:/bin")))
     os.chmod(os.path.join(folder, "git"), 0o755)
     hold = sandbox.path("hold")
     open(hold, "w").close()
