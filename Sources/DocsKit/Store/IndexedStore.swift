@@ -458,7 +458,7 @@ public final class IndexedStore: DocumentStore {
     let handler = SQLiteProgressHandler { interruption.isRequested(during: .rankedSearch) }
     do {
       return try index.database.asking(handler, every: interruptionInterval, body)
-    } catch  where error.isInterruption {
+    } catch let error where error.isInterruption {
       throw WorkInterrupted(.rankedSearch)
     } catch {
       disable(index, error)

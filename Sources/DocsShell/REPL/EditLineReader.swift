@@ -177,8 +177,8 @@ private func lineBeforeCursor() -> String {
 
 /// Ctrl-C as long work sees it: asked to stop once SIGINT arrived since the last line was
 /// read. The handler that sets the flag is installed by ``EditLineReader/init(historyPath:)``,
-/// so only the REPL (and its startup file) stops work on Ctrl-C; a run without a terminal has
-/// no handler, and Ctrl-C ends it as it ends any program, before it saved anything.
+/// so only the REPL (and its startup file) stops work on Ctrl-C; `-c`, a script and piped
+/// input have no handler, and Ctrl-C ends them as it ends any program, before they saved.
 ///
 /// For tests, `pausingAt` names work (`grep`, `index`, `import`, `source` …) held at its first
 /// check until Ctrl-C comes; it says so on standard error first (`docsh: test pause: grep
