@@ -1,5 +1,6 @@
 // The C edge of docsh: libedit's readline-compatible API, plus small accessors for the C
-// globals Swift 6 refuses to touch, the SIGINT flag and the key reader that waits for it.
+// globals Swift 6 refuses to touch, the SIGINT flag, the key reader that waits for it, and
+// what a running command reads of that flag.
 // Only EditLineReader.swift imports it.
 #ifndef DOCSH_CLIBEDIT_SHIM_H
 #define DOCSH_CLIBEDIT_SHIM_H
@@ -198,6 +199,25 @@ static inline int docsh_take_sigint(void) {
   int received = docsh_sigint_flag != 0;
   docsh_sigint_flag = 0;
   return received;
+}
+
+// MARK: - SIGINT while a command runs
+
+// Outside `readline()` the handler above only sets the flag: long work polls it (through
+// EditLineReader's `CtrlC`) and stops; `docsh_take_sigint` clears it before the next line.
+
+/// Whether SIGINT arrived since the flag was last taken; leaves it set, so that every check
+/// of the command running now sees it.
+static inline int docsh_sigint_pending(void) { return docsh_sigint_flag != 0; }
+
+/// Blocks the calling thread until SIGINT arrives (at once when it already has), with no
+/// window for a lost signal: SIGINT is let through only inside `sigsuspend`, and the
+/// handler forwards one landing on another thread, as for `readline()`. For the test seam
+/// that holds long work at its first check until Ctrl-C.
+static inline void docsh_wait_for_sigint(void) {
+  docsh_set_reading(1);
+  while (!docsh_sigint_flag) sigsuspend(docsh_waiting_signal_mask());
+  docsh_set_reading(0);
 }
 
 // MARK: - Output

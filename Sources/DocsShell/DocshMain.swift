@@ -18,8 +18,11 @@ enum DocshMain {
   }
 
   static func run(arguments: [String], environment: [String: String]) -> ExitStatus {
+    // Ctrl-C as the running command sees it; only the REPL installs the handler that makes
+    // it more than the end of docsh. DOCSH_TEST_PAUSE_AT is for tests (see CtrlC).
+    let ctrlC = CtrlC(pausingAt: environment["DOCSH_TEST_PAUSE_AT"])
     let errors = TextOutput(fileDescriptor: 2, unbuffered: true)
-    let output = TextOutput(fileDescriptor: 1)
+    let output = TextOutput(fileDescriptor: 1, interruption: ctrlC)
     defer { output.flush() }
     let plainReporter = ErrorReporter(errors: errors, colors: .disabled)
     let invocation: Invocation
@@ -65,8 +68,9 @@ enum DocshMain {
       driverExecutable: StoreRepository.currentExecutablePath() ?? "docsh")
     func openStore() throws -> Context {
       try Context(
-        store: IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress),
-        saveHook: CommitOnSaveWhenSetUp(access: repository))
+        store: IndexedStore(
+          path: storePath, cacheFolder: cacheFolder, progress: progress, interruption: ctrlC),
+        saveHook: CommitOnSaveWhenSetUp(access: repository), interruption: ctrlC)
     }
     if invocation.check {
       let report = IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress)
@@ -100,6 +104,7 @@ enum DocshMain {
       var collaborators = SessionCollaborators.nonInteractive(progress: progress)
       collaborators.repository = repository
       collaborators.reopenStore = openStore
+      collaborators.interruption = ctrlC
       let session = Session(
         context: context, output: output, errors: errors, settings: settings,
         collaborators: collaborators)
@@ -118,7 +123,7 @@ enum DocshMain {
       collaborators: SessionCollaborators(
         questions: terminal, typedLines: terminal, history: terminal, pager: pager,
         clock: { Timestamp.now() }, progress: progress, repository: repository,
-        reopenStore: openStore))
+        reopenStore: openStore, interruption: ctrlC))
     session.storeRefusal = refusal
     if let refusal { reporter.report(refusal, at: "docsh") }
     session.warnOnceAboutTheIndex()

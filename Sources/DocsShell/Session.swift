@@ -35,6 +35,9 @@ struct SessionCollaborators {
   /// Opens the store again as docsh opens it at start, for a `sync` that had to restore a
   /// lost store file first; `nil` where the session cannot.
   var reopenStore: (() throws -> Context)? = nil
+  /// Says when Ctrl-C asked the running command to stop (the same one the context and the
+  /// store ask); `nil`: nothing stops.
+  var interruption: (any Interruption)? = nil
 
   /// A run where nobody is at the terminal: no answers, no typed lines, no history, no pager.
   static func nonInteractive(
@@ -160,6 +163,17 @@ final class Session {
     if let warning = context.saveWarning { tell("docsh: warning: \(warning)") }
   }
 
+  /// Whether Ctrl-C asked the command running now to stop, asked as `work`.
+  func isInterrupted(during work: InterruptibleWork = .command) -> Bool {
+    collaborators.interruption?.isRequested(during: work) ?? false
+  }
+
+  /// Stops the command running now when Ctrl-C asked it to.
+  /// - Throws: ``ShellError/interrupted`` then.
+  func stopIfInterrupted(_ work: InterruptibleWork = .command) throws(ShellError) {
+    if isInterrupted(during: work) { throw .interrupted }
+  }
+
   /// Says once per run, on standard error, why docsh works without its index, when it does.
   func warnOnceAboutTheIndex() {
     guard !hasWarnedAboutTheIndex, let warning = context.indexWarning else { return }
@@ -173,6 +187,21 @@ final class Session {
     errors.writeLine(
       errors.isTerminal ? escapedForTerminal(line, allowingNewlinesAndTabs: false) : line)
   }
+}
+
+extension InterruptibleWork {
+  /// A command as a whole: asked before each command of a line and after an undoable one.
+  static let command = InterruptibleWork("command")
+  /// Writing to standard output.
+  static let output = InterruptibleWork("output")
+  /// `import` reading the files it was given (or a folder's), before it changes anything.
+  static let readingFiles = InterruptibleWork("import-read")
+  /// `import` making documents of the files read, after each one.
+  static let importing = InterruptibleWork("import")
+  /// `export` writing documents as files.
+  static let exporting = InterruptibleWork("export")
+  /// A file run by `source` (or the startup file), asked after each of its lines.
+  static let sourcedFile = InterruptibleWork("source")
 }
 
 extension Session {

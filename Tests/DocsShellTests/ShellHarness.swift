@@ -40,11 +40,13 @@ final class ShellHarness {
   /// With `git`, the session has the store's repository as docsh does (saves commit once it
   /// is set up; `sync`, `log`, `diff`, `restore` work), git run by that runner and the docsh
   /// binary of this build registered as the merge driver; the store is then `notes/store.json`,
-  /// away from the cache folder.
+  /// away from the cache folder. `interruption` plays Ctrl-C for the context, the store, the
+  /// session and standard output.
   init(
     isInteractive: Bool = false, assumeYes: Bool = false, answers: [String] = [],
     pager: (any Paging)? = nil, colored: Bool = false, folder existing: TemporaryFolder? = nil,
-    progress: (any ProgressShowing)? = nil, git runner: (any GitRunner)? = nil
+    progress: (any ProgressShowing)? = nil, git runner: (any GitRunner)? = nil,
+    interruption: (any Interruption)? = nil
   ) throws {
     folder = try existing ?? TemporaryFolder("shell")
     let storePath = folder.path(runner == nil ? "store.json" : "notes/store.json")
@@ -59,8 +61,9 @@ final class ShellHarness {
     let cacheFolder = folder.path("cache")
     func openStore() throws -> Context {
       try Context(
-        store: IndexedStore(path: storePath, cacheFolder: cacheFolder), clock: clock.now,
-        makeID: ids.make, saveHook: repository.map(CommitOnSaveWhenSetUp.init(access:)))
+        store: IndexedStore(path: storePath, cacheFolder: cacheFolder, interruption: interruption),
+        clock: clock.now, makeID: ids.make,
+        saveHook: repository.map(CommitOnSaveWhenSetUp.init(access:)), interruption: interruption)
     }
     let context = try openStore()
     var settings = SessionSettings()
@@ -71,13 +74,15 @@ final class ShellHarness {
     let errors = TextOutput(capturingAsTerminal: colored)
     let nobody = NobodyAtTheTerminal()
     session = Session(
-      context: context, output: TextOutput(capturingAsTerminal: colored), errors: errors,
+      context: context,
+      output: TextOutput(capturingAsTerminal: colored, interruption: interruption), errors: errors,
       settings: settings,
       collaborators: SessionCollaborators(
         questions: ScriptedAnswers(answers, echoingTo: errors), typedLines: nobody,
         history: nobody, pager: pager,
         clock: { Timestamp(millisecondsSince1970: ShellHarness.start + 86_400_000) },
-        progress: progress, repository: repository, reopenStore: openStore))
+        progress: progress, repository: repository, reopenStore: openStore,
+        interruption: interruption))
     interpreter = Interpreter(session: session)
   }
 

@@ -487,6 +487,136 @@ def test_ctrl_c_right_after_typing_always_gives_a_fresh_prompt_under_load(sandbo
     check("Never" not in output, f"a dropped line ran: ls shows {output!r}")
 
 
+# Ctrl-C during a command. DOCSH_TEST_PAUSE_AT=WORK holds that work at its first check for
+# Ctrl-C (saying so on standard error) until Ctrl-C comes, so Ctrl-C is sent when docsh is
+# provably inside the command, however fast the machine.
+
+
+def pause_message(work):
+    return re.escape(f"docsh: test pause: {work} waits for Ctrl-C")
+
+
+def unsaved_session(sandbox, work):
+    """docsh holding `work` at its first check, with an unsaved document R/Unsaved."""
+    terminal = sandbox.start(DOCSH_TEST_PAUSE_AT=work)
+    terminal.run("mkdir R", dirty=True)
+    terminal.run("new R/Unsaved important", dirty=True)
+    return terminal
+
+
+def interrupt(terminal, command, work, path="/"):
+    """Runs `command`, waits until it is held in `work`, then sends Ctrl-C twice (a second
+    one while the first is handled must not end docsh); returns what docsh printed up to
+    the prompt that follows."""
+    terminal.line(command)
+    terminal.expect(pause_message(work), what=f"{command!r} held in {work}")
+    terminal.child.sendintr()
+    terminal.child.sendintr()
+    output = terminal.prompt(path, dirty=True, what=f"the prompt, still with '*', after Ctrl-C in {command!r}")
+    check(terminal.child.isalive(), f"docsh ended on Ctrl-C during {command!r}")
+    # The second Ctrl-C may have landed at the prompt and drawn another: wait for pwd's own
+    # output, so that what follows reads from a settled terminal.
+    terminal.line("pwd")
+    settled = terminal.expect(
+        re.escape("pwd\n") + r"((?:.*\n)*?)" + re.escape(f"{path}\n{prompt_text(path, dirty=True)}"),
+        what="pwd after the Ctrl-Cs",
+    )
+    return output + settled.match.group(1)
+
+
+def check_unsaved_kept(terminal, path="/"):
+    """Checks that R/Unsaved is still there and unsaved; returns what docsh printed."""
+    shown = terminal.run("cat /R/Unsaved", path, dirty=True)
+    check(shown.strip().endswith("important"), f"cat R/Unsaved after Ctrl-C printed {shown!r}")
+    output = terminal.run("status", path, dirty=True)
+    check("R/Unsaved" in output, f"status after Ctrl-C does not show R/Unsaved: {output!r}")
+    return shown + output
+
+
+@sandboxed
+def test_ctrl_c_stops_a_long_grep_and_keeps_unsaved_changes(sandbox):
+    sandbox.setup("mkdir Saved; new Saved/Plan an important plan")
+    terminal = unsaved_session(sandbox, "grep")
+    output = interrupt(terminal, "grep important", "grep")
+    check("error: interrupted" in output, f"grep stopped by Ctrl-C printed {output!r}")
+    check("Saved/Plan" not in output, f"the stopped grep still showed its hits: {output!r}")
+    check_unsaved_kept(terminal)
+    output = terminal.run("grep important", dirty=True)
+    check(
+        "Saved/Plan:1:" in output and "R/Unsaved:1:" in output,
+        f"grep after the stopped one printed {output!r}",
+    )
+
+
+@sandboxed
+def test_ctrl_c_stops_a_first_search_building_its_index(sandbox):
+    sandbox.setup("mkdir Saved; new Saved/Apple a red apple; new Saved/Pear a green pear")
+    terminal = unsaved_session(sandbox, "index")
+    output = interrupt(terminal, "search apple", "index")
+    check("error: interrupted" in output, f"search stopped by Ctrl-C printed {output!r}")
+    check("Saved/Apple" not in output, f"the stopped search still showed its hits: {output!r}")
+    shown = output + check_unsaved_kept(terminal)
+    # The stopped build was no damage: the index stays in use (docsh warns once when it
+    # puts its index out of use), and the next search builds it.
+    output = terminal.run("search apple", dirty=True)
+    check("Saved/Apple" in output, f"search after the stopped one printed {output!r}")
+    shown += output
+    check("warning" not in shown, f"the stopped build put the index out of use: {shown!r}")
+
+
+@sandboxed
+def test_ctrl_c_stops_an_import_which_then_imports_nothing(sandbox):
+    folder = sandbox.path("files")
+    os.mkdir(folder)
+    for name in ("one.txt", "two.txt", "three.txt"):
+        with open(os.path.join(folder, name), "w") as file:
+            file.write(f"text of {name}\n")
+    terminal = unsaved_session(sandbox, "import")
+    terminal.run("cd R", "/R", dirty=True)
+    # The first check comes after the first document is made: the undo group takes it back.
+    output = interrupt(
+        terminal, f"import {folder}/one.txt {folder}/two.txt {folder}/three.txt", "import", "/R"
+    )
+    check("error: interrupted" in output, f"import stopped by Ctrl-C printed {output!r}")
+    check_unsaved_kept(terminal, "/R")
+    output = terminal.run("ls", "/R", dirty=True)
+    check(".txt" not in output, f"the stopped import left documents: ls shows {output!r}")
+    check("Unsaved" in output, f"ls after the stopped import shows {output!r}")
+
+
+@sandboxed
+def test_ctrl_c_stops_a_sourced_script_between_its_lines(sandbox):
+    script = sandbox.path("long.docsh")
+    with open(script, "w") as file:
+        file.write("new R/First from the script\nnew R/Never not reached\n")
+    terminal = unsaved_session(sandbox, "source")
+    # Held after its first line, as a long script is between two of its commands.
+    output = interrupt(terminal, f"source {script}", "source")
+    check(
+        f"error: {script}:2: interrupted" in output,
+        f"the sourced script stopped by Ctrl-C printed {output!r}",
+    )
+    check_unsaved_kept(terminal)
+    output = terminal.run("ls R", dirty=True)
+    # As when a line of it fails: the lines before stand, nothing after runs.
+    check("First" in output, f"the line that ran before Ctrl-C was lost: ls R shows {output!r}")
+    check("Never" not in output, f"the script went on after Ctrl-C: ls R shows {output!r}")
+
+
+@sandboxed
+def test_ctrl_c_ends_a_non_interactive_run_with_130_and_saves_nothing(sandbox):
+    # No handler outside the REPL: Ctrl-C ends docsh -c as it ends a bash script, before the
+    # save at the end.
+    sandbox.setup("mkdir Saved; new Saved/Plan an important plan")
+    terminal = sandbox.spawn("-c", "mkdir Never; grep important", DOCSH_TEST_PAUSE_AT="grep")
+    terminal.expect(pause_message("grep"), what="grep of docsh -c held")
+    terminal.child.sendintr()
+    status = terminal.exit_status()
+    check(status == 130, f"docsh -c ended by Ctrl-C with status {status}, not 130")
+    listing = sandbox.listing()
+    check("Never" not in listing, f"the run ended by Ctrl-C saved its changes: ls shows {listing!r}")
+
+
 # MARK: - 5. Ctrl-D
 
 
@@ -1056,6 +1186,55 @@ def test_sync_asks_before_saving_answer_n_then_y(sandbox):
     terminal.line("y")
     output = terminal.prompt("/", what="the clean prompt after y")
     check("Synced: 0 changes in, 1 out." in output, f"after y sync printed {output!r}")
+    subjects = remote_subjects(sandbox, environment, remote)
+    check(subjects == ["1 new: Work/Plan", "1 new: Work/"], f"the remote holds {subjects!r}")
+    terminal.line("exit")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+
+
+FETCH_HELD_GIT = """#!/bin/sh
+# git, except that a fetch waits for Ctrl-C (ended by it, as a real fetch on a slow network
+# is) while the file $DOCSH_TEST_HOLD exists.
+for word in "$@"; do
+  if [ "$word" = fetch ] && [ -e "$DOCSH_TEST_HOLD" ]; then
+    echo "fake git: fetch waits for Ctrl-C" > /dev/tty
+    exec sleep 600
+  fi
+done
+exec {git} "$@"
+"""
+
+
+@sandboxed
+def test_ctrl_c_during_sync_ends_git_and_the_next_sync_finishes(sandbox):
+    environment, remote = git_sandbox(sandbox)
+    environment["DOCSH_STORE"] = sandbox.path("notes/store.json")
+    result = sandbox.docsh("-c", f"mkdir Work; sync '{remote}'", **environment)
+    check(result.returncode == 0, f"the first sync failed: {result.stderr!r}")
+    folder = sandbox.path("bin")
+    os.mkdir(folder)
+    with open(os.path.join(folder, "git"), "w") as file:
+        file.write(FETCH_HELD_GIT.format(git=shutil.which("git", path="/usr/bin:/bin")))
+    os.chmod(os.path.join(folder, "git"), 0o755)
+    hold = sandbox.path("hold")
+    open(hold, "w").close()
+    terminal = sandbox.spawn(PATH=f"{folder}:/usr/bin:/bin", DOCSH_TEST_HOLD=hold, **environment)
+    terminal.prompt("/", what="the first prompt")
+    terminal.run("new Work/Plan Ship it", dirty=True)
+    terminal.line("sync")
+    terminal.expect(re.escape("Save 1 unsaved change before syncing? [Y/n] "), what="sync asking")
+    terminal.line("y")
+    terminal.expect(re.escape("fake git: fetch waits for Ctrl-C"), what="the fetch held")
+    # The terminal sends SIGINT to docsh and git alike: git ends, docsh stays.
+    terminal.child.sendintr()
+    output = terminal.prompt("/", what="the prompt after Ctrl-C during sync")
+    check("error: interrupted" in output, f"sync stopped by Ctrl-C printed {output!r}")
+    check(terminal.child.isalive(), "docsh ended on Ctrl-C during sync")
+    os.unlink(hold)
+    output = terminal.run("cat Work/Plan")
+    check(output.strip() == "Ship it", f"after the stopped sync cat printed {output!r}")
+    output = terminal.run("sync")
+    check("Synced: 0 changes in, 1 out." in output, f"the next sync printed {output!r}")
     subjects = remote_subjects(sandbox, environment, remote)
     check(subjects == ["1 new: Work/Plan", "1 new: Work/"], f"the remote holds {subjects!r}")
     terminal.line("exit")

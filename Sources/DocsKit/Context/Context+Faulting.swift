@@ -9,7 +9,9 @@ extension Context {
   }
 
   /// Brings the documents of the category `id` into the graph, if they are not yet.
-  /// - Throws: ``ContextError/store(_:)`` when the store cannot read them.
+  /// - Throws: ``ContextError/store(_:)`` when the store cannot read them,
+  ///   ``ContextError/interrupted`` when the interruption stops it (asked before each
+  ///   document; nothing is brought in then).
   public func loadDocuments(of id: ObjectID) throws(ContextError) {
     guard let unloaded = unloadedCategories[id] else { return }
     let stored: [StoredDocument]
@@ -24,6 +26,7 @@ extension Context {
     members.reserveCapacity(stored.count)
     let first = nextSequence
     for (offset, document) in stored.enumerated() {
+      try checkForInterruption(.loadingCategory)
       guard documentRecords[document.id] == nil, members[document.name.key] == nil,
         document.categoryID == id
       else {

@@ -102,11 +102,19 @@ extension Context {
   }
 
   /// Every document whose name contains `text`, ignoring case, sorted by category and name.
+  /// Stopped by the context's interruption, it answers what it found so far and records
+  /// ``ContextError/interrupted`` for ``takeLoadFailure()``.
   public func documents(nameContaining text: String) -> [Document] {
     let needle = NameKey(text).folded
-    var found = Array(
-      documentRecords.values.lazy.map(\.document)
-        .filter { needle.isEmpty || $0.name.key.folded.contains(needle) })
+    var found: [Document] = []
+    for record in documentRecords.values {
+      if let interruption, interruption.isRequested(during: .nameSearch) {
+        loadFailure = .interrupted
+        return found.sorted(by: categoryThenName)
+      }
+      let document = record.document
+      if needle.isEmpty || document.name.key.folded.contains(needle) { found.append(document) }
+    }
     if !unloadedCategories.isEmpty {
       do {
         // Unloaded categories are asked of the store, which answers from its index.

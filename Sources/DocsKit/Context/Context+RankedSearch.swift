@@ -8,7 +8,8 @@ extension Context {
   ///   - category: only this category's documents; every category when `nil`.
   ///   - limit: at most this many hits; `nil` or 0 for all.
   /// - Throws: ``ContextError/invalidSearch(_:)`` for a term with nothing to search for,
-  ///   ``ContextError/store(_:)`` when a content cannot be read.
+  ///   ``ContextError/store(_:)`` when a content cannot be read, ``ContextError/interrupted``
+  ///   when the context's interruption asks it to stop (also while it fills the index).
   public func search(
     _ query: SearchQuery, in category: ObjectID? = nil, limit: Int? = 20
   ) throws(ContextError) -> [SearchHit] {
@@ -30,7 +31,13 @@ extension Context {
       phraseExpressions: compiled.phraseExpressions, category: category, limit: limit,
       excluding: changed, wantsStatistics: !changedInScope.isEmpty)
     var found: [Candidate] = []
-    if let result = store.search(request) {
+    let indexed: IndexSearchResult?
+    do {
+      indexed = try store.search(request)
+    } catch {
+      throw .interrupted
+    }
+    if let result = indexed {
       for hit in result.hits where !changed.contains(hit.document.id) {
         let document =
           documentRecords[hit.document.id]?.document
@@ -48,6 +55,7 @@ extension Context {
         result.statistics
         ?? SearchStatistics(documentCount: 1, tokenCount: 1, phraseDocumentCounts: [])
       for id in changedInScope {
+        try checkForInterruption(.rankedSearch)
         guard let record = documentRecords[id] else { continue }
         let text = try self.text(of: record.content)
         if let candidate = try match(
@@ -68,6 +76,7 @@ extension Context {
     var hits: [SearchHit] = []
     hits.reserveCapacity(found.count)
     for candidate in found {
+      try checkForInterruption(.rankedSearch)
       let text: String
       if let known = candidate.text {
         text = known
@@ -136,11 +145,15 @@ extension Context {
     let candidates = try contentSearchCandidates(in: category)
     var texts: [String] = []
     texts.reserveCapacity(candidates.count)
-    for candidate in candidates { texts.append(try text(of: candidate.content)) }
+    for candidate in candidates {
+      try checkForInterruption(.rankedSearch)
+      texts.append(try text(of: candidate.content))
+    }
     var tokenCount = 0
     var counts = Array(repeating: 0, count: query.phrases.count)
     var perDocument: [([Int], [Int], Int)] = []
     for (index, candidate) in candidates.enumerated() {
+      try checkForInterruption(.rankedSearch)
       let nameTokens = tokenizer.tokens(of: candidate.document.name.text)
       let contentTokens = tokenizer.tokens(of: texts[index])
       let inName = query.occurrences(in: nameTokens).map(\.count)
@@ -197,7 +210,8 @@ extension Context {
   }
 
   /// Verifies the store as it is on disk, and that its index agrees with it (rebuilding the
-  /// index when it does not); changes nothing in the store.
+  /// index when it does not); changes nothing in the store. Stopped by the store's
+  /// interruption, the report says so (``StoreCheckReport/wasInterrupted``).
   public func check() -> StoreCheckReport {
     store.check()
   }

@@ -35,7 +35,9 @@ extension Context {
   /// line) and compared as UTF-8, without normalization; ignoring case compares scalars
   /// folded as ``CaseFolder`` describes. Regular expressions use Swift's `Regex`.
   /// - Throws: ``ContextError/invalidPattern(_:reason:)`` for a regular expression that does
-  ///   not compile, or a store error when a content cannot be read.
+  ///   not compile, a store error when a content cannot be read, or
+  ///   ``ContextError/interrupted`` when the context's interruption asks it to stop (checked
+  ///   before each document).
   public func searchContents(
     for pattern: ContentPattern, in id: ObjectID? = nil
   ) throws(ContextError) -> [ContentMatch] {
@@ -89,6 +91,7 @@ extension Context {
     faults.reserveCapacity(candidates.count)
     do {
       for candidate in candidates {
+        try checkForInterruption(.contentSearch)
         switch candidate.content {
         case .fault(let location): faults.append((candidate.document, location))
         case .text(let text):
@@ -98,10 +101,13 @@ extension Context {
         }
       }
       try store.withEncodedContents(at: faults.map(\.location)) { position, literal in
+        try checkForInterruption(.contentSearch)
         if let hits = try searcher.search(literal: literal) {
           found.append((faults[position].document, hits))
         }
       }
+    } catch let error as ContextError {
+      throw error
     } catch let error as StoreError {
       throw .store(error)
     } catch let error as JSONTextError {

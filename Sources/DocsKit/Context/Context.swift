@@ -13,6 +13,8 @@ public final class Context {
   let makeID: () -> ObjectID
   /// What follows every successful save (committing the store to its repository).
   let saveHook: (any SaveHook)?
+  /// Asked by long work (searches) whether to stop; `nil`: never stops.
+  let interruption: (any Interruption)?
   /// Why the follow-up of the last save failed, when it did; the save itself stood.
   public internal(set) var saveWarning: String?
 
@@ -28,7 +30,8 @@ public final class Context {
   var nextSequence = 0
   /// Categories whose documents are still in the store, with the store's handle and totals.
   var unloadedCategories: [ObjectID: UnloadedCategory] = [:]
-  /// The last failure to load a category's documents for a query that cannot throw.
+  /// The last failure to load a category's documents for a query that cannot throw, or its
+  /// interruption.
   public internal(set) var loadFailure: ContextError?
 
   /// The failure a query that cannot throw recorded since the last call, if any, and forgets
@@ -58,14 +61,17 @@ public final class Context {
   ///   - clock: the time stamped on documents as they change (injected for tests).
   ///   - makeID: makes the identity of each new object (injected for tests).
   ///   - saveHook: what follows every successful save (``GitCommitOnSave``); `nil` for none.
+  ///   - interruption: asked by long work (searches) whether to stop; `nil`: never stops.
   /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
   public init(
     store: any DocumentStore,
     clock: @escaping () -> Timestamp = { Timestamp.now() },
     makeID: @escaping () -> ObjectID = RandomIDSource().make,
-    saveHook: (any SaveHook)? = nil
+    saveHook: (any SaveHook)? = nil,
+    interruption: (any Interruption)? = nil
   ) throws(StoreError) {
     self.store = store
+    self.interruption = interruption
     self.clock = clock
     self.makeID = makeID
     self.saveHook = saveHook

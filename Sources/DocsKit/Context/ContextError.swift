@@ -23,6 +23,8 @@ public enum ContextError: Error, Sendable {
   case store(StoreError)
   /// Another session saved changes that conflict with this session's.
   case conflicts([MergeConflict])
+  /// The person at the terminal stopped the work (Ctrl-C); it changed nothing.
+  case interrupted
 }
 
 extension ContextError: CustomStringConvertible {
@@ -52,6 +54,8 @@ extension ContextError: CustomStringConvertible {
       return "invalid search: \(error)"
     case .store(let error):
       return error.description
+    case .interrupted:
+      return "interrupted"
     case .conflicts(let conflicts):
       let list = conflicts.map(\.description).joined(separator: "; ")
       let resolvable = conflicts.allSatisfy(\.isResolvableByKeepingMine)

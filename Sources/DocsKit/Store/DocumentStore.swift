@@ -183,7 +183,8 @@ public protocol DocumentStore: AnyObject {
 
   /// A ranked full-text search of the saved documents, when the store keeps a full-text
   /// index; `nil` when it cannot answer (the context then searches itself).
-  func search(_ request: IndexSearchRequest) -> IndexSearchResult?
+  /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
+  func search(_ request: IndexSearchRequest) throws(WorkInterrupted) -> IndexSearchResult?
 
   /// Why the store works without its index, when it does: at most one per store.
   var indexWarning: IndexWarning? { get }

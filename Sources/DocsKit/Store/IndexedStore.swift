@@ -91,8 +91,13 @@ public final class IndexedStore: DocumentStore {
   private let fileSystem: any FileSystem
   private let cacheFolder: String?
   private let progress: (any ProgressObserver)?
+  /// Asked while the index is filled whether to stop; `nil`: never stops.
+  private let interruption: (any Interruption)?
   let sqlite: any SQLiteLibrary
   private let busyTimeoutMilliseconds: Int
+  /// How many steps of SQLite's virtual machine go between two questions to the
+  /// interruption while a query runs.
+  private let interruptionInterval: Int32
   private let now: () -> Int64
 
   /// The index, once opened; `nil` before or when it cannot be used.
@@ -114,27 +119,32 @@ public final class IndexedStore: DocumentStore {
   public private(set) var indexState: IndexState = .none
 
   /// The store at `path` with its index in `cacheFolder` (`nil`: no index); long work is
-  /// reported to `progress`.
+  /// reported to `progress`. Filling the index stops when `interruption` asks: rolled back,
+  /// left for the next search or open to fill again, never taken for damage.
   public convenience init(
     path: String, cacheFolder: String?, progress: (any ProgressObserver)? = nil,
-    fileSystem: any FileSystem = SystemFileSystem()
+    interruption: (any Interruption)? = nil, fileSystem: any FileSystem = SystemFileSystem()
   ) {
     self.init(
-      path: path, cacheFolder: cacheFolder, progress: progress, fileSystem: fileSystem,
-      sqlite: SystemSQLite())
+      path: path, cacheFolder: cacheFolder, progress: progress, interruption: interruption,
+      fileSystem: fileSystem, sqlite: SystemSQLite())
   }
 
   init(
     path: String, cacheFolder: String?, progress: (any ProgressObserver)?,
-    fileSystem: any FileSystem, sqlite: any SQLiteLibrary, busyTimeoutMilliseconds: Int = 3_000,
+    interruption: (any Interruption)? = nil, fileSystem: any FileSystem,
+    sqlite: any SQLiteLibrary, busyTimeoutMilliseconds: Int = 3_000,
+    interruptionInterval: Int32 = 10_000,
     now: @escaping () -> Int64 = IndexedStore.realtimeNanoseconds
   ) {
     file = JSONStore(path: path, fileSystem: fileSystem)
     self.fileSystem = fileSystem
     self.cacheFolder = cacheFolder
     self.progress = progress
+    self.interruption = interruption
     self.sqlite = sqlite
     self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    self.interruptionInterval = interruptionInterval
     self.now = now
   }
 
@@ -190,7 +200,11 @@ public final class IndexedStore: DocumentStore {
         // this one would undo that).
         try index.rebuild(
           from: graph, identity: identity,
-          when: { $0?.identity != identity && isCurrentFile(identity) }, progress: phases.indexed)
+          when: { $0?.identity != identity && isCurrentFile(identity) }
+        ) { done throws(SQLiteError) in
+          try stopIfInterrupted(.storeIndex)
+          phases.indexed(done)
+        }
       }
       // Now the index describes the file: answer from it, as a later open would, so that
       // a save writes what changed rather than every document read just now.
@@ -429,9 +443,11 @@ public final class IndexedStore: DocumentStore {
 
   // MARK: - Searching
 
-  public func search(_ request: IndexSearchRequest) -> IndexSearchResult? {
+  public func search(_ request: IndexSearchRequest) throws(WorkInterrupted)
+    -> IndexSearchResult?
+  {
     guard scanned == nil, let index, let identity = loadedIdentity else { return nil }
-    let found = withIndex(index) { () throws(SQLiteError) -> IndexSearchResult?? in
+    let found = try searching(index) { () throws(SQLiteError) -> IndexSearchResult?? in
       try index.search(request, identity: identity)
     }
     switch found {
@@ -440,8 +456,8 @@ public final class IndexedStore: DocumentStore {
       return result
     case .some(.some(.none)):
       // The index holds no full text yet: build it, then ask again.
-      guard buildFullText(index, identity) else { return nil }
-      let again = withIndex(index) { () throws(SQLiteError) -> IndexSearchResult?? in
+      guard try buildFullText(index, identity) else { return nil }
+      let again = try searching(index) { () throws(SQLiteError) -> IndexSearchResult?? in
         try index.search(request, identity: identity)
       }
       guard case .some(.some(.some(let result))) = again else { return nil }
@@ -452,16 +468,41 @@ public final class IndexedStore: DocumentStore {
     }
   }
 
-  private func buildFullText(_ index: StoreIndex, _ identity: IndexIdentity) -> Bool {
+  /// ``withIndex(_:_:)`` for a query that may run long (a full-text search of a large
+  /// store): SQLite asks the interruption as it runs; stopped, the index stays in use.
+  /// - Throws: ``WorkInterrupted`` when the interruption stopped the query.
+  private func searching<Result>(
+    _ index: StoreIndex, _ body: () throws(SQLiteError) -> Result
+  ) throws(WorkInterrupted) -> Result? {
+    guard let interruption else { return withIndex(index, body) }
+    let handler = SQLiteProgressHandler { interruption.isRequested(during: .rankedSearch) }
+    do {
+      return try index.database.asking(handler, every: interruptionInterval, body)
+    } catch let error where error.isInterruption {
+      throw WorkInterrupted(.rankedSearch)
+    } catch {
+      disable(index, error)
+      return nil
+    }
+  }
+
+  /// Fills the index's full text; whether it could.
+  /// - Throws: ``WorkInterrupted`` when the interruption stopped it: rolled back, the index
+  ///   stands as it was, without full text, for the next search.
+  private func buildFullText(_ index: StoreIndex, _ identity: IndexIdentity)
+    throws(WorkInterrupted) -> Bool
+  {
     guard
       let rows = withIndex(index, { () throws(SQLiteError) in try index.documentsInFileOrder() })
     else { return false }
     var built = false
+    var interrupted = false
     reportProgress(.indexingContents, total: Int(identity.size)) { advance in
       do {
         try index.buildFullText(identity: identity) { insert in
           var position = 0
           try file.withEncodedContents(at: rows.map(\.content)) { row, literal in
+            try stopIfInterrupted(.fullTextIndex)
             // Contents come in file order: decode, then hand the UTF-8 to SQLite.
             let text = try JSONText.decodeLiteral(literal)
             var content = text
@@ -473,6 +514,8 @@ public final class IndexedStore: DocumentStore {
           }
         }
         built = true
+      } catch let error as SQLiteError where error.isInterruption {
+        interrupted = true
       } catch let error as SQLiteError {
         disable(index, error)
       } catch {
@@ -480,6 +523,7 @@ public final class IndexedStore: DocumentStore {
         _ = try? scanLoadedFile(rebuildingIndex: true)
       }
     }
+    if interrupted { throw WorkInterrupted(.fullTextIndex) }
     return built
   }
 
@@ -571,17 +615,19 @@ public final class IndexedStore: DocumentStore {
 
   public func check() -> StoreCheckReport {
     var began = false
-    let (report, graph, status) = file.checkedScan { completed, total in
-      guard let progress else { return }
-      if !began {
-        progress.beginTask(.checkingStore, totalBytes: total)
-        began = true
-      }
-      progress.advanceTask(to: completed)
-    }
+    let (report, graph, status) = file.checkedScan(
+      advance: { completed, total in
+        guard let progress else { return }
+        if !began {
+          progress.beginTask(.checkingStore, totalBytes: total)
+          began = true
+        }
+        progress.advanceTask(to: completed)
+      },
+      shouldStop: { interruption?.isRequested(during: .check) ?? false })
     if began { progress?.endTask() }
     var checked = report
-    guard cacheFolder != nil else { return checked }
+    guard cacheFolder != nil, !report.wasInterrupted else { return checked }
     guard let graph, let status, report.isSound, let index = openIndex() else {
       checked.index = index == nil ? .unavailable(reason: indexWarningReason) : indexState
       return checked
@@ -678,6 +724,14 @@ public final class IndexedStore: DocumentStore {
   }
 
   private func disable(_ failed: StoreIndex, _ error: SQLiteError) {
+    if error.isInterruption {
+      // A rebuild stopped part way and rolled back: the index does not describe the file,
+      // so it is out of use for this load; it is sound, and the next open rebuilds it.
+      if index === failed { index = nil }
+      indexOpenAttempted = false
+      indexState = .unavailable(reason: error.message)
+      return
+    }
     if error.isDamage || error.isBusy {
       // Damaged or held: it is a cache; the next open starts a new one. Not while another
       // process has it open: that one would go on with files nobody else sees.
@@ -687,6 +741,11 @@ public final class IndexedStore: DocumentStore {
     indexOpenAttempted = false
     warn(.indexFailed(path: failed.path, reason: error.message))
     indexState = .unavailable(reason: error.message)
+  }
+
+  /// Throws ``SQLiteError/interrupted`` when the interruption asks `work` to stop.
+  private func stopIfInterrupted(_ work: InterruptibleWork) throws(SQLiteError) {
+    if let interruption, interruption.isRequested(during: work) { throw .interrupted }
   }
 
   private func warn(_ warning: IndexWarning) {

@@ -340,8 +340,11 @@ public final class JSONStore: DocumentStore {
 
   /// What ``check()`` reports, with the graph it read and the file's `fstat`, when it could;
   /// `advance` hears how far through the file (bytes done, bytes in all) the contents are.
+  /// When `shouldStop` says so (asked before each content) the scan ends there: the report
+  /// says it was interrupted, without the graph.
   func checkedScan(
-    advance: (_ completed: Int, _ total: Int) -> Void = { _, _ in }
+    advance: (_ completed: Int, _ total: Int) -> Void = { _, _ in },
+    shouldStop: () -> Bool = { false }
   ) -> (report: StoreCheckReport, graph: LoadedGraph?, status: FileStatus?) {
     var report = StoreCheckReport(path: path)
     do {
@@ -381,6 +384,10 @@ public final class JSONStore: DocumentStore {
       graph.categories.map { ($0.id, $0.name.text) }, uniquingKeysWith: { first, _ in first })
     let total = (try? fileSystem.status(of: file).size) ?? 0
     for (position, document) in graph.documents.enumerated() {
+      if shouldStop() {
+        report.wasInterrupted = true
+        return (report, nil, nil)
+      }
       if position % 256 == 0 { advance(document.contentLocation.offset, total) }
       let place = "\(categoryNames[document.categoryID] ?? "?")/\(document.name)"
       do {

@@ -26,6 +26,14 @@ struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     return primary == SQLITE_BUSY || primary == SQLITE_LOCKED
   }
 
+  /// Whether the work was stopped on purpose (``interrupted``): no sign of any damage.
+  var isInterruption: Bool { code & 0xFF == SQLITE_INTERRUPT }
+
+  /// Work on the index stopped because the person at the terminal asked (Ctrl-C); thrown
+  /// by docsh itself between statements, never by SQLite, and rolled back like any failure.
+  static let interrupted = SQLiteError(
+    operation: "interrupt", code: SQLITE_INTERRUPT, message: "interrupted")
+
   var description: String { "\(operation): \(message)" }
 
   /// The primary result codes the tests inject.
@@ -68,6 +76,20 @@ protocol SQLiteLibrary: AnyObject {
   func finalize(_ statement: OpaquePointer)
   /// Creates FTS5's `unicode61 remove_diacritics 2` tokenizer on `connection`.
   func makeTokenizer(_ connection: OpaquePointer) throws(SQLiteError) -> FTSTokenizer
+  /// `sqlite3_progress_handler`: while set, `handler` is asked every `instructions` steps
+  /// of SQLite's virtual machine whether to stop the statement running (it then fails with
+  /// SQLITE_INTERRUPT); `nil` removes it. The caller keeps `handler` alive while it is set.
+  func setProgressHandler(
+    _ connection: OpaquePointer, every instructions: Int32, _ handler: SQLiteProgressHandler?)
+}
+
+/// What `sqlite3_progress_handler` asks while a long statement runs: whether to stop it.
+final class SQLiteProgressHandler {
+  let shouldStop: () -> Bool
+
+  init(_ shouldStop: @escaping () -> Bool) {
+    self.shouldStop = shouldStop
+  }
 }
 
 // MARK: - The real library
@@ -186,6 +208,22 @@ final class SystemSQLite: SQLiteLibrary {
       throw SQLiteError(operation: "fts5", code: code, message: "cannot create the tokenizer")
     }
     return FTSTokenizer(instance: instance, tokenize: tokenize, delete: methods.xDelete)
+  }
+
+  func setProgressHandler(
+    _ connection: OpaquePointer, every instructions: Int32, _ handler: SQLiteProgressHandler?
+  ) {
+    guard let handler else {
+      sqlite3_progress_handler(connection, 0, nil, nil)
+      return
+    }
+    sqlite3_progress_handler(
+      connection, instructions,
+      { context in
+        guard let context else { return 0 }
+        let handler = Unmanaged<SQLiteProgressHandler>.fromOpaque(context).takeUnretainedValue()
+        return handler.shouldStop() ? 1 : 0
+      }, Unmanaged.passUnretained(handler).toOpaque())
   }
 
   private func error(_ operation: String, _ code: Int32, _ connection: OpaquePointer?)
@@ -371,6 +409,19 @@ final class SQLiteDatabase {
 
   /// The rowid of the last row inserted.
   var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
+
+  /// Runs `body` with `handler` asked every `instructions` steps of SQLite's virtual machine
+  /// while each statement runs: when it says stop, the statement fails with SQLITE_INTERRUPT
+  /// (``SQLiteError/isInterruption``).
+  /// - Throws: what `body` throws.
+  func asking<Result>(
+    _ handler: SQLiteProgressHandler, every instructions: Int32,
+    _ body: () throws(SQLiteError) -> Result
+  ) throws(SQLiteError) -> Result {
+    library.setProgressHandler(connection, every: instructions, handler)
+    defer { library.setProgressHandler(connection, every: 0, nil) }
+    return try withExtendedLifetime(handler) { () throws(SQLiteError) -> Result in try body() }
+  }
 
   /// Runs `body` in a transaction (`BEGIN IMMEDIATE` when `writing`), committing when it
   /// returns and rolling back when it throws.

@@ -17,6 +17,10 @@ public struct StoreCheckReport: Sendable {
   /// or unavailable. The index is derived data: it never makes the store unsound.
   public var index: IndexState?
 
+  /// Whether the interruption stopped the check before it went through every content:
+  /// then the report is incomplete, and the index was not looked at.
+  public var wasInterrupted = false
+
   /// Whether no problem was found.
   public var isSound: Bool { problems.isEmpty }
 }

@@ -430,12 +430,14 @@ final class StoreIndex {
   /// Replaces everything with `graph`, read from the file `identity` describes, when
   /// `shouldRebuild`, asked with the record found under the write lock, says so (another
   /// process may have rebuilt it, or saved, since the caller looked); the full text is left
-  /// to be built when first searched. Whether it rebuilt.
+  /// to be built when first searched. `progress` hears how far through the file it is, now
+  /// and then; what it throws stops the rebuild. Whether it rebuilt.
   /// - Throws: ``SQLiteError``; the index is then as it was.
   @discardableResult
   func rebuild(
     from graph: LoadedGraph, identity: IndexIdentity,
-    when shouldRebuild: (IndexRecord?) -> Bool = { _ in true }, progress: (Int) -> Void
+    when shouldRebuild: (IndexRecord?) -> Bool = { _ in true },
+    progress: (Int) throws(SQLiteError) -> Void
   ) throws(SQLiteError) -> Bool {
     try database.execute("PRAGMA synchronous = OFF")
     defer { try? database.execute("PRAGMA synchronous = NORMAL") }
@@ -472,7 +474,7 @@ final class StoreIndex {
           try insertDocument(
             document, category: rowID, position: position - first,
             base: placement.documents.offset)
-          if position % 1024 == 0 { progress(document.location.end) }
+          if position % 1024 == 0 { try progress(document.location.end) }
         }
       }
       try writeRecord(identity, fullText: false)

@@ -14,7 +14,10 @@ struct CheckCommand: ShellCommand {
 
   init(_ arguments: ParsedArguments) {}
 
-  func run(in session: Session) -> CommandResult {
-    .checkReport(session.context.check())
+  func run(in session: Session) throws -> CommandResult {
+    let report = session.context.check()
+    // Stopped by Ctrl-C: what it found so far is not a verdict on the store.
+    if report.wasInterrupted { throw ShellError.interrupted }
+    return .checkReport(report)
   }
 }

@@ -58,8 +58,13 @@ struct ExportCommand: ShellCommand {
     try session.collaborators.reportingProgress(
       "exporting", total: documents, unit: .items("documents")
     ) { advance in
+      // Ctrl-C stops it before any document: the files it made are removed again.
       try export.write(
-        folders, content: { try session.context.content(of: $0.id) }, progress: advance)
+        folders,
+        content: { document in
+          try session.stopIfInterrupted(.exporting)
+          return try session.context.content(of: document.id)
+        }, progress: advance)
     }
     guard session.settings.isInteractive else { return .nothing }
     return .messages([

@@ -32,6 +32,7 @@ struct ImportCommand: ShellCommand {
     if let category = session.currentCategory {
       var files: [ImportedFile] = []
       for path in paths.map(session.filePath) {
+        try session.stopIfInterrupted(.readingFiles)
         if try FileImport.kind(of: path) == .folder {
           throw ImportError.folderInCategory(path: path)
         }
@@ -64,7 +65,8 @@ struct ImportCommand: ShellCommand {
     return .messages(folders.flatMap(\.skipped) + imported(what, in: session))
   }
 
-  /// Creates (or, with `--replace`, rewrites) a document for each file.
+  /// Creates (or, with `--replace`, rewrites) a document for each file; Ctrl-C stops it
+  /// after any of them (the command's undo group then takes them all back).
   private func add(_ files: [ImportedFile], to category: Category, in session: Session) throws {
     try checkDistinct(files.map { ($0.name, $0.path) }, what: "document")
     for file in files {
@@ -78,6 +80,7 @@ struct ImportCommand: ShellCommand {
         try session.context.createDocument(
           named: file.name, in: category.id, content: file.content, modified: file.modified)
       }
+      try session.stopIfInterrupted(.importing)
     }
   }
 
@@ -99,14 +102,13 @@ struct ImportCommand: ShellCommand {
   }
 
   /// Reads the folder at `path`, its files counted on the progress line: the count is known
-  /// once the folder is listed.
-  private func readFolder(at path: String, in session: Session) throws(ImportError)
-    -> ImportedFolder
-  {
+  /// once the folder is listed. Ctrl-C stops it between two files.
+  private func readFolder(at path: String, in session: Session) throws -> ImportedFolder {
     let progress = session.collaborators.progress
     var began = false
     defer { if began { progress?.end() } }
     return try FileImport.readFolder(at: path) { done, total in
+      try session.stopIfInterrupted(.readingFiles)
       guard let progress else { return }
       if !began {
         progress.begin(

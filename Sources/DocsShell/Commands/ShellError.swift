@@ -16,7 +16,7 @@ enum ShellError: Error, Sendable {
   case tokenizer(TokenizerError)
   /// The line read cannot be used (not UTF-8, too long, a NUL byte).
   case unusableLine(reason: String)
-  /// Ctrl-C while a script was read.
+  /// Ctrl-C stopped a command (taken back) or a script between two lines.
   case interrupted
   /// The input ended inside a here-document.
   case unterminatedHereDocument(delimiter: String)

@@ -67,11 +67,11 @@ enum FileImport {
 
   /// Reads the folder at `path` and its regular files.
   /// - Throws: ``ImportError`` naming the folder or the first file that cannot be
-  ///   imported.
-  /// `progress` hears how many of the folder's entries were read, of how many.
+  ///   imported, or what `progress` throws (Ctrl-C).
+  /// `progress` hears how many of the folder's entries were read, of how many, before each.
   static func readFolder(
-    at path: String, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
-  ) throws(ImportError) -> ImportedFolder {
+    at path: String, progress: (_ done: Int, _ total: Int) throws -> Void = { _, _ in }
+  ) throws -> ImportedFolder {
     let name = try categoryName(ofPath: path)
     let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard folder >= 0 else { throw failure(path, errno) }
@@ -81,10 +81,10 @@ enum FileImport {
     var skipped: [String] = []
     let names = try entries(of: folder, path: path)
     for (position, entry) in names.enumerated() {
-      progress(position, names.count)
+      try progress(position, names.count)
       guard let entryName = String(validating: entry, as: UTF8.self) else {
         let shown = String(decoding: entry, as: UTF8.self)
-        throw .nameNotUTF8(path: "\(shownFolder)/\(shown)")
+        throw ImportError.nameNotUTF8(path: "\(shownFolder)/\(shown)")
       }
       let entryPath = shownFolder + "/" + entryName
       var status = stat()

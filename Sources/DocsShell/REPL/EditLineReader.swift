@@ -1,4 +1,5 @@
 import CLibEdit
+import DocsKit
 
 #if canImport(Glibc)
   import Glibc
@@ -170,4 +171,34 @@ private func lineBeforeCursor() -> String {
   let line = String(cString: buffer)
   let point = max(0, Int(docsh_point()))
   return String(String.UnicodeScalarView(line.unicodeScalars.prefix(point)))
+}
+
+// MARK: - Ctrl-C while a command runs
+
+/// Ctrl-C as long work sees it: asked to stop once SIGINT arrived since the last line was
+/// read. The handler that sets the flag is installed by ``EditLineReader/init(historyPath:)``,
+/// so only the REPL (and its startup file) stops work on Ctrl-C; `-c`, a script and piped
+/// input have no handler, and Ctrl-C ends them as it ends any program, before they saved.
+///
+/// For tests, `pausingAt` names work (`grep`, `index`, `import`, `source` …) held at its first
+/// check until Ctrl-C comes; it says so on standard error first (`docsh: test pause: grep
+/// waits for Ctrl-C`), so that a test sends Ctrl-C when docsh is provably inside that work.
+final class CtrlC: Interruption {
+  /// The work still to hold at its first check; `nil` once held, or for none.
+  private var pausingAt: String?
+
+  /// Ctrl-C, holding the work named `pausingAt` (`DOCSH_TEST_PAUSE_AT`) once.
+  init(pausingAt: String?) {
+    self.pausingAt = pausingAt.flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  func isRequested(during work: InterruptibleWork) -> Bool {
+    if let pausingAt, work.name == pausingAt {
+      self.pausingAt = nil
+      let message = "docsh: test pause: \(work.name) waits for Ctrl-C\n"
+      _ = message.withCString { write(2, $0, strlen($0)) }
+      docsh_wait_for_sigint()
+    }
+    return docsh_sigint_pending() != 0
+  }
 }

@@ -26,6 +26,11 @@ final class Interpreter {
   }
 
   /// Runs one line; `moreLines` supplies the lines of a here-document it starts.
+  ///
+  /// Ctrl-C stops it (see ``CtrlC``): a command that notices it part way throws, one that
+  /// changes things is taken back whole even when it did not notice, and the commands after
+  /// it do not run. A command that fails once Ctrl-C came (git ended by the same Ctrl-C
+  /// during `sync`) is reported as interrupted.
   /// - Throws: the error of the first command that fails (a ``ShellError`` or a model error);
   ///   later commands of the line do not run.
   func execute(_ line: String, moreLines: () -> String?) throws {
@@ -36,29 +41,47 @@ final class Interpreter {
       throw ShellError.tokenizer(error)
     }
     for parsed in commands {
-      guard let name = parsed.words.first else { continue }
-      var hereDocument: String?
-      if let delimiter = parsed.hereDocumentDelimiter {
-        hereDocument = try collectHereDocument(until: delimiter, from: moreLines)
+      guard parsed.words.first != nil else { continue }
+      try session.stopIfInterrupted()
+      do {
+        try execute(parsed, moreLines: moreLines)
+      } catch {
+        // Kept when it says interrupted already (with the line of a sourced file).
+        if session.isInterrupted(), ErrorReport(error).exitStatus != .interrupted {
+          throw ShellError.interrupted
+        }
+        throw error
       }
-      guard let type = CommandRegistry.command(named: name) else {
-        throw ShellError.unknownCommand(name)
-      }
-      // A store lost in its repository: nothing but sync (which restores it) may run.
-      if let refusal = session.storeRefusal, !Interpreter.runsWithoutTheStore(type) {
-        throw refusal
-      }
-      let arguments = try type.configuration.parse(
-        Array(parsed.words.dropFirst()), hereDocument: hereDocument)
-      let command = try type.init(arguments)
-      if type.configuration.pagesOutput, let pager = session.collaborators.pager {
-        try runPaged(command, of: type, through: pager, words: parsed.words)
-      } else {
-        try run(command, of: type, words: parsed.words)
-      }
-      session.output.flush()
       if exitRequested { return }
     }
+  }
+
+  /// Runs one command of a line.
+  private func execute(_ parsed: ParsedCommand, moreLines: () -> String?) throws {
+    guard let name = parsed.words.first else { return }
+    _ = session.output.takeWasCut()
+    var hereDocument: String?
+    if let delimiter = parsed.hereDocumentDelimiter {
+      hereDocument = try collectHereDocument(until: delimiter, from: moreLines)
+    }
+    guard let type = CommandRegistry.command(named: name) else {
+      throw ShellError.unknownCommand(name)
+    }
+    // A store lost in its repository: nothing but sync (which restores it) may run.
+    if let refusal = session.storeRefusal, !Interpreter.runsWithoutTheStore(type) {
+      throw refusal
+    }
+    let arguments = try type.configuration.parse(
+      Array(parsed.words.dropFirst()), hereDocument: hereDocument)
+    let command = try type.init(arguments)
+    if type.configuration.pagesOutput, let pager = session.collaborators.pager {
+      try runPaged(command, of: type, through: pager, words: parsed.words)
+    } else {
+      try run(command, of: type, words: parsed.words)
+    }
+    session.output.flush()
+    // Output dropped by Ctrl-C: the command was stopped while it showed what it found.
+    if session.output.takeWasCut() { throw ShellError.interrupted }
   }
 
   /// Runs `command` (as one undo group when it changes things) and carries out or shows
@@ -72,6 +95,8 @@ final class Interpreter {
     func runCheckingLoads() throws -> CommandResult {
       let result = try command.run(in: session)
       if let failure = context.takeLoadFailure() { throw failure }
+      // Ctrl-C during a command that changes things takes it back, noticed or not.
+      if type.configuration.isUndoable { try session.stopIfInterrupted() }
       return result
     }
     let result: CommandResult
@@ -137,7 +162,8 @@ final class Interpreter {
     var error: any Error
   }
 
-  /// Runs the lines `reader` gives, stopping at the first failure or at `exit`.
+  /// Runs the lines `reader` gives, stopping at the first failure, at `exit` or at Ctrl-C
+  /// (after the line that ran when it came; the lines before it stand, as before a failure).
   /// - Returns: `nil` when every line succeeded, else the failure with its line number.
   func runScript(_ reader: inout some LineReader) -> ScriptFailure? {
     var lineNumber = 0
@@ -162,6 +188,10 @@ final class Interpreter {
         } catch {
           session.output.flush()
           return ScriptFailure(line: commandLine, error: error)
+        }
+        // Ctrl-C stops a sourced file or the startup file between two lines as well.
+        if session.isInterrupted(during: .sourcedFile) {
+          return ScriptFailure(line: lineNumber + 1, error: ShellError.interrupted)
         }
       }
     }

@@ -9,6 +9,8 @@ enum ExitStatus: Int32, Sendable {
   case badInvocation = 2
   /// The store could not be read or written.
   case storeFailed = 3
+  /// Ctrl-C stopped it: 128 + SIGINT, as shells report a command that SIGINT ended.
+  case interrupted = 130
 }
 
 /// Any error as docsh shows it: one line of text and the exit status it stands for. The one
@@ -20,7 +22,7 @@ struct ErrorReport: Sendable {
   let exitStatus: ExitStatus
 
   /// The report of `error`: shell and model errors by their descriptions; a store that
-  /// cannot be read or written exits 3, a bad command line 2, anything else 1.
+  /// cannot be read or written exits 3, a bad command line 2, Ctrl-C 130, anything else 1.
   init(_ error: any Error) {
     switch error {
     case let error as ShellError:
@@ -48,6 +50,7 @@ struct ErrorReport: Sendable {
     switch error {
     case .context(let error): return status(of: error)
     case .failedInSourcedFile(_, _, let inner): return inner.exitStatus
+    case .interrupted: return .interrupted
     default: return .commandFailed
     }
   }
@@ -62,8 +65,11 @@ struct ErrorReport: Sendable {
   }
 
   private static func status(of error: ContextError) -> ExitStatus {
-    if case .store = error { return .storeFailed }
-    return .commandFailed
+    switch error {
+    case .store: return .storeFailed
+    case .interrupted: return .interrupted
+    default: return .commandFailed
+    }
   }
 }
 

@@ -21,23 +21,33 @@ final class TextOutput {
   private var held: [UInt8]?
   /// Set once the reader went away (a closed pipe): what comes after is dropped.
   private var readerIsGone = false
+  /// Asked before every write; while it asks to stop (Ctrl-C during a command), what is
+  /// written is dropped.
+  private let interruption: (any Interruption)?
+  /// Whether something was dropped because of the interruption since ``takeWasCut()``.
+  private var wasCut = false
 
-  /// Output to `fileDescriptor`, buffered until ``flush()`` unless `unbuffered`.
-  init(fileDescriptor: Int32, unbuffered: Bool = false) {
+  /// Output to `fileDescriptor`, buffered until ``flush()`` unless `unbuffered`; writes stop
+  /// (are dropped) while `interruption` asks to stop.
+  init(fileDescriptor: Int32, unbuffered: Bool = false, interruption: (any Interruption)? = nil) {
     self.fileDescriptor = fileDescriptor
     isTerminal = isatty(fileDescriptor) == 1
     isUnbuffered = unbuffered
+    self.interruption = interruption
   }
 
-  /// Output captured in memory, as if to a terminal or not.
-  init(capturingAsTerminal isTerminal: Bool = false) {
+  /// Output captured in memory, as if to a terminal or not; writes are dropped while
+  /// `interruption` asks to stop.
+  init(capturingAsTerminal isTerminal: Bool = false, interruption: (any Interruption)? = nil) {
     fileDescriptor = nil
     self.isTerminal = isTerminal
     isUnbuffered = false
+    self.interruption = interruption
   }
 
   /// Writes `text` as it is.
   func write(_ text: String) {
+    if isCut() { return }
     if held != nil {
       held?.append(contentsOf: text.utf8)
       return
@@ -58,6 +68,7 @@ final class TextOutput {
 
   /// Writes `bytes` as they are (output that was held, then not paged).
   func write(bytes: [UInt8]) {
+    if isCut() { return }
     guard fileDescriptor != nil, held == nil else {
       write(String(decoding: bytes, as: UTF8.self))
       return
@@ -83,7 +94,7 @@ final class TextOutput {
   /// gone (EPIPE, SIGPIPE being ignored) the rest is dropped: nobody is there to read it.
   func flush() {
     guard held == nil, let fileDescriptor, !buffer.isEmpty else { return }
-    if !readerIsGone {
+    if !readerIsGone && !isCut() {
       do {
         try SystemFileSystem().writeFully(fileDescriptor, buffer)
       } catch {
@@ -91,6 +102,21 @@ final class TextOutput {
       }
     }
     buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// Whether output was dropped because of the interruption since the last call; clears it.
+  func takeWasCut() -> Bool {
+    defer { wasCut = false }
+    return wasCut
+  }
+
+  /// Whether the interruption asks to stop now: then what is buffered or held is dropped.
+  private func isCut() -> Bool {
+    guard let interruption, interruption.isRequested(during: .output) else { return false }
+    wasCut = true
+    buffer.removeAll(keepingCapacity: true)
+    if held != nil { held = [] }
+    return true
   }
 
   /// Clears what was captured (tests).

@@ -183,6 +183,11 @@ final class HookedSQLite: SQLiteLibrary {
     try real.open(path, create: create)
   }
   func close(_ connection: OpaquePointer) { real.close(connection) }
+  func setProgressHandler(
+    _ connection: OpaquePointer, every instructions: Int32, _ handler: SQLiteProgressHandler?
+  ) {
+    real.setProgressHandler(connection, every: instructions, handler)
+  }
   func execute(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) {
     beforeExecute(sql)
     executed.append(sql.trimmingCharacters(in: .whitespacesAndNewlines))

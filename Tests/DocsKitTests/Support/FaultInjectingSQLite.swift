@@ -49,6 +49,12 @@ final class FaultInjectingSQLite: SQLiteLibrary {
 
   func close(_ connection: OpaquePointer) { real.close(connection) }
 
+  func setProgressHandler(
+    _ connection: OpaquePointer, every instructions: Int32, _ handler: SQLiteProgressHandler?
+  ) {
+    real.setProgressHandler(connection, every: instructions, handler)
+  }
+
   func execute(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) {
     try check("execute " + sql.prefix(24))
     try real.execute(connection, sql)
