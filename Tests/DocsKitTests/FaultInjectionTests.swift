@@ -251,4 +251,6 @@ private final class Shrinking: FileSystem {
   }
   func lockExclusively(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockExclusively(f) }
   func close(_ f: Int32) throws(SystemCallError) { try inner.close(f) }
+  func names(in d: Int32) throws(SystemCallError) -> [String] { try inner.names(in: d) }
+  func realPath(_ p: String) throws(SystemCallError) -> String { try inner.realPath(p) }
 }
