@@ -72,7 +72,7 @@ extension Context {
     return summary
   }
 
-  private func isUnchanged(_ id: ObjectID, since saved: Baseline) -> Bool {
+  func isUnchanged(_ id: ObjectID, since saved: Baseline) -> Bool {
     switch (saved, state(of: id)) {
     case (.absent, nil): return true
     case (.category(let then), .category(let now)?):
