@@ -22,6 +22,32 @@ public struct PendingChanges: Sendable, Equatable {
   public var count: Int { changes.count }
   /// Whether nothing changed.
   public var isEmpty: Bool { changes.isEmpty }
+
+  /// Equal when they hold the same changes: places in a file (sequence numbers, locations)
+  /// belong to one session's graph and are not compared.
+  public static func == (lhs: PendingChanges, rhs: PendingChanges) -> Bool {
+    lhs.generation == rhs.generation && lhs.portable == rhs.portable
+  }
+
+  /// The changes and categories without places in a file.
+  private var portable: ([Change], [ObjectID: String]) {
+    func strip(_ state: ObjectState?) -> ObjectState? {
+      switch state {
+      case .category(var record)?:
+        record.sequence = 0
+        return .category(record)
+      case .document(var record)?:
+        record.sequence = 0
+        record.location = nil
+        return .document(record)
+      case nil: return nil
+      }
+    }
+    return (
+      changes.map { Change(id: $0.id, base: strip($0.base), mine: strip($0.mine)) },
+      categories.mapValues(\.category.name.text)
+    )
+  }
 }
 
 // Keeping unsaved changes outside the session, and taking them back.
