@@ -39,8 +39,9 @@ final class UnsavedWorkJournal {
   private let timer: any IdleTimer
   private let clock: () -> Timestamp
   private let tell: (String) -> Void
-  /// The context's ``Context/editCount`` when the journal last matched it.
-  private var journaledEditCount: Int
+  /// The context and its ``Context/editCount`` when the journal last matched it (`sync` may
+  /// put another context in the session's place).
+  private var journaled: (context: ObjectIdentifier, editCount: Int)
   /// When (monotonic milliseconds) the changes not yet written were first seen.
   private var unwrittenSince: Int64?
   private var hasWarned = false
@@ -55,7 +56,7 @@ final class UnsavedWorkJournal {
     self.timer = timer
     self.clock = clock
     self.tell = tell
-    journaledEditCount = context.hasChanges ? -1 : context.editCount
+    journaled = (ObjectIdentifier(context), context.hasChanges ? -1 : context.editCount)
   }
 
   /// The journal's delay from `DOCSH_JOURNAL_DELAY_MS` (milliseconds, for tests); `nil`
@@ -75,10 +76,10 @@ final class UnsavedWorkJournal {
 
   /// A command line ran: writes, removes or schedules the journal as the changes now ask.
   func commandFinished(_ context: Context) {
-    guard context.editCount != journaledEditCount else { return }
+    guard !isJournaled(context) else { return }
     guard context.hasChanges else {
       remove()
-      journaledEditCount = context.editCount
+      markJournaled(context)
       unwrittenSince = nil
       timer.disarm()
       return
@@ -96,7 +97,7 @@ final class UnsavedWorkJournal {
 
   /// The terminal was idle: writes what is not written yet.
   func idle(_ context: Context) {
-    guard context.editCount != journaledEditCount, context.hasChanges else { return }
+    guard !isJournaled(context), context.hasChanges else { return }
     write(context)
   }
 
@@ -105,7 +106,7 @@ final class UnsavedWorkJournal {
   /// - Returns: whether the journal holds them (or nothing is unsaved).
   @discardableResult
   func writeNow(_ context: Context) -> Bool {
-    guard context.editCount != journaledEditCount, context.hasChanges else { return true }
+    guard !isJournaled(context), context.hasChanges else { return true }
     return write(context)
   }
 
@@ -120,7 +121,7 @@ final class UnsavedWorkJournal {
   private func write(_ context: Context) -> Bool {
     do {
       try journal.write(context.pendingChanges(), at: clock())
-      journaledEditCount = context.editCount
+      markJournaled(context)
       unwrittenSince = nil
       timer.disarm()
       return true
@@ -130,6 +131,15 @@ final class UnsavedWorkJournal {
       )
       return false
     }
+  }
+
+  /// Whether the journal is as `context` is now (written, or removed as nothing is unsaved).
+  private func isJournaled(_ context: Context) -> Bool {
+    journaled == (ObjectIdentifier(context), context.editCount)
+  }
+
+  private func markJournaled(_ context: Context) {
+    journaled = (ObjectIdentifier(context), context.editCount)
   }
 
   private func remove() {
