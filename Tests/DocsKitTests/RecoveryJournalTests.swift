@@ -33,8 +33,7 @@ import Testing
     return context
   }
 
-  static func record(_ pending: PendingChanges, store: String = "/s/store.json") -> RecoveryRecord
-  {
+  static func record(_ pending: PendingChanges, store: String = "/s/store.json") -> RecoveryRecord {
     RecoveryRecord(
       storeIdentity: store, processID: 4242, started: TestClock.reading(1),
       written: TestClock.reading(2), pending: pending)
@@ -129,8 +128,10 @@ import Testing
     ("not json\n{}", "damaged"),
     ("{\"format\":\"other\",\"version\":1}\n", "damaged"),
     ("{\"format\":\"docsh-unsaved-changes\",\"version\":2,\"length\":5}\nhello", "newer"),
-    ("{\"format\":\"docsh-unsaved-changes\",\"version\":1,\"length\":2,\"checksum\":\"x\"}\n{}",
-     "damaged"),
+    (
+      "{\"format\":\"docsh-unsaved-changes\",\"version\":1,\"length\":2,\"checksum\":\"x\"}\n{}",
+      "damaged"
+    ),
     ("", "truncated"),
   ])
   func badFilesAreRefusedWithTheirReason(text: String, kind: String) {

@@ -110,7 +110,8 @@ import Testing
     setup.journal.commandFinished(setup.context)
     #expect(!setup.journal.writeNow(setup.context))
     #expect(setup.told.lines.count == 1)
-    #expect(setup.told.lines.first?.hasPrefix("docsh: warning: cannot keep the unsaved changes") == true)
+    #expect(
+      setup.told.lines.first?.hasPrefix("docsh: warning: cannot keep the unsaved changes") == true)
   }
 
   @Test(arguments: [

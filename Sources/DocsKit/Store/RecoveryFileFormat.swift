@@ -174,8 +174,7 @@ enum RecoveryFileFormat {
     }
   }
 
-  private static func record(from body: MiniJSON.Value) throws(MiniJSON.Failure) -> RecoveryRecord
-  {
+  private static func record(from body: MiniJSON.Value) throws(MiniJSON.Failure) -> RecoveryRecord {
     func fail(_ reason: String) -> MiniJSON.Failure { MiniJSON.Failure(reason: reason) }
     func id(_ value: MiniJSON.Value?, _ what: String) throws(MiniJSON.Failure) -> ObjectID {
       guard let text = value?.string, let id = ObjectID(text) else { throw fail("bad \(what)") }
@@ -213,7 +212,8 @@ enum RecoveryFileFormat {
       switch value["kind"]?.string {
       case "category":
         return .category(
-          CategoryRecord(category: Category(id: objectID, name: try name(value["name"])), sequence: 0))
+          CategoryRecord(
+            category: Category(id: objectID, name: try name(value["name"])), sequence: 0))
       case "document":
         let categoryID = try id(value["category"], "category of a document")
         guard categories[categoryID] != nil else { throw fail("a document in an unknown category") }
@@ -382,7 +382,9 @@ enum MiniJSON {
       }
       var value: Int64 = 0
       var digits = 0
-      while position < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+      while position < bytes.endIndex,
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position])
+      {
         let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
         let (sum, overflow2) = times.addingReportingOverflow(Int64(bytes[position] - 48))
         guard !overflow1, !overflow2 else { throw Failure(reason: "a number too large") }
@@ -391,8 +393,9 @@ enum MiniJSON {
         position += 1
       }
       guard digits > 0 else { throw Failure(reason: "a bad number at byte \(start)") }
-      if position < bytes.endIndex, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")]
-        .contains(bytes[position])
+      if position < bytes.endIndex,
+        [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")]
+          .contains(bytes[position])
       {
         throw Failure(reason: "a number that is not an integer at byte \(start)")
       }
