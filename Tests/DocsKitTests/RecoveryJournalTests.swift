@@ -92,6 +92,37 @@ import Testing
     #expect(try reopened.content(of: savedPlan.id) == "v2 mine")
   }
 
+  /// A well-formed file whose changes call a document of the store a category (no session
+  /// writes that) is refused whole: the graph and the store stay as they were.
+  @Test func changesThatDoNotFitTheStoreAreRefusedWhole() throws {
+    let harness = try Harness()
+    let context = try harness.openContext()
+    let work = try context.createCategory(named: "Work")
+    let plan = try context.createDocument(named: "Plan", in: work.id, content: "v1")
+    try context.save()
+    let storeBytes = try bytes(at: harness.storePath)
+    let newCategory = CategoryRecord(
+      category: Category(id: plan.id, name: try Name("Clash")), sequence: 0)
+    let hostile = PendingChanges(
+      generation: 1,
+      changes: [
+        PendingChanges.Change(
+          id: ObjectID(high: 1, low: 1), base: nil,
+          mine: .category(
+            CategoryRecord(
+              category: Category(id: ObjectID(high: 1, low: 1), name: try Name("New")), sequence: 0)
+          )),
+        PendingChanges.Change(id: plan.id, base: nil, mine: .category(newCategory)),
+      ],
+      categories: [:])
+    let fresh = try harness.openContext()
+    let before = try snapshot(of: fresh)
+    #expect(throws: ContextError.self) { try fresh.recover(hostile) }
+    #expect(try snapshot(of: fresh) == before)
+    #expect(!fresh.hasChanges)
+    #expect(try bytes(at: harness.storePath) == storeBytes)
+  }
+
   @Test func everyCutShortFileIsRefused() throws {
     let harness = try Harness()
     let context = try RecoveryJournalTests.contextWithChangesOfEveryKind(harness)

@@ -68,6 +68,7 @@ extension Context {
   public func recover(_ pending: PendingChanges, actionName: String = "recover")
     throws(ContextError)
   {
+    try checkFits(pending)
     let earlier = conflicts
     do {
       try performChanges(actionName) { () throws(ContextError) in try replay(pending) }
@@ -76,6 +77,39 @@ extension Context {
       throw error
     }
     conflicts = earlier + conflicts.filter { !earlier.contains($0) }
+  }
+
+  /// Refuses changes that name an object of this store as one of another kind (a category
+  /// id that is a document here): no session made them, and replaying them would give two
+  /// objects one id.
+  private func checkFits(_ pending: PendingChanges) throws(ContextError) {
+    func isCategory(_ state: ObjectState?) -> Bool? {
+      switch state {
+      case .category?: return true
+      case .document?: return false
+      case nil: return nil
+      }
+    }
+    var kinds: [ObjectID: Bool] = [:]
+    for id in pending.categories.keys { kinds[id] = true }
+    for change in pending.changes {
+      if let kind = isCategory(change.mine) ?? isCategory(change.base) { kinds[change.id] = kind }
+    }
+    for (id, isCategory) in kinds {
+      if !unloadedCategories.isEmpty, let holder = store.unloadedCategory(holding: id) {
+        try loadDocuments(of: holder)
+      }
+      let here: Bool? =
+        categoryRecords[id] != nil ? true : documentRecords[id] != nil ? false : nil
+      if let here, here != isCategory {
+        throw .store(
+          .invalidStore(
+            store.displayName,
+            reason:
+              "the recovered changes name \(id) as a \(isCategory ? "category" : "document"), which is a \(here ? "category" : "document") here"
+          ))
+      }
+    }
   }
 }
 
