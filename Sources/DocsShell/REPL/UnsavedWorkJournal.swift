@@ -56,7 +56,7 @@ final class UnsavedWorkJournal {
     self.timer = timer
     self.clock = clock
     self.tell = tell
-    journaled = (ObjectIdentifier(context), context.hasChanges ? -1 : context.editCount)
+    journaled = (ObjectIdentifier(context), context.mayHaveChanges ? -1 : context.editCount)
   }
 
   /// The journal's delay from `DOCSH_JOURNAL_DELAY_MS` (milliseconds, for tests); `nil`
@@ -75,9 +75,11 @@ final class UnsavedWorkJournal {
   }
 
   /// A command line ran: writes, removes or schedules the journal as the changes now ask.
+  /// Costs nothing that grows with the changes unless it writes: whether they are real
+  /// changes (not taken back) is asked only then.
   func commandFinished(_ context: Context) {
     guard !isJournaled(context) else { return }
-    guard context.hasChanges else {
+    guard context.mayHaveChanges else {
       remove()
       markJournaled(context)
       unwrittenSince = nil
@@ -97,7 +99,7 @@ final class UnsavedWorkJournal {
 
   /// The terminal was idle: writes what is not written yet.
   func idle(_ context: Context) {
-    guard !isJournaled(context), context.hasChanges else { return }
+    guard !isJournaled(context) else { return }
     write(context)
   }
 
@@ -106,7 +108,7 @@ final class UnsavedWorkJournal {
   /// - Returns: whether the journal holds them (or nothing is unsaved).
   @discardableResult
   func writeNow(_ context: Context) -> Bool {
-    guard !isJournaled(context), context.hasChanges else { return true }
+    guard !isJournaled(context) else { return true }
     return write(context)
   }
 
@@ -117,10 +119,16 @@ final class UnsavedWorkJournal {
     remove()
   }
 
+  /// Writes the journal, or removes it when the changes were all taken back.
   @discardableResult
   private func write(_ context: Context) -> Bool {
     do {
-      try journal.write(context.pendingChanges(), at: clock())
+      let pending = try context.pendingChanges()
+      if pending.isEmpty {
+        remove()
+      } else {
+        try journal.write(pending, at: clock())
+      }
       markJournaled(context)
       unwrittenSince = nil
       timer.disarm()
