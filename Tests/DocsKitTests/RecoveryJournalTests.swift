@@ -259,6 +259,26 @@ import Testing
     #expect(try left.first?.contents.get().written == TestClock.reading(2))
   }
 
+  /// What a write killed between making its temporary file and renaming it leaves is
+  /// removed once nobody holds it and it is over a minute old; a fresh or held one stays.
+  @Test func temporaryFilesOfKilledWritesAreRemoved() throws {
+    let harness = try Harness()
+    let stale = harness.folder.path(".store.json.unsaved-12.abc")
+    let fresh = harness.folder.path(".store.json.unsaved-13.def")
+    let held = harness.folder.path(".store.json.unsaved-14.ghi")
+    for path in [stale, fresh, held] { try write("half", to: path) }
+    let anHourAgo = (Int64(Date().timeIntervalSince1970) - 3600) * 1_000_000_000
+    #expect(setFileTimes(of: stale, toNanoseconds: anHourAgo))
+    #expect(setFileTimes(of: held, toNanoseconds: anHourAgo))
+    let holder = open(held, O_RDONLY)
+    defer { close(holder) }
+    #expect(flock(holder, LOCK_EX) == 0)
+    #expect(RecoveryJournal.filesLeftBehind(storePath: harness.storePath).isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: stale))
+    #expect(FileManager.default.fileExists(atPath: fresh))
+    #expect(FileManager.default.fileExists(atPath: held))
+  }
+
   @Test func aFileOfAnotherStoreIsRefused() throws {
     let harness = try Harness()
     let context = try RecoveryJournalTests.contextWithChangesOfEveryKind(harness)

@@ -158,6 +158,8 @@ public final class RecoveryJournal {
     guard let names = try? fileSystem.names(in: directory) else { return [] }
     let prefix = storeName + ".unsaved-"
     let identity = try? RecoveryJournal.identity(of: storePath, fileSystem)
+    removeStaleTemporaryFiles(
+      names.filter { $0.hasPrefix("." + prefix) }, in: directory, fileSystem: fileSystem)
     var found: [LeftBehindRecovery] = []
     for name in names.sorted() where name.hasPrefix(prefix) {
       guard
@@ -191,6 +193,31 @@ public final class RecoveryJournal {
     return found.sorted {
       (try? $0.contents.get().written) ?? Timestamp(millisecondsSince1970: 0)
         < (try? $1.contents.get().written) ?? Timestamp(millisecondsSince1970: 0)
+    }
+  }
+}
+
+extension RecoveryJournal {
+  /// How old an unlocked temporary journal file must be to be taken for one a killed write
+  /// left (a writer locks its temporary file right after making it).
+  static let staleAfterNanoseconds: Int64 = 60_000_000_000
+
+  /// Removes the temporary files (`.STORE.unsaved-PID.XXXXXX`) of journal writes that were
+  /// killed: nobody holds their lock and they are older than a minute.
+  static func removeStaleTemporaryFiles(
+    _ names: [String], in directory: Int32, fileSystem: any FileSystem
+  ) {
+    let now = Timestamp.now().millisecondsSince1970 * 1_000_000
+    for name in names {
+      guard let status = try? fileSystem.status(at: directory, name),
+        now - status.modificationNanoseconds > staleAfterNanoseconds,
+        let file = try? fileSystem.open(
+          at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
+      else { continue }
+      defer { try? fileSystem.close(file) }
+      if (try? fileSystem.lockExclusively(file)) == true {
+        try? fileSystem.unlink(at: directory, name)
+      }
     }
   }
 }
