@@ -22,6 +22,8 @@ struct RecoveryOffer {
       switch file.contents {
       case .failure(let problem):
         report(problem, of: file)
+      case .success(let record) where record.pending.isEmpty:
+        try? file.discard()  // nothing was unsaved after all
       case .success(let record):
         if offer(record, from: file) { recovered = true }
       }
@@ -81,7 +83,11 @@ struct RecoveryOffer {
         let report = StatusReport(record.pending.summary) { id in
           record.pending.categoryName(of: id) ?? session.context.category(withID: id)?.name.text
         }
-        resultView.show(.status(report, .text))
+        // The table `status` shows, under a header of its own: these are not this session's
+        // changes (yet), so "save to keep, revert to discard" would not hold.
+        let table = StatusView(report: report).lines(colors: session.settings.colors).dropFirst()
+        session.output.writeLine("The unsaved changes of that session:")
+        for line in table { session.output.writeLine(line) }
         session.output.flush()
       default:
         session.errors.writeLine(
@@ -120,12 +126,6 @@ struct RecoveryOffer {
       session.tell("docsh: 'save --mine' keeps the recovered values where they conflict")
     }
     return true
-  }
-
-  private var resultView: ResultView {
-    ResultView(
-      output: session.output, errors: session.errors, colors: session.settings.colors,
-      dates: session.settings.dates, now: session.collaborators.clock())
   }
 
   private func changes(_ count: Int) -> String {
