@@ -33,6 +33,7 @@ COMMON = "river signal"  # two words of gen_corpus.ASCII_WORDS, each in most doc
 FTS_TABLE = ("CREATE VIRTUAL TABLE fts USING fts5(name, content, content='', "
              "tokenize='unicode61 remove_diacritics 2')")
 NEW_COUNT = 10_000  # row 4
+EDIT_COUNT = 100  # row 27
 LS_REPEAT = 50  # row 7
 
 MODES = {
@@ -449,6 +450,7 @@ def main():
 
     index_rows(rows, new_row, D, docsh, personal, large, T)
     history_row(new_row, docsh, TMP, personal)
+    journal_row(new_row, docsh, TMP, personal)
     grep_rows(new_row, D, L, large)
     startup_row(new_row, D)
 
@@ -656,9 +658,9 @@ def history_row(new_row, docsh, tmp, corpus_info):
                      expect=contains("Document 00042"))
 
 
-# ---------------------------------------------------------------- row 27: start-up
+# ---------------------------------------------------------------- row 28: start-up
 
-STARTUP_ROW = GREP_FIRST_ROW + len(GREP_ROWS)
+STARTUP_ROW = 28
 
 
 def startup_row(new_row, D):
@@ -668,6 +670,22 @@ def startup_row(new_row, D):
                 anchor_label="`sqlite3 :memory: 'select 1'`")
     return timed_row(r, "%s --version" % D, "sqlite3 :memory: 'select 1'", shell=False,
                      expect=contains("docsh"))
+
+
+def journal_row(new_row, docsh, tmp, corpus_info):
+    """Row 27: what the recovery journal costs a typed session. One REPL session in a
+    pseudo-terminal (`repl_session.py`) types EDIT_COUNT `write`s into a fresh copy of the
+    personal store, each after the prompt of the one before, with the journal as users get it
+    (DOCSH_JOURNAL_DELAY_MS=2000), against the same session without a journal (`off`)."""
+    r = new_row(27, "REPL: %d typed `write`s with the journal (personal)" % EDIT_COUNT, 1.05,
+                anchor_label="the same session without a journal")
+    source = sq(os.path.join(CORPUS, corpus_info["dir"], "store.json"))
+    session = "%s %s %s %s/r27/store.json %d" % (
+        sq(sys.executable), sq(os.path.join(HERE, "repl_session.py")), sq(docsh), sq(tmp),
+        EDIT_COUNT)
+    prepare = "rm -rf %s/r27 && mkdir %s/r27 && cp %s %s/r27/" % (sq(tmp), sq(tmp), source, sq(tmp))
+    return timed_row(r, session + " 2000", session + " off", docsh_prep=prepare,
+                     anchor_prep=prepare, extra_docsh=True, anchor_name="docsh, no journal")
 
 
 def docsh_version(docsh):

@@ -1,6 +1,7 @@
 // The C edge of docsh: libedit's readline-compatible API, plus small accessors for the C
-// globals Swift 6 refuses to touch, the SIGINT flag, the key reader that waits for it, and
-// what a running command reads of that flag.
+// globals Swift 6 refuses to touch, the SIGINT flag, the key reader that waits for it, what a
+// running command reads of that flag, and what the journal of unsaved work needs
+// (SIGHUP/SIGTERM, an idle timer).
 // Only EditLineReader.swift imports it.
 #ifndef DOCSH_CLIBEDIT_SHIM_H
 #define DOCSH_CLIBEDIT_SHIM_H
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 #include <editline/readline.h>
@@ -99,6 +101,113 @@ static inline void docsh_set_reading(int reading) {
   }
 }
 
+// MARK: - SIGHUP, SIGTERM and the idle timer (the journal of unsaved work)
+
+// A closed terminal (SIGHUP) or a `kill` (SIGTERM) ends the session only after it wrote its
+// unsaved changes to its recovery journal: the handler only records the signal and wakes
+// the key reader through a pipe (a byte stays there until read, so a signal that lands
+// just before the wait still ends it); the session notices, writes, and re-raises.
+static volatile sig_atomic_t docsh_termination_signal = 0;
+
+/// The pipe the termination handler writes a byte to: [0] read (non-blocking), [1] write.
+static inline int *docsh_termination_pipe(void) {
+  static int ends[2] = {-1, -1};
+  return ends;
+}
+
+static inline void docsh_termination_handler(int signal_number) {
+  int saved_errno = errno;
+  if (docsh_termination_signal == 0) docsh_termination_signal = signal_number;
+  if (docsh_termination_pipe()[1] >= 0) {
+    ssize_t ignored = write(docsh_termination_pipe()[1], "", 1);
+    (void)ignored;
+  }
+  errno = saved_errno;
+}
+
+/// Installs the recording handler for SIGHUP and SIGTERM (with SA_RESTART, as SIGINT's).
+static inline int docsh_install_termination_handlers(void) {
+  if (docsh_termination_pipe()[0] < 0) {
+    int ends[2];
+    if (pipe(ends) != 0) return -1;
+    for (int index = 0; index < 2; index++) {
+      fcntl(ends[index], F_SETFD, FD_CLOEXEC);
+      fcntl(ends[index], F_SETFL, fcntl(ends[index], F_GETFL) | O_NONBLOCK);
+      docsh_termination_pipe()[index] = ends[index];
+    }
+  }
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = docsh_termination_handler;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  if (sigaction(SIGHUP, &action, NULL) != 0) return -1;
+  return sigaction(SIGTERM, &action, NULL);
+}
+
+/// The signal (SIGHUP or SIGTERM) that asked the session to end; 0 while none did.
+static inline int docsh_pending_termination(void) { return docsh_termination_signal; }
+
+/// What the key reader runs after the terminal was idle for the armed time: a C function
+/// and the context it is given, set from Swift.
+static inline void (**docsh_idle_handler_slot(void))(void *) {
+  static void (*handler)(void *) = NULL;
+  return &handler;
+}
+
+static inline void **docsh_idle_context_slot(void) {
+  static void *context = NULL;
+  return &context;
+}
+
+/// When the idle timer is armed: how long the terminal must stay idle, and the moment
+/// (CLOCK_MONOTONIC, in milliseconds) by which it fires even while keys keep coming;
+/// idle < 0 when it is not armed.
+static inline long long *docsh_idle_timer_slot(void) {
+  static long long timer[2] = {-1, 0};
+  return timer;
+}
+
+static inline long long docsh_monotonic_milliseconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+static inline void docsh_set_idle_handler(void (*handler)(void *), void *context) {
+  *docsh_idle_handler_slot() = handler;
+  *docsh_idle_context_slot() = context;
+}
+
+/// Arms the idle timer: the handler runs once the terminal was idle for `idle_milliseconds`,
+/// or `longest_milliseconds` from now at the latest. A negative `idle_milliseconds` disarms it.
+static inline void docsh_arm_idle_timer(int idle_milliseconds, int longest_milliseconds) {
+  docsh_idle_timer_slot()[0] = idle_milliseconds;
+  docsh_idle_timer_slot()[1] = docsh_monotonic_milliseconds() + longest_milliseconds;
+}
+
+/// The wait of the key reader: `pselect` on the terminal and the termination pipe, with the
+/// idle timeout when armed. Returns what `pselect` returns; on a timeout (0) it has run the
+/// idle handler (disarming the timer first).
+static inline int docsh_wait_for_key(int descriptor, fd_set *readable, const sigset_t *mask) {
+  int wake = docsh_termination_pipe()[0];
+  if (wake >= 0) FD_SET(wake, readable);
+  int highest = wake > descriptor ? wake : descriptor;
+  long long idle = docsh_idle_timer_slot()[0];
+  long long wait = idle;
+  if (idle >= 0) {
+    long long left = docsh_idle_timer_slot()[1] - docsh_monotonic_milliseconds();
+    if (left < wait) wait = left < 0 ? 0 : left;
+  }
+  struct timespec timeout = {(time_t)(wait / 1000), (long)(wait % 1000) * 1000000L};
+  int result = pselect(highest + 1, readable, NULL, NULL, idle >= 0 ? &timeout : NULL, mask);
+  if (result == 0 && idle >= 0) {
+    docsh_idle_timer_slot()[0] = -1;
+    if (*docsh_idle_handler_slot() != NULL) (*docsh_idle_handler_slot())(*docsh_idle_context_slot());
+  }
+  return result;
+}
+
 // MARK: - Reading keys
 
 /// A descriptor of the terminal at `descriptor` of its own, opened non-blocking, so that
@@ -136,17 +245,19 @@ static inline int docsh_read_key(FILE *stream) {
   char bytes[MB_LEN_MAX];
   size_t count = 0;
   for (;;) {
-    if (docsh_sigint_flag) {
+    if (docsh_sigint_flag || docsh_termination_signal) {
       errno = EINTR;
       return -1;
     }
     fd_set readable;
     FD_ZERO(&readable);
     FD_SET(descriptor, &readable);
-    if (pselect(descriptor + 1, &readable, NULL, NULL, NULL, docsh_waiting_signal_mask()) < 0) {
+    int waited = docsh_wait_for_key(descriptor, &readable, docsh_waiting_signal_mask());
+    if (waited < 0) {
       if (errno == EINTR) continue;  // SIGINT is seen at the top; SIGWINCH and others resume
       return -1;
     }
+    if (waited == 0 || !FD_ISSET(descriptor, &readable)) continue;  // idle, or a signal
     ssize_t got = read(descriptor, bytes + count, 1);
     if (got < 0) {
       if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;

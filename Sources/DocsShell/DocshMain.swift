@@ -100,6 +100,10 @@ enum DocshMain {
       refusal = lost
     }
 
+    // Recovery files of sessions that ended with unsaved changes; none for a lost store.
+    let leftBehind =
+      refusal == nil ? RecoveryJournal.filesLeftBehind(storePath: storePath) : []
+
     guard settings.isInteractive else {
       var collaborators = SessionCollaborators.nonInteractive(progress: progress)
       collaborators.repository = repository
@@ -110,9 +114,12 @@ enum DocshMain {
         collaborators: collaborators)
       session.storeRefusal = refusal
       session.warnOnceAboutTheIndex()
+      // A script is all or nothing, and it is its own record: it keeps no journal.
+      RecoveryOffer(session: session, journal: nil).mention(leftBehind)
       return runNonInteractively(invocation, interpreter: Interpreter(session: session))
     }
     let reader = EditLineReader(historyPath: Invocation.historyPath(environment: environment))
+    TerminalEvents.installTerminationHandlers()
     let terminal = TerminalInput(reader: reader)
     let pager: Pager? =
       invocation.noPager || !output.isTerminal
@@ -127,16 +134,41 @@ enum DocshMain {
     session.storeRefusal = refusal
     if let refusal { reporter.report(refusal, at: "docsh") }
     session.warnOnceAboutTheIndex()
+    let journal = makeJournal(for: session, storePath: storePath, environment: environment)
+    if !leftBehind.isEmpty {
+      _ = RecoveryOffer(session: session, journal: journal).offer(leftBehind)
+    }
     let completer = Completer(session: session)
     reader.enableCompletion { line, word in completer.complete(lineBeforeCursor: line, word: word) }
     let interpreter = Interpreter(session: session)
     if !invocation.noStartupFile, let path = Invocation.startupFilePath(environment: environment) {
       interpreter.runStartupFile(at: path)
     }
-    InteractiveLoop(interpreter: interpreter, terminal: terminal).run()
+    let ending = InteractiveLoop(
+      interpreter: interpreter, terminal: terminal, journal: journal,
+      terminationSignal: { TerminalEvents.terminationSignal }
+    ).run()
     session.output.flush()
     terminal.saveHistory()
+    if case .terminated(let signal) = ending { TerminalEvents.endBySignal(signal) }
     return .success
+  }
+
+  /// The journal of the interactive `session`'s unsaved work, written when the terminal is
+  /// idle; `nil` for a session on a lost store, or when `DOCSH_JOURNAL_DELAY_MS=off`.
+  static func makeJournal(
+    for session: Session, storePath: String, environment: [String: String]
+  ) -> UnsavedWorkJournal? {
+    guard session.storeRefusal == nil,
+      let delay = UnsavedWorkJournal.delay(environment: environment)
+    else { return nil }
+    let journal = UnsavedWorkJournal(
+      journal: RecoveryJournal(
+        storePath: storePath, processID: getpid(), started: Timestamp.now()),
+      delayMilliseconds: delay, context: session.context, timer: TerminalIdleTimer(),
+      tell: { [unowned session] in session.tell($0) })
+    TerminalEvents.onIdle { [unowned session] in journal.idle(session.context) }
+    return journal
   }
 
   /// Runs `-c` texts, a script or standard input: all or nothing, saved at the end.

@@ -253,4 +253,6 @@ private final class Shrinking: FileSystem {
   func lockShared(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockShared(f) }
   func close(_ f: Int32) throws(SystemCallError) { try inner.close(f) }
   func linkTarget(of p: String) throws(SystemCallError) -> String? { try inner.linkTarget(of: p) }
+  func names(in d: Int32) throws(SystemCallError) -> [String] { try inner.names(in: d) }
+  func realPath(_ p: String) throws(SystemCallError) -> String { try inner.realPath(p) }
 }

@@ -15,8 +15,10 @@ are kept for the tests about escape sequences.
 """
 
 import os
+import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -1237,8 +1239,269 @@ def test_ctrl_c_during_sync_ends_git_and_the_next_sync_finishes(sandbox):
     check("Synced: 0 changes in, 1 out." in output, f"the next sync printed {output!r}")
     subjects = remote_subjects(sandbox, environment, remote)
     check(subjects == ["1 new: Work/Plan", "1 new: Work/"], f"the remote holds {subjects!r}")
+# MARK: - 11. Unsaved work survives a closed terminal, a kill and a power cut
+
+RECOVER_QUESTION = (
+    r"Recover (\d+) unsaved changes? from a session that ended "
+    r"(\d{4}-\d\d-\d\d \d\d:\d\d)\? \[Y/n/show\] "
+)
+
+
+def journal_files(sandbox, kind="unsaved"):
+    """The recovery files beside the sandbox's store (`store.json.unsaved-PID`, or with
+    `kind="recovered"` the ones kept aside)."""
+    return sorted(name for name in os.listdir(sandbox.root) if name.startswith(f"store.json.{kind}-"))
+
+
+def wait_for(condition, what, timeout=10.0):
+    """Waits until `condition()` holds, failing naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        check(time.monotonic() < deadline, f"{what}: not within {timeout:g} s")
+        time.sleep(0.01)
+
+
+def journal_holds(sandbox, text):
+    """Whether a recovery file of the sandbox's store holds `text`."""
+    for name in journal_files(sandbox):
+        try:
+            with open(sandbox.path(name), encoding="utf-8") as file:
+                if text in file.read():
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+def precious_session(sandbox, **environment):
+    """A session with unsaved changes: `Work/` and `Work/Precious`, in /Work."""
+    terminal = sandbox.start(**environment)
+    terminal.run("mkdir Work", dirty=True)
+    terminal.run("cd Work", "/Work", dirty=True)
+    terminal.run("new Precious three hours of writing", "/Work", dirty=True)
+    return terminal
+
+
+def recover_and_save(sandbox, count=2):
+    """Starts docsh, answers y to the recovery question, saves and leaves; checks that
+    Work/Precious is in the store and no recovery file is left."""
+    terminal = sandbox.spawn()
+    found = terminal.expect(RECOVER_QUESTION, what="the recovery question at the start")
+    check(found.match.group(1) == str(count), f"offered {found.match.group(1)} changes, not {count}")
+    terminal.line("y")
+    output = terminal.prompt(dirty=True, what="the prompt with the recovered, unsaved changes")
+    check("Recovered: " in output, f"after y docsh said {output!r}")
+    content = terminal.run("cat Work/Precious", dirty=True)
+    check("three hours of writing" in content, f"cat Work/Precious shows {content!r}")
+    terminal.run("save")
     terminal.line("exit")
     check(terminal.exit_status() == 0, "docsh did not exit with 0")
+    check("Precious" in sandbox.listing("Work"), "Work/Precious is not in the saved store")
+    check(not journal_files(sandbox), f"recovery files left: {journal_files(sandbox)}")
+
+
+@sandboxed
+def test_closing_the_terminal_keeps_unsaved_work_for_the_next_start(sandbox):
+    # A delay no test waits for: only the hangup can have written the journal.
+    terminal = precious_session(sandbox, DOCSH_JOURNAL_DELAY_MS="600000")
+    check(not journal_files(sandbox), "the journal was written before the delay")
+    terminal.child.close(force=False)  # the terminal window closes: SIGHUP
+    check(terminal.child.signalstatus == signal.SIGHUP,
+          f"docsh ended with {terminal.child.exitstatus}/{terminal.child.signalstatus}, not by SIGHUP")
+    check(len(journal_files(sandbox)) == 1, f"recovery files after the hangup: {journal_files(sandbox)}")
+    check(not os.path.exists(sandbox.store), "the hangup saved the store")
+    mode = os.stat(sandbox.path(journal_files(sandbox)[0])).st_mode & 0o777
+    check(mode == 0o600, f"the recovery file has mode {mode:o}")
+    recover_and_save(sandbox)
+
+
+@sandboxed
+def test_sighup_and_sigterm_write_the_journal_and_exit_as_a_shell_would(sandbox):
+    for number, expected in ((signal.SIGHUP, 129), (signal.SIGTERM, 143)):
+        terminal = precious_session(sandbox, DOCSH_JOURNAL_DELAY_MS="600000")
+        terminal.child.kill(number)
+        status = terminal.exit_status()
+        check(status == expected, f"after signal {number} docsh ended with {status}, not {expected}")
+        check(journal_holds(sandbox, "three hours of writing"), f"no journal after signal {number}")
+        recover_and_save(sandbox)
+        os.unlink(sandbox.store)
+
+
+@sandboxed
+def test_sigkill_loses_only_what_the_journal_delay_had_not_written(sandbox):
+    terminal = precious_session(sandbox, DOCSH_JOURNAL_DELAY_MS="200")
+    # The idle timer writes it: wait for that, then kill without a chance to write again.
+    wait_for(lambda: journal_holds(sandbox, "three hours of writing"), "the journal of the idle timer")
+    terminal.child.kill(signal.SIGKILL)
+    check(terminal.exit_status() == 128 + signal.SIGKILL, "docsh was not killed")
+    recover_and_save(sandbox)
+
+
+@sandboxed
+def test_declining_a_recovery_keeps_the_file_aside(sandbox):
+    terminal = precious_session(sandbox, DOCSH_JOURNAL_DELAY_MS="0")
+    terminal.child.kill(signal.SIGKILL)
+    terminal.exit_status()
+    terminal = sandbox.spawn()
+    terminal.expect(RECOVER_QUESTION, what="the recovery question")
+    terminal.line("show")
+    found = terminal.expect(RECOVER_QUESTION, what="the question again after show")
+    check(re.search(r"new category:\s+Work/", found.before) and re.search(r"new:\s+Work/Precious", found.before),
+          f"show listed {found.before!r}")
+    terminal.line("n")
+    output = terminal.prompt(what="a clean prompt after n")
+    aside = journal_files(sandbox, "recovered")
+    check(len(aside) == 1 and re.fullmatch(r"store\.json\.recovered-\d{4}-\d\d-\d\dT\d{4}", aside[0]),
+          f"kept aside as {aside}")
+    check(aside[0] in output, f"docsh did not say where: {output!r}")
+    check(not journal_files(sandbox), "the recovery file is still offered")
+    with open(sandbox.path(aside[0]), encoding="utf-8") as file:
+        check("three hours of writing" in file.read(), "the file kept aside lost the changes")
+    terminal.line("exit")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+    again = sandbox.start()  # the first thing is the prompt: nothing offered
+    again.line("exit")
+
+
+@sandboxed
+def test_recovery_over_a_store_another_session_changed_keeps_both(sandbox):
+    sandbox.setup("mkdir Work; new Work/Plan v1")
+    terminal = sandbox.start(DOCSH_JOURNAL_DELAY_MS="0")
+    terminal.run("new Work/Precious three hours of writing", dirty=True)
+    terminal.run("write Work/Plan v2 mine", dirty=True)
+    terminal.child.kill(signal.SIGKILL)
+    terminal.exit_status()
+    # Another session saves meanwhile; not interactive, it only mentions the file.
+    result = sandbox.docsh("-c", "new Work/Theirs from the other session")
+    check(result.returncode == 0, f"the other session failed: {result.stderr!r}")
+    check(b"start docsh interactively to recover them" in result.stderr,
+          f"the other session said {result.stderr!r}")
+    check(len(journal_files(sandbox)) == 1, "the non-interactive run touched the recovery file")
+    terminal = sandbox.spawn()
+    terminal.expect(RECOVER_QUESTION, what="the recovery question")
+    terminal.line("y")
+    output = terminal.prompt(dirty=True, what="the prompt after recovering")
+    check("merged with what was saved since" in output, f"after y docsh said {output!r}")
+    terminal.run("save")
+    terminal.line("exit")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+    listing = sandbox.listing("Work")
+    for name in ("Plan", "Precious", "Theirs"):
+        check(name in listing, f"Work/{name} is missing after the merge: {listing!r}")
+    result = sandbox.docsh("--no-save", "-c", "cat Work/Plan")
+    check(result.stdout.decode().strip() == "v2 mine", f"Work/Plan holds {result.stdout!r}")
+
+
+@sandboxed
+def test_bad_recovery_files_are_reported_and_never_applied(sandbox):
+    sandbox.setup("mkdir Work")
+    with open(sandbox.path("store.json.unsaved-1"), "w") as file:
+        file.write('{"format":"docsh-unsaved-changes","version":1,"length":400,"checksum":"0"}\n{"cut')
+    with open(sandbox.path("store.json.unsaved-2"), "w") as file:
+        file.write('{"format":"docsh-unsaved-changes","version":9,"length":2}\n{}')
+    terminal = sandbox.spawn()
+    output = terminal.prompt(what="a clean prompt: nothing to recover")
+    check(re.search(r"store\.json\.unsaved-1: it is cut short .*kept as .*store\.json\.recovered-", output),
+          f"the cut short file was reported as {output!r}")
+    check(re.search(r"store\.json\.unsaved-2: a newer docsh wrote it .*left as it is", output),
+          f"the newer file was reported as {output!r}")
+    check(journal_files(sandbox) == ["store.json.unsaved-2"], f"files left: {journal_files(sandbox)}")
+    terminal.run("status")
+    terminal.line("exit")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+
+
+@sandboxed
+def test_saving_reverting_and_leaving_remove_the_journal(sandbox):
+    terminal = sandbox.start(DOCSH_JOURNAL_DELAY_MS="0")
+    terminal.run("mkdir Work", dirty=True)
+    check(journal_files(sandbox), "no journal after a change with no delay")
+    terminal.run("save")
+    check(not journal_files(sandbox), "the journal survived save")
+    terminal.run("mkdir Later", dirty=True)
+    check(journal_files(sandbox), "no journal after the second change")
+    terminal.line("revert")
+    terminal.expect(r"\[y/N\] ", what="revert asking")
+    terminal.line("y")
+    terminal.prompt(what="a clean prompt after revert")
+    check(not journal_files(sandbox), "the journal survived revert")
+    terminal.run("mkdir Again", dirty=True)
+    terminal.line("exit")
+    terminal.expect(re.escape("Save 1 unsaved change before leaving? [Y/n/c] "), what="the save question")
+    terminal.line("n")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+    check(not journal_files(sandbox), "the journal survived leaving without saving")
+
+
+@sandboxed
+def test_a_folder_that_cannot_hold_the_journal_warns_once(sandbox):
+    store = "/proc/docsh-pty-test-store.json"  # a folder nobody can create files in
+    terminal = sandbox.start(DOCSH_STORE=store, DOCSH_JOURNAL_DELAY_MS="0")
+    output = terminal.run("mkdir Work", dirty=True)
+    check("warning: cannot keep the unsaved changes in a recovery file" in output,
+          f"the first change said {output!r}")
+    output = terminal.run("mkdir Later", dirty=True)
+    check("warning" not in output, f"the second change warned again: {output!r}")
+    listing = terminal.run("ls", dirty=True)
+    check("Later/" in listing and "Work/" in listing, f"ls shows {listing!r}")
+    terminal.line("exit")
+    terminal.expect(r"before leaving\? \[Y/n/c\] ", what="the save question")
+    terminal.line("n")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+
+
+@sandboxed
+def test_crash_random_kills_lose_nothing_the_journal_had(sandbox):
+    """Sessions killed with SIGKILL at random points (seeded: DOCSH_CRASH_SEED, rounds:
+    DOCSH_CRASH_ROUNDS); with no journal delay every change whose prompt came back is
+    saved or recoverable at the next start, and no recovery file is ever found damaged."""
+    seed = int(os.environ.get("DOCSH_CRASH_SEED", "18"))
+    rounds = int(os.environ.get("DOCSH_CRASH_ROUNDS", "12"))
+    generator = random.Random(seed)
+    sandbox.setup("mkdir Work")
+    confirmed = {}  # name -> content of every change whose prompt came back
+    counter = 0
+    for round_number in range(rounds):
+        terminal = sandbox.spawn("--no-pager", DOCSH_JOURNAL_DELAY_MS="0")
+        found = terminal.expect(RECOVER_QUESTION, re.escape("docsh:/> "), what=f"round {round_number}: the start")
+        check("damaged" not in found.before and "cut short" not in found.before,
+              f"round {round_number} (seed {seed}): {found.before!r}")
+        dirty = False
+        if found.index == 0:
+            terminal.line("y")
+            terminal.prompt(dirty=True, what=f"round {round_number}: the prompt after recovering")
+            dirty = True
+        listing = terminal.run("ls Work", dirty=dirty)
+        for name in confirmed:
+            check(re.search(rf"\b{name}\b", listing),
+                  f"round {round_number} (seed {seed}): {name} is neither saved nor recovered; ls shows {listing!r}")
+        for _ in range(generator.randint(0, 6)):
+            if generator.random() < 0.2:
+                terminal.run("save")
+                dirty = False
+                continue
+            counter += 1
+            name = f"d{counter}"
+            terminal.run(f"new Work/{name} content {counter}", dirty=True)
+            confirmed[name] = f"content {counter}"
+            dirty = True
+        if generator.random() < 0.5:
+            counter += 1
+            terminal.line(f"new Work/d{counter} in flight")  # may or may not survive
+            time.sleep(generator.random() * 0.03)  # lands anywhere in that command or its write
+        terminal.child.kill(signal.SIGKILL)  # else right after the last prompt came back
+        terminal.exit_status()
+    terminal = sandbox.spawn()
+    found = terminal.expect(RECOVER_QUESTION, re.escape("docsh:/> "), what="the last start")
+    if found.index == 0:
+        terminal.line("y")
+        terminal.prompt(dirty=True)
+    terminal.run("save")
+    terminal.line("exit")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+    for name, content in confirmed.items():
+        result = sandbox.docsh("--no-save", "-c", f"cat Work/{name}")
+        check(result.stdout.decode().strip() == content, f"Work/{name} holds {result.stdout!r} (seed {seed})")
 
 
 # MARK: - Running

@@ -32,6 +32,10 @@ public struct ChangeSummary: Sendable {
 }
 
 extension Context {
+  /// Whether anything was touched since the last save, at no cost: `false` means
+  /// ``hasChanges`` is `false`; `true` may still mean changes that were taken back.
+  public var mayHaveChanges: Bool { !baseline.isEmpty }
+
   /// Whether anything changed since the last save.
   public var hasChanges: Bool {
     baseline.contains { id, saved in !isUnchanged(id, since: saved) }
@@ -72,7 +76,7 @@ extension Context {
     return summary
   }
 
-  private func isUnchanged(_ id: ObjectID, since saved: Baseline) -> Bool {
+  func isUnchanged(_ id: ObjectID, since saved: Baseline) -> Bool {
     switch (saved, state(of: id)) {
     case (.absent, nil): return true
     case (.category(let then), .category(let now)?):

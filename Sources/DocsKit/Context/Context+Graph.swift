@@ -63,6 +63,7 @@ extension Context {
   }
 
   private func record(_ id: ObjectID, before: ObjectState?, after: ObjectState?) {
+    editCount += 1
     if baseline[id] == nil {
       switch before {
       case .category(let record): baseline[id] = .category(record)

@@ -35,31 +35,56 @@ public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
 // object and property by property, onto the store as it is now, with the state this session
 // loaded as the common ancestor.
 extension Context {
-  /// One object this session changed: as loaded and as it is now, contents in memory.
-  private struct LocalChange {
-    let id: ObjectID
-    let base: ObjectState?
-    let mine: ObjectState?
-  }
-
   /// Loads what the other session saved and replays this session's changes onto it,
   /// keeping this session's values where they conflict and recording the conflicts in
   /// ``conflicts``. The undo history is cleared: it describes a graph that is gone.
   func rebaseOntoSavedStore() throws(ContextError) {
-    var changes: [LocalChange] = []
-    var myCategories: [ObjectID: CategoryRecord] = [:]
+    let pending = try pendingChanges(includingUnchanged: true)
+    try reload()
+    try replay(pending)
+  }
+
+  /// This session's changes as values, contents in memory: every object touched since the
+  /// last save (`includingUnchanged`: also those changed back), and the categories they name.
+  func pendingChanges(includingUnchanged: Bool) throws(ContextError) -> PendingChanges {
+    var changes: [PendingChanges.Change] = []
+    var categories: [ObjectID: CategoryRecord] = [:]
     for (id, saved) in baseline {
+      if !includingUnchanged && isUnchanged(id, since: saved) { continue }
       let base: ObjectState?
       switch saved {
       case .absent: base = nil
       case .category(let record): base = .category(record)
       case .document(let record): base = .document(record)
       }
-      changes.append(
-        LocalChange(id: id, base: try resolved(base), mine: try resolved(state(of: id))))
+      let change = PendingChanges.Change(
+        id: id, base: try resolved(base), mine: try resolved(state(of: id)))
+      for state in [change.base, change.mine] {
+        switch state {
+        case .category(let record)?: categories[record.category.id] = record
+        case .document(let record)?:
+          if let category = categoryRecords[record.document.categoryID] {
+            categories[category.category.id] = category
+          }
+        case nil: break
+        }
+      }
+      changes.append(change)
     }
-    for (id, record) in categoryRecords { myCategories[id] = record }
-    try reload()
+    // A category's current record wins over one a change remembers from before.
+    for id in Array(categories.keys) {
+      if let current = categoryRecords[id] { categories[id] = current }
+    }
+    changes.sort { $0.id < $1.id }
+    return PendingChanges(generation: generation, changes: changes, categories: categories)
+  }
+
+  /// Replays `pending` onto the graph as loaded now, object by object and property by
+  /// property, with each change's `base` as the common ancestor; conflicts keep `pending`'s
+  /// values and are recorded in ``conflicts``.
+  func replay(_ pending: PendingChanges) throws(ContextError) {
+    let changes = pending.changes
+    let myCategories = pending.categories
     // Every category the replay touches must be in the graph: those named by the changes,
     // and those that hold the changed documents in what the other session saved.
     var touched = Set<ObjectID>()

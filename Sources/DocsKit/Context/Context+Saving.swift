@@ -87,6 +87,7 @@ extension Context {
     }
     baseline = [:]
     generation = receipt.generation
+    editCount += 1
   }
 
   /// The graph in the order a save writes it: categories and documents in file order, new

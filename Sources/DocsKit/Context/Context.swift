@@ -54,6 +54,9 @@ public final class Context {
   public internal(set) var conflicts: [MergeConflict] = []
   /// The generation of the store as last loaded or saved.
   public internal(set) var generation = 0
+  /// Counts every change of the graph, undo and redo, and every load and save: while it
+  /// stands still, what is unsaved has not changed (the recovery journal asks).
+  public internal(set) var editCount = 0
 
   /// Opens a context on `store` and loads its graph.
   /// - Parameters:
@@ -109,6 +112,7 @@ public final class Context {
     redoStack = []
     openGroup = nil
     conflicts = []
+    editCount += 1
   }
 
   /// Discards every unsaved change and the undo history, and loads the store again, so

@@ -95,6 +95,11 @@ public protocol FileSystem: Sendable {
   /// `readlink(2)`: what the symbolic link at `path` holds; `nil` when `path` is no link
   /// (`EINVAL`) or nothing (`ENOENT`, `ENOTDIR`).
   func linkTarget(of path: String) throws(SystemCallError) -> String?
+  /// The names in the folder `directory` (`readdir(3)` of a duplicate descriptor), without
+  /// `.` and `..`, in no particular order.
+  func names(in directory: Int32) throws(SystemCallError) -> [String]
+  /// `realpath(3)`: the absolute path of `path` with every link and `..` resolved.
+  func realPath(_ path: String) throws(SystemCallError) -> String
 }
 
 extension FileSystem {
@@ -317,6 +322,38 @@ public struct SystemFileSystem: FileSystem {
       throw SystemCallError("readlink", code: EILSEQ)
     }
     return target
+  }
+
+  public func names(in directory: Int32) throws(SystemCallError) -> [String] {
+    // fdopendir takes the descriptor over: hand it a duplicate, so the caller's stays open.
+    let duplicate = try retrying("open") { Glibc.fcntl(directory, F_DUPFD_CLOEXEC, 0) }
+    guard let stream = Glibc.fdopendir(duplicate) else {
+      let code = errno
+      _ = Glibc.close(duplicate)
+      throw SystemCallError("open", code: code)
+    }
+    defer { _ = Glibc.closedir(stream) }
+    Glibc.rewinddir(stream)
+    var names: [String] = []
+    while true {
+      errno = 0
+      guard let entry = Glibc.readdir(stream) else {
+        if errno != 0 { throw SystemCallError("read", code: errno) }
+        return names
+      }
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+  }
+
+  public func realPath(_ path: String) throws(SystemCallError) -> String {
+    guard let resolved = Glibc.realpath(path, nil) else {
+      throw SystemCallError("realpath", code: errno)
+    }
+    defer { free(resolved) }
+    return String(cString: resolved)
   }
 
   private func retrying<Value: BinaryInteger>(

@@ -107,6 +107,14 @@ final class InMemoryFile: FileSystem {
 
   func linkTarget(of path: String) throws(SystemCallError) -> String? { nil }
 
+  func names(in directory: Int32) throws(SystemCallError) -> [String] {
+    throw SystemCallError("read", code: ENOTSUP)
+  }
+
+  func realPath(_ path: String) throws(SystemCallError) -> String {
+    throw SystemCallError("realpath", code: ENOTSUP)
+  }
+
   private func copy(
     _ bytes: [UInt8], from offset: Int, into buffer: UnsafeMutableRawBufferPointer
   ) -> Int {

@@ -101,12 +101,16 @@ extension StoreRepository {
   // MARK: - The files that tell git how to treat the store
 
   /// The files of the store's folder docsh keeps lines in, and those lines: the merge
-  /// driver for the store, and the lock, backup and temporary files git must not track.
+  /// driver for the store, and the lock, backup, temporary and recovery files git must not
+  /// track (a recovery journal holds one session's unsaved work, for this machine only).
   var supportFiles: [(name: String, lines: [String])] {
     let name = storeFileName
     return [
       (".gitattributes", ["\(name) merge=docsh"]),
-      (".gitignore", ["\(name).lock", "\(name).bak", ".\(name).*"]),
+      (
+        ".gitignore",
+        ["\(name).lock", "\(name).bak", ".\(name).*", "\(name).unsaved-*", "\(name).recovered-*"]
+      ),
     ]
   }
 

@@ -25,12 +25,17 @@ extension StatusReport {
   /// The report of `changes`, with every path spelled out: a document's category as it is
   /// now, or as it was when it was deleted too.
   init(_ changes: ChangeSummary, in context: Context) {
+    self.init(changes) { context.category(withID: $0)?.name.text }
+  }
+
+  /// The report of `changes`, with a document's category named by `categoryName` (or as it
+  /// was when it was deleted too).
+  init(_ changes: ChangeSummary, categoryName name: (ObjectID) -> String?) {
     let deletedCategoryNames = Dictionary(
       changes.deletedCategories.map { ($0.id, $0.name.text) },
       uniquingKeysWith: { first, _ in first })
     func categoryName(of document: Document) -> String {
-      context.category(withID: document.categoryID)?.name.text
-        ?? deletedCategoryNames[document.categoryID] ?? "?"
+      name(document.categoryID) ?? deletedCategoryNames[document.categoryID] ?? "?"
     }
     func entry(_ change: StatusEntry.Change, _ document: Document) -> StatusEntry {
       StatusEntry(

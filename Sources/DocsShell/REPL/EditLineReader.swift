@@ -202,3 +202,64 @@ final class CtrlC: Interruption {
     return docsh_sigint_pending() != 0
   }
 }
+// MARK: - SIGHUP, SIGTERM and the idle timer
+
+/// What the journal of unsaved work needs from the terminal's C edge (`shim.h`): SIGHUP and
+/// SIGTERM recorded instead of ending the process at once, and a timer the key reader runs
+/// when the terminal has been idle.
+enum TerminalEvents {
+  /// Makes SIGHUP and SIGTERM end the line being read and be recorded, for the session to
+  /// write its journal and then end by ``endBySignal(_:)``.
+  static func installTerminationHandlers() {
+    _ = docsh_install_termination_handlers()
+  }
+
+  /// The signal that asked the session to end, once one did.
+  static var terminationSignal: Int32? {
+    let signal = docsh_pending_termination()
+    return signal == 0 ? nil : signal
+  }
+
+  /// Ends the process by `signal` with its default action, as it would have ended without
+  /// the handler (a shell sees status 128 + `signal`).
+  static func endBySignal(_ signal: Int32) -> Never {
+    Glibc.signal(signal, SIG_DFL)
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    sigaddset(&unblocked, signal)
+    pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+    raise(signal)
+    exit(128 + signal)
+  }
+
+  /// Runs `action` when the armed idle timer fires: inside the key reader, between two keys
+  /// of the main prompt, on the thread reading the terminal.
+  static func onIdle(_ action: @escaping () -> Void) {
+    // Kept for the life of the process: the C side holds the pointer.
+    let box = Unmanaged.passRetained(IdleAction(action))
+    docsh_set_idle_handler(runIdleAction, box.toOpaque())
+  }
+
+  /// Arms the idle timer: it fires once the terminal was idle for `idle` milliseconds, or
+  /// `longest` milliseconds from now at the latest.
+  static func armIdleTimer(idle: Int, longest: Int) {
+    docsh_arm_idle_timer(Int32(clamping: idle), Int32(clamping: longest))
+  }
+
+  /// Disarms the idle timer.
+  static func disarmIdleTimer() {
+    docsh_arm_idle_timer(-1, 0)
+  }
+}
+
+/// The action of the idle timer, boxed for the C side's context pointer.
+private final class IdleAction {
+  let run: () -> Void
+  init(_ run: @escaping () -> Void) { self.run = run }
+}
+
+/// The idle handler the C side calls with the boxed action.
+private func runIdleAction(_ context: UnsafeMutableRawPointer?) {
+  guard let context else { return }
+  Unmanaged<IdleAction>.fromOpaque(context).takeUnretainedValue().run()
+}

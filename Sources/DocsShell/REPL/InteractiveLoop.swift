@@ -1,17 +1,34 @@
 import DocsKit
 
 /// The REPL: a prompt showing where the user is (`docsh:/Work*> `), line editing and
-/// history, Ctrl-C dropping the line, and a question before leaving with unsaved changes.
+/// history, Ctrl-C dropping the line, a question before leaving with unsaved changes, and
+/// the journal of unsaved work kept as it goes.
 final class InteractiveLoop {
+  /// How the loop ended.
+  enum Ending: Equatable {
+    /// The user left.
+    case left
+    /// SIGHUP or SIGTERM asked the session to end; the journal holds what was unsaved.
+    case terminated(signal: Int32)
+  }
+
   private let interpreter: Interpreter
   private let terminal: TerminalInput
+  private let journal: UnsavedWorkJournal?
+  private let terminationSignal: () -> Int32?
   private var session: Session { interpreter.session }
 
   /// A loop reading command lines from `terminal`, the same input the session's questions
-  /// and typed text are read from.
-  init(interpreter: Interpreter, terminal: TerminalInput) {
+  /// and typed text are read from, keeping `journal` (`nil`: none) and ending when
+  /// `terminationSignal` gives a signal.
+  init(
+    interpreter: Interpreter, terminal: TerminalInput, journal: UnsavedWorkJournal? = nil,
+    terminationSignal: @escaping () -> Int32? = { nil }
+  ) {
     self.interpreter = interpreter
     self.terminal = terminal
+    self.journal = journal
+    self.terminationSignal = terminationSignal
   }
 
   /// The prompt: `docsh:PATH> `, with `*` after PATH while there are unsaved changes.
@@ -20,18 +37,22 @@ final class InteractiveLoop {
     return "docsh:\(location)\(session.context.hasChanges ? "*" : "")> "
   }
 
-  /// Reads and runs lines until the user leaves.
-  func run() {
+  /// Reads and runs lines until the user leaves or a signal ends the session.
+  func run() -> Ending {
     while true {
-      switch terminal.readLine(prompt: prompt) {
+      if let ending = terminated() { return ending }
+      let input = terminal.readLine(prompt: prompt)
+      if let ending = terminated() { return ending }
+      switch input {
       case .interrupted:
         continue
       case .endOfInput:
         session.errors.writeLine("")
-        if confirmLeaving() { return }
+        if confirmLeaving() { return left() }
       case .invalid(let reason):
         report(ShellError.unusableLine(reason: reason))
       case .line(let line):
+        journal?.commandStarting()
         var entry = line
         do {
           try interpreter.execute(line) {
@@ -44,12 +65,26 @@ final class InteractiveLoop {
         }
         if !line.trimmingBlanks().isEmpty { terminal.addToHistory(entry) }
         session.output.flush()
+        journal?.commandFinished(session.context)
         if interpreter.exitRequested {
           interpreter.exitRequested = false
-          if confirmLeaving() { return }
+          if confirmLeaving() { return left() }
         }
       }
     }
+  }
+
+  /// The user leaves: what is unsaved was saved or left on purpose, so the journal goes.
+  private func left() -> Ending {
+    journal?.sessionEnded()
+    return .left
+  }
+
+  /// When a signal asked the session to end: the journal written, the ending.
+  private func terminated() -> Ending? {
+    guard let signal = terminationSignal() else { return nil }
+    journal?.writeNow(session.context)
+    return .terminated(signal: signal)
   }
 
   /// Asks `Save 3 unsaved changes before leaving? [Y/n/c]` when there are any.

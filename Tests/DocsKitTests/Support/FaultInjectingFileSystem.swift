@@ -208,4 +208,14 @@ final class FaultInjectingFileSystem: FileSystem {
     }
     try real.close(file)
   }
+
+  func names(in directory: Int32) throws(SystemCallError) -> [String] {
+    try check("readdir")
+    return try real.names(in: directory)
+  }
+
+  func realPath(_ path: String) throws(SystemCallError) -> String {
+    try check("realpath", path.split(separator: "/").last.map(String.init) ?? path)
+    return try real.realPath(path)
+  }
 }

@@ -40,7 +40,8 @@ import Testing
         == "store.json merge=docsh\n")
     #expect(
       try String(contentsOfFile: machine.folder + "/.gitignore", encoding: .utf8)
-        == "store.json.lock\nstore.json.bak\n.store.json.*\n")
+        == "store.json.lock\nstore.json.bak\n.store.json.*\nstore.json.unsaved-*\n"
+        + "store.json.recovered-*\n")
     #expect(try machine.gitText(["config", "branch.main.remote"]) == "origin")
     #expect(try machine.gitText(["config", "branch.main.merge"]) == "refs/heads/main")
     #expect(
@@ -91,7 +92,8 @@ import Testing
     #expect(try machine.gitText(["remote", "get-url", "origin"]) == other)
     #expect(
       try String(contentsOfFile: machine.folder + "/.gitignore", encoding: .utf8)
-        == "*.tmp\nstore.json.lock\nstore.json.bak\n.store.json.*\n")
+        == "*.tmp\nstore.json.lock\nstore.json.bak\n.store.json.*\nstore.json.unsaved-*\n"
+        + "store.json.recovered-*\n")
   }
 
   @Test func everySaveCommitsTheStoreWithALineSayingWhatChanged() throws {

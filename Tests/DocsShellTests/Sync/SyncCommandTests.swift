@@ -38,11 +38,14 @@ import Testing
       try laptop.gitText(["check-attr", "merge", "--", "store.json"])
         == "store.json: merge: docsh")
     #expect(try laptop.gitText(["ls-files"]) == ".gitattributes\n.gitignore\nstore.json")
-    // The lock, the backup and a save's temporary files are ignored.
+    // The lock, the backup, a save's temporary files and recovery journals are ignored.
     #expect(
       try laptop.gitText([
         "check-ignore", "--no-index", "store.json.lock", "store.json.bak", ".store.json.Xq1w2e",
-      ]) == "store.json.lock\nstore.json.bak\n.store.json.Xq1w2e")
+        "store.json.unsaved-4242", "store.json.recovered-2026-12-01T1849",
+      ])
+        == "store.json.lock\nstore.json.bak\n.store.json.Xq1w2e\nstore.json.unsaved-4242\n"
+        + "store.json.recovered-2026-12-01T1849")
     #expect(try laptop.gitText(["remote", "get-url", "origin"]) == remote)
     #expect(try laptop.gitText(["config", "branch.main.remote"]) == "origin")
     #expect(try laptop.gitText(["config", "branch.main.merge"]) == "refs/heads/main")
