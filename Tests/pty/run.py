@@ -863,7 +863,9 @@ def test_no_color_and_auto_mean_no_escape_sequences(sandbox):
 def test_status_colors_are_colors_not_text(sandbox):
     sandbox.setup("mkdir Work")
     for arguments, colored in ((("--color", "always"), True), (("--color", "never"), False)):
-        terminal = sandbox.start(*arguments)
+        # Closing the terminal with a change pending journals it, and the next start would ask
+        # to recover it: this test is about colors, so it keeps no journal.
+        terminal = sandbox.start(*arguments, DOCSH_JOURNAL_DELAY_MS="off")
         terminal.line("new Work/Plan x")
         terminal.prompt(dirty=True)
         terminal.line("status")
