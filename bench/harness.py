@@ -54,6 +54,17 @@ MODES = {
 }
 
 
+SELECTED = set()  # --rows: the rows to run; empty for all
+
+
+def skipped(row):
+    """Whether `row` is left out of this run (--rows), marking it so."""
+    if SELECTED and row["n"] not in SELECTED:
+        row["status"] = "skipped"
+        return True
+    return False
+
+
 class HarnessError(Exception):
     """Something wrong with the bench itself, not with docsh."""
 
@@ -191,6 +202,8 @@ def timed_row(row, docsh_cmd, anchor_cmd, docsh_prep=None, anchor_prep=None,
 
     extra_docsh: when the anchor is itself a docsh command (row 7), a failure
     of it is a docsh failure rather than a harness error."""
+    if skipped(row):
+        return row
     n = row["n"]
     # What a prepare step writes (a 227 MB copy) must be on disk before the timed command
     # starts: its writeback would otherwise be billed to that command, and slow its fsync.
@@ -295,6 +308,8 @@ def grep_rows(new_row, D, L, large):
         r = new_row(n, "`grep %s` (%s) over the large store (%s documents)"
                     % (docsh_args.replace("'", "").replace("|", "\\|"), what, docs), target,
                     anchor_label="`grep %s` on the tree" % grep_args.split(" ")[0])
+        if skipped(r):
+            continue
         docsh_cmd = "%s --no-save -s %s/store.json -c %s" % (D, L, sq("grep " + docsh_args))
         anchor_cmd = "env LC_ALL=C.UTF-8 grep %s %s/tree" % (grep_args, L)
         anchor_out = os.path.join(TMP, "grep-anchor-%d.out" % n)
@@ -314,6 +329,8 @@ def grep_rows(new_row, D, L, large):
 
 
 def memory_row(row, docsh, store_rel, size):
+    if skipped(row):
+        return row
     argv_tail = [docsh, "--no-save", "-s", store_rel, "-c", 'ls "/Category 007"']
     peaks = []
     for i in range(CFG["mem_runs"]):
@@ -351,8 +368,12 @@ def main():
     ap.add_argument("mode", choices=sorted(MODES))
     ap.add_argument("--docsh", required=True)
     ap.add_argument("--tmp", required=True)
+    ap.add_argument("--rows", default="",
+                    help="comma-separated row numbers to run alone (the table goes to "
+                         "results/<mode>-rows.md, not latest.md)")
     a = ap.parse_args()
     MODE, CFG, TMP = a.mode, MODES[a.mode], os.path.abspath(a.tmp)
+    SELECTED.update(int(n) for n in a.rows.split(",") if n.strip())
     # docsh's index cache for the whole run (every row), under the run's own folder.
     os.environ["XDG_CACHE_HOME"] = os.path.join(TMP, "cache")
     docsh = os.path.abspath(a.docsh)
@@ -478,6 +499,8 @@ def main():
     ]
     failed, suspect = [], []
     for r in rows:
+        if r["status"] == "skipped":
+            continue
         unit = fmt_mb if r["n"] in (6, 14) else fmt_time
         anchor = ("%s (%s)" % (unit(r["anchor"]), r["anchor_label"])) \
             if r.get("anchor") is not None else r["anchor_label"]
@@ -523,7 +546,8 @@ def main():
         lines.append("**docsh exited 0 but did not do the work in row%s %s** (⚠; verdict ✗)."
                      % ("s" if len(suspect) > 1 else "", ", ".join(map(str, suspect))))
     table = "\n".join(lines) + "\n"
-    out = os.path.join(RESULTS, "latest.md" if MODE == "full" else "quick.md")
+    out = os.path.join(RESULTS, "%s-rows.md" % MODE if SELECTED else
+                       "latest.md" if MODE == "full" else "quick.md")
     with open(out, "w", encoding="utf-8") as f:
         f.write(table)
     print(table)
@@ -628,6 +652,8 @@ def history_row(new_row, docsh, tmp, corpus_info):
     commits = HISTORY_COMMITS[MODE]
     r = new_row(17, "`log NAME` on the personal store with %s commits" % fmt_n(commits), 3,
                 anchor_label="`git log --oneline -- store.json`")
+    if skipped(r):
+        return r
     repo = os.path.join(tmp, "hist")
     remote = os.path.join(tmp, "hist-remote.git")
     store = os.path.join(repo, "store.json")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docsh benchmark suite.            usage: bench/run.sh full|quick
+# docsh benchmark suite.            usage: bench/run.sh full|quick [--rows N,M…]
 #
 # Called by `make bench` (full) and `make bench-quick` (quick) after a release
 # build. Uses $DOCSH if set, else $(swift build -c release --show-bin-path)/docsh.
@@ -18,6 +18,7 @@
 set -euo pipefail
 
 mode=${1:-}
+shift || true
 case "$mode" in
   full | quick) ;;
   *) echo "usage: bench/run.sh full|quick" >&2; exit 2 ;;
@@ -47,7 +48,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
 rc=0
-"$py" "$here/harness.py" "$mode" --docsh "$DOCSH" --tmp "$tmp" || rc=$?
+"$py" "$here/harness.py" "$mode" --docsh "$DOCSH" --tmp "$tmp" "$@" || rc=$?
 # The harness exits 0 (ran), 2 (harness error) or something else on a crash.
 [ "$rc" = 0 ] || echo "bench: harness error (exit $rc)" >&2
 [ "$rc" = 0 ] || exit 2
