@@ -10,6 +10,7 @@ deps:
 	@missing=""; \
 	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev pkg-config"; \
 	pkg-config --exists sqlite3 2>/dev/null || missing="$$missing libsqlite3-dev pkg-config"; \
+	[ -f /usr/include/re2/re2.h ] || missing="$$missing libre2-dev"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || missing="$$missing python3-pexpect"; \
 	command -v groff >/dev/null || missing="$$missing groff-base"; \
 	command -v zsh >/dev/null || missing="$$missing zsh"; \
@@ -41,11 +42,15 @@ build: deps
 ## takes about a millisecond, a fifth of `docsh --version`. The linker finds `-lstdc++` in
 ## the first folder that has it, so a folder holding only the static archive goes first;
 ## without one (no archive in the toolchain), docsh links the shared library as before.
+## RE2 likewise (`-lre2`, Debian ships libre2.a): its shared library would load the shared
+## libstdc++ again.
 STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 release: deps
-	@mkdir -p $(STATIC_CXX) && rm -f $(STATIC_CXX)/libstdc++.a; \
+	@mkdir -p $(STATIC_CXX) && rm -f $(STATIC_CXX)/libstdc++.a $(STATIC_CXX)/libre2.a; \
 	archive=$$(clang -print-file-name=libstdc++.a 2>/dev/null); \
-	case "$$archive" in /*) ln -s "$$archive" $(STATIC_CXX)/libstdc++.a ;; esac
+	case "$$archive" in /*) ln -s "$$archive" $(STATIC_CXX)/libstdc++.a ;; esac; \
+	re2=$$(pkg-config --variable=libdir re2 2>/dev/null)/libre2.a; \
+	if [ -f "$$re2" ]; then ln -s "$$re2" $(STATIC_CXX)/libre2.a; fi
 	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX)
 
 run: build

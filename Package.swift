@@ -18,7 +18,12 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
-    .target(name: "DocsKit", dependencies: ["CSQLite"]),
+    // RE2 has a C++ API only: a few C functions in front of it (Debian's libre2-dev).
+    .target(
+      name: "CRE2",
+      linkerSettings: [.linkedLibrary("re2")]
+    ),
+    .target(name: "DocsKit", dependencies: ["CSQLite", "CRE2"]),
     .executableTarget(
       name: "DocsShell",
       dependencies: ["DocsKit", "CLibEdit"]

@@ -1,15 +1,16 @@
 /// The plain text every match of a regular expression must contain, so that a search can
 /// look for those bytes first and run the expression only on the lines that hold them.
 ///
-/// Conservative by design: it reads a small part of Swift's regex syntax (literal
-/// characters, escaped punctuation, quantifiers, and classes, groups, anchors and class
-/// escapes stepped over whole) and gives up, returning `nil`, on anything else — an
-/// alternation at the top, options such as `(?i)`, `\Q`, `\x`, `\p`, back references. The
-/// text it returns is ASCII: Swift's regexes match other characters by canonical
-/// equivalence (a pattern's `é` matches `e` followed by U+0301), which bytes cannot show.
-/// Three ASCII characters have canonical equivalents too (the Kelvin sign is `K`, U+037E is
-/// `;`, U+1FEF a backtick); Swift matches ASCII by scalar today, but the text leaves those
-/// three out all the same (and `k` when case is ignored: the fold finds the Kelvin sign).
+/// Conservative by design: it reads a small part of the syntax (RE2's, which holds POSIX
+/// ERE and Perl's escapes: literal characters, escaped punctuation, quantifiers, and
+/// classes, groups, anchors and class escapes stepped over whole) and gives up, returning
+/// `nil`, on anything else — an alternation at the top, options such as `(?i)`, `\Q`, `\x`,
+/// `\p`. The text it returns is printable ASCII, which has one spelling in a content's
+/// bytes. It still leaves out the three ASCII characters that have canonical equivalents
+/// (the Kelvin sign is `K`, U+037E is `;`, U+1FEF a backtick), from when Swift's `Regex`,
+/// which matches by canonical equivalence, ran the expressions; RE2 matches by scalar, so
+/// this only costs a shorter text (and `k` when case is ignored: the fold finds the Kelvin
+/// sign).
 enum RegexLiterals {
   /// The longest run of literal characters every match of `source` contains, or `nil`;
   /// with whether every match *starts* with it (the run opens the pattern, and nothing in
