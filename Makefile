@@ -42,15 +42,11 @@ build: deps
 ## takes about a millisecond, a fifth of `docsh --version`. The linker finds `-lstdc++` in
 ## the first folder that has it, so a folder holding only the static archive goes first;
 ## without one (no archive in the toolchain), docsh links the shared library as before.
-## RE2 likewise (`-lre2`, Debian ships libre2.a): its shared library would load the shared
-## libstdc++ again.
 STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 release: deps
-	@mkdir -p $(STATIC_CXX) && rm -f $(STATIC_CXX)/libstdc++.a $(STATIC_CXX)/libre2.a; \
+	@mkdir -p $(STATIC_CXX) && rm -f $(STATIC_CXX)/libstdc++.a; \
 	archive=$$(clang -print-file-name=libstdc++.a 2>/dev/null); \
-	case "$$archive" in /*) ln -s "$$archive" $(STATIC_CXX)/libstdc++.a ;; esac; \
-	re2=$$(pkg-config --variable=libdir re2 2>/dev/null)/libre2.a; \
-	if [ -f "$$re2" ]; then ln -s "$$re2" $(STATIC_CXX)/libre2.a; fi
+	case "$$archive" in /*) ln -s "$$archive" $(STATIC_CXX)/libstdc++.a ;; esac
 	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -L$(STATIC_CXX)
 
 run: build
