@@ -122,7 +122,7 @@ final class ContentSearcher {
         pattern.source, ignoringCase: pattern.ignoresCase, wholeWords: pattern.matchesWholeWords)
       lineMatches = regex.matches
       required = RegexLiterals.requiredText(in: pattern.source, ignoringCase: pattern.ignoresCase)
-        .map { pattern.ignoresCase ? folder.folded($0.text) : $0.text }
+        .map { pattern.ignoresCase ? folder.folded($0) : $0 }
       holdingIsMatching = false
     }
     let needle: String

@@ -12,26 +12,15 @@
 /// this only costs a shorter text (and `k` when case is ignored: the fold finds the Kelvin
 /// sign).
 enum RegexLiterals {
-  /// The longest run of literal characters every match of `source` contains, or `nil`;
-  /// with whether every match *starts* with it (the run opens the pattern, and nothing in
-  /// the pattern refers to where the text searched starts: no `^`, `\A` or `\G`), so that
-  /// the expression need only be tried where the text occurs.
-  static func requiredText(
-    in source: String, ignoringCase: Bool
-  ) -> (text: String, isPrefix: Bool)? {
+  /// The longest run of literal characters every match of `source` contains, or `nil`.
+  static func requiredText(in source: String, ignoringCase: Bool) -> String? {
     let scalars = Array(source.unicodeScalars)
     var index = 0
     var best = ""
-    var bestIsPrefix = false
     var run = ""
-    var runIsPrefix = true  // until an atom that adds nothing to the first run
     func endRun() {
-      if run.unicodeScalars.count > best.unicodeScalars.count {
-        best = run
-        bestIsPrefix = runIsPrefix
-      }
+      if run.unicodeScalars.count > best.unicodeScalars.count { best = run }
       run = ""
-      runIsPrefix = false
     }
     while index < scalars.count {
       let scalar = scalars[index]
@@ -83,30 +72,7 @@ enum RegexLiterals {
       if quantifier.repeats { endRun() }
     }
     endRun()
-    guard !best.isEmpty else { return nil }
-    return (best, bestIsPrefix && !refersToTheStart(scalars))
-  }
-
-  /// Whether the pattern holds `^` (but for a class's `[^`), `\A` or `\G`, which depend on
-  /// where the text searched starts.
-  private static func refersToTheStart(_ scalars: [Unicode.Scalar]) -> Bool {
-    var index = 0
-    while index < scalars.count {
-      switch scalars[index] {
-      case "\\":
-        if index + 1 < scalars.count, scalars[index + 1] == "A" || scalars[index + 1] == "G" {
-          return true
-        }
-        index += 2
-      case "[":
-        index += index + 1 < scalars.count && scalars[index + 1] == "^" ? 2 : 1
-      case "^":
-        return true
-      default:
-        index += 1
-      }
-    }
-    return false
+    return best.isEmpty ? nil : best
   }
 
   /// Whether `scalar` can stand in the required text (see the type's summary).
