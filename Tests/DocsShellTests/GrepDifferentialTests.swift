@@ -14,9 +14,10 @@ import Testing
 /// test looking away from it: both fold `σ`, `ς` and `Σ` together (checked below), but glibc
 /// also folds `İ` to `i`, which docsh keeps apart, so the corpus holds no `İ`. The corpus
 /// holds no NUL or invalid UTF-8 either, which would make GNU grep call a file binary.
-/// Where the two differ by design is left out too: docsh counts the piece after a final
-/// newline as a line (no pattern here matches an empty line), and drops the `\r` of a CRLF
-/// line end, which the test drops from GNU grep's lines as well.
+/// Where the two differ by design is accounted for: docsh counts the piece after a final
+/// newline as a line, which the test expects wherever GNU grep would print an empty line
+/// for the same arguments (with `-v`), and drops the `\r` of a CRLF line end, which the
+/// test drops from GNU grep's lines as well.
 @Suite struct GrepDifferentialTests {
   static let pieces: [String] = [
     "garden", "Garden", "GARDEN", "gardens", "kitchen", "window", "winter", "the", "apples",
