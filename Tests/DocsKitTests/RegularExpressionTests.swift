@@ -37,7 +37,8 @@ import Testing
   @Test(arguments: [
     ("a", "a b", true), ("a", "ab", false), ("a", "ba", false), ("a", "b_a", false),
     ("a", "b-a", true), ("a", "éa", false), ("a", "aé", false), ("a", "a\u{301}", true),
-    ("a", "a٣", false), ("a", "aⅧ", false), ("a", "a²", true), ("a+", "aaa", true),
+    ("a", "a٣", false), ("a", "aⅧ", false), ("a", "a²", true), ("a", "aⒶ", false),
+    ("a", "a\u{947}", false), ("a", "a\u{94D}", true), ("a+", "aaa", true),
     ("ab|a", "ab", true), ("ab|a", "abc a", true), ("foo.*", "foo bar!x", true),
     ("b.*", "ab c", false), ("^a", "a b", true), ("b$", "a b", true), ("", "", true),
     ("", "a b", false), ("", "a ", true), ("x*", " x", true), ("(?i)A", "a.", true),
@@ -46,6 +47,31 @@ import Testing
   func wholeWordsAreThoseOfGNUGrep(pattern: String, line: String, matches: Bool) throws {
     let regex = try RegularExpression(pattern, ignoringCase: false, wholeWords: true)
     #expect(regex.matches(line) == matches, "\(pattern) in \(line)")
+  }
+
+  @Test func theWordCharactersBeyondLettersAreUnicodesOtherAlphabetic() {
+    // Every scalar: Alphabetic or a decimal digit, but in none of the categories RE2 is
+    // told (L, Nl, Nd), makes up the table.
+    var found: [ClosedRange<UInt32>] = []
+    var start: UInt32?
+    for value in 0...UInt32(0x11_0000) {
+      var isOther = false
+      if value <= 0x10_FFFF, let scalar = Unicode.Scalar(value) {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter,
+          .otherLetter, .letterNumber, .decimalNumber:
+          break
+        default:
+          isOther = scalar.properties.isAlphabetic
+        }
+      }
+      if isOther, start == nil { start = value }
+      if !isOther, let first = start {
+        found.append(first...(value - 1))
+        start = nil
+      }
+    }
+    #expect(found == WordCharacters.otherAlphabetic)
   }
 
   @Test(arguments: ["a.b", "(x)", "[x]", "a\\b", "\u{0}\t\r", "é+", "$^", "{2}"])

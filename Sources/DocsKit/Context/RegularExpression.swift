@@ -14,7 +14,7 @@ final class RegularExpression {
   private let ignoresCase: Bool
 
   /// `source` compiled; with `wholeWords`, it matches only where neither end of a match is
-  /// next to a word character (a letter, a digit or `_`: Unicode categories L, Nl, Nd),
+  /// next to a word character (a letter or digit of any script, or `_`: ``WordCharacters``),
   /// as `grep -w`.
   /// - Throws: ``ContextError/invalidPattern(_:reason:)`` when `source` does not compile,
   ///   with RE2's reason on one line.
@@ -24,7 +24,7 @@ final class RegularExpression {
     if wholeWords {
       // The pattern alone first, so that an error names what the user wrote.
       _ = try RegularExpression(source, ignoringCase: ignoringCase)
-      let other = "[^\\p{L}\\p{Nl}\\p{Nd}_]"
+      let other = RegularExpression.nonWordCharacter
       pattern =
         "(?:^|\(other))(?:\(RegularExpression.closingQuotes(pattern)))(?:\(other)|$)"
     }
@@ -57,6 +57,13 @@ final class RegularExpression {
       }
     }
   }
+
+  /// A class of every character that is not a word character (see ``WordCharacters``).
+  private static let nonWordCharacter =
+    "[^\\p{L}\\p{Nl}\\p{Nd}_"
+    + WordCharacters.otherAlphabetic.map {
+      "\\x{" + String($0.lowerBound, radix: 16) + "}-\\x{" + String($0.upperBound, radix: 16) + "}"
+    }.joined() + "]"
 
   /// A pattern that matches `text` literally.
   static func quoting(_ text: String) -> String {
