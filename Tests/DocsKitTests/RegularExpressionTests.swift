@@ -42,7 +42,8 @@ import Testing
     ("ab|a", "ab", true), ("ab|a", "abc a", true), ("foo.*", "foo bar!x", true),
     ("b.*", "ab c", false), ("^a", "a b", true), ("b$", "a b", true), ("", "", true),
     ("", "a b", false), ("", "a ", true), ("x*", " x", true), ("(?i)A", "a.", true),
-    ("\\Qa.", "a.", true), ("\\Qa.", "a.b", false),
+    ("\\Qa.", "a.", true), ("\\Qa.", "a.b", false), ("\\Qa\\\\E", "a\\", true),
+    ("\\Qa\\\\E+", "a\\\\ b", true), ("\\Qa.\\E+", "a..", true), ("\\Q\\", "x \\", true),
   ])
   func wholeWordsAreThoseOfGNUGrep(pattern: String, line: String, matches: Bool) throws {
     let regex = try RegularExpression(pattern, ignoringCase: false, wholeWords: true)

@@ -92,17 +92,23 @@ final class RegularExpression {
   }
 
   /// `pattern` with a `\E` after a `\Q` that runs to its end, so that what follows it is
-  /// syntax again.
+  /// syntax again. Between `\Q` and `\E` only `\E` means anything, as RE2 reads them.
   private static func closingQuotes(_ pattern: String) -> String {
+    let scalars = Array(pattern.unicodeScalars)
     var quoting = false
-    var escaped = false
-    for scalar in pattern.unicodeScalars {
-      if escaped {
-        if scalar == "Q" && !quoting { quoting = true }
-        if scalar == "E" { quoting = false }
-        escaped = false
-      } else if scalar == "\\" {
-        escaped = true
+    var index = 0
+    while index < scalars.count {
+      guard scalars[index] == "\\", index + 1 < scalars.count else {
+        index += 1
+        continue
+      }
+      let next = scalars[index + 1]
+      if quoting {
+        if next == "E" { quoting = false }
+        index += next == "E" ? 2 : 1
+      } else {
+        if next == "Q" { quoting = true }
+        index += 2
       }
     }
     return quoting ? pattern + "\\E" : pattern
