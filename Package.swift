@@ -18,7 +18,15 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
-    .target(name: "DocsKit", dependencies: ["CSQLite"]),
+    // RE2 has a C++ API only: a few C functions in front of it (Debian's libre2-dev). Its
+    // archive, not its shared library, which would load the shared libstdc++ that a release
+    // build links statically (see the Makefile); libstdc++ named after it, so that a static
+    // one is searched for what the archive needs.
+    .target(
+      name: "CRE2",
+      linkerSettings: [.linkedLibrary(":libre2.a"), .linkedLibrary("stdc++")]
+    ),
+    .target(name: "DocsKit", dependencies: ["CSQLite", "CRE2"]),
     .executableTarget(
       name: "DocsShell",
       dependencies: ["DocsKit", "CLibEdit"]

@@ -64,21 +64,29 @@ import Testing
   ) throws -> [(Int, String)] {
     var folder = CaseFolder()
     let test: (String) -> Bool
-    switch pattern {
-    case .text(let needle, let ignoringCase):
-      let wanted = Array((ignoringCase ? folder.folded(needle) : needle).utf8)
+    switch pattern.syntax {
+    case .text where pattern.matchesWholeWords:
+      let regex = try RegularExpression(
+        RegularExpression.quoting(pattern.source), ignoringCase: pattern.ignoresCase,
+        wholeWords: true)
+      test = regex.matches
+    case .text:
+      let ignoringCase = pattern.ignoresCase
+      let wanted = Array((ignoringCase ? folder.folded(pattern.source) : pattern.source).utf8)
       test = { line in
         var copy = CaseFolder()
         let haystack = Array((ignoringCase ? copy.folded(line) : line).utf8)
         return wanted.isEmpty || haystack.firstRange(of: wanted) != nil
       }
-    case .regularExpression(let source, let ignoringCase):
-      let regex = try Regex(source)
-      let matching = ignoringCase ? regex.ignoresCase() : regex
-      test = { (try? matching.firstMatch(in: $0)) != nil }
+    case .regularExpression:
+      // The same engine, line by line: what is checked is which lines reach it.
+      let regex = try RegularExpression(
+        pattern.source, ignoringCase: pattern.ignoresCase, wholeWords: pattern.matchesWholeWords)
+      test = regex.matches
     }
+    let inverted = pattern.selectsNonMatchingLines
     return referenceLines(of: content).enumerated().compactMap { index, line in
-      test(line) ? (index + 1, line) : nil
+      test(line) != inverted ? (index + 1, line) : nil
     }
   }
 
@@ -114,6 +122,9 @@ import Testing
   static func patterns(for needle: String) -> [ContentPattern] {
     var patterns: [ContentPattern] = [
       .text(needle, ignoringCase: false), .text(needle, ignoringCase: true),
+      .text(needle, ignoringCase: false, wholeWords: true),
+      .text(needle, ignoringCase: true, wholeWords: true),
+      .text(needle, ignoringCase: true, nonMatchingLines: true),
     ]
     // Regular expressions around a literal word, so the prefilter has text to look for.
     let word = String(needle.unicodeScalars.filter { $0.properties.isAlphabetic && $0.isASCII })
@@ -125,6 +136,10 @@ import Testing
         patterns.append(.regularExpression(source, ignoringCase: false))
         patterns.append(.regularExpression(source, ignoringCase: true))
       }
+      patterns.append(.regularExpression("\(word)s?", ignoringCase: true, wholeWords: true))
+      patterns.append(.regularExpression("\(word)|x2", ignoringCase: false, wholeWords: true))
+      patterns.append(
+        .regularExpression("\(word)+", ignoringCase: false, nonMatchingLines: true))
     }
     return patterns
   }

@@ -81,6 +81,29 @@ import Testing
     #expect(corpus.names(folded) == ["List:2:NEEDLES x2", "Plan:4:needle in a haystack"])
   }
 
+  @Test(arguments: [false, true])
+  func anInvalidPatternIsRefusedBeforeTheStoreIsRead(wholeWords: Bool) throws {
+    let corpus = try Corpus()
+    // The file emptied under the context: any read of a content fails.
+    try Data().write(to: URL(fileURLWithPath: corpus.harness.storePath))
+    let valid = #expect(throws: ContextError.self) {
+      try corpus.context.searchContents(
+        for: .regularExpression("needle", ignoringCase: false, wholeWords: wholeWords))
+    }
+    guard case .store? = valid else {
+      Issue.record("a valid pattern should have read the store: \(String(describing: valid))")
+      return
+    }
+    let invalid = #expect(throws: ContextError.self) {
+      try corpus.context.countMatchingLines(
+        for: .regularExpression("(needle", ignoringCase: true, wholeWords: wholeWords))
+    }
+    guard case .invalidPattern? = invalid else {
+      Issue.record("expected invalidPattern, got \(String(describing: invalid))")
+      return
+    }
+  }
+
   @Test func linesEndingInCarriageReturnNewlineAreCountedAsLines() throws {
     let corpus = try Corpus()
     let matches = try corpus.context.searchContents(for: .text("bye", ignoringCase: false))

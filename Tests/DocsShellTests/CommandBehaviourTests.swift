@@ -133,6 +133,11 @@ import Testing
         "--force", "--recursive", "-R", "-f", "-r",
       ])
     #expect(completer.candidates(after: ["grep", "-i", "plan"], partial: "W") == ["Work/"])
+    #expect(
+      completer.candidates(after: ["grep"], partial: "-") == [
+        "--json", "-E", "-F", "-c", "-i", "-l", "-n", "-v", "-w",
+      ])
+    #expect(completer.candidates(after: ["grep", "-vw", "plan"], partial: "W") == ["Work/"])
     // grep's options end at its pattern; new takes none, so a dash is a name.
     #expect(completer.candidates(after: ["grep", "plan"], partial: "-") == [])
     #expect(completer.candidates(after: ["new"], partial: "-") == [])

@@ -33,8 +33,10 @@ struct DocumentHits {
 /// character that folds like it are folded and searched for the folded needle (see
 /// ``CaseFolder``). A regular expression runs only on the lines that hold the plain text
 /// every one of its matches contains (see ``RegexLiterals``), or on every line when there
-/// is none. A literal written with escapes docsh never writes (by another tool) has no
-/// single spelling per character: it is decoded whole and searched as plain text.
+/// is none; so does the expression that checks a plain text's match for whole words. Lines
+/// that do *not* match are kept by reading every line. A literal written with escapes docsh
+/// never writes (by another tool) has no single spelling per character: it is decoded whole
+/// and searched as plain text.
 ///
 /// Semantics, whatever the path: lines are split at `\n`, a `\r` before it is dropped and
 /// the piece after a final `\n` is a line; text is compared as UTF-8 bytes, as grep(1)
@@ -90,46 +92,61 @@ final class ContentSearcher {
   ///   not compile.
   init(pattern: ContentPattern, mode: ContentSearchMode) throws(ContextError) {
     self.mode = mode
+    ignoresCase = pattern.ignoresCase
     var folder = CaseFolder()
-    let needle: String
-    switch pattern {
-    case .text(let text, let ignoringCase):
-      ignoresCase = ignoringCase
-      needle = ignoringCase ? folder.folded(text) : text
-      if needle.utf8.contains(0x0A) {
-        matcher = .nothing
-      } else if needle.isEmpty || needle.utf8.contains(0x0D) {
-        // Empty: every line. A carriage return: the one before a break is no part of its
-        // line, which a search of the bytes would not see.
+    // Whether one line matches, on its own; the text every matching line holds (folded when
+    // ignoring case), if known; and whether a line holding it must still pass the test.
+    let lineMatches: (String) -> Bool
+    let required: String?
+    let holdingIsMatching: Bool
+    switch pattern.syntax {
+    case .text:
+      let text = pattern.ignoresCase ? folder.folded(pattern.source) : pattern.source
+      if pattern.matchesWholeWords {
+        let regex = try RegularExpression(
+          RegularExpression.quoting(pattern.source), ignoringCase: pattern.ignoresCase,
+          wholeWords: true)
+        lineMatches = regex.matches
+      } else {
         let lineFolder = SharedFolder()
-        matcher = .everyLine { line in
-          needle.isEmpty
-            || (ignoringCase ? lineFolder.folder.folded(line) : line).utf8.firstRange(
-              of: needle.utf8) != nil
+        let ignoringCase = pattern.ignoresCase
+        let wanted = Bytes(Array(text.utf8))
+        // The bytes, as the needle is found in a content: a generic search of the UTF-8
+        // view, or folding to a `String`, costs ten times more, which -v pays on every line.
+        lineMatches = { line in
+          if ignoringCase { return lineFolder.foldedLine(line, holds: wanted.raw) }
+          var haystack = line
+          return haystack.withUTF8 {
+            ContentSearcher.firstOffset(of: wanted.raw, in: UnsafeRawBufferPointer($0), from: 0)
+              != nil
+          }
         }
-      } else {
-        matcher = .needle(test: nil)
       }
-    case .regularExpression(let source, let ignoringCase):
-      ignoresCase = ignoringCase
-      let regex: Regex<AnyRegexOutput>
-      do {
-        regex = try Regex(source)
-      } catch {
-        throw .invalidPattern(source, reason: "\(error)")
-      }
-      let matchingRegex = ignoringCase ? regex.ignoresCase() : regex
-      if let required = RegexLiterals.requiredText(in: source, ignoringCase: ignoringCase) {
-        needle = ignoringCase ? folder.folded(required.text) : required.text
-        let test =
-          required.isPrefix
-          ? ContentSearcher.test(matchingRegex, wherever: needle, ignoringCase: ignoringCase)
-          : { line in (try? matchingRegex.firstMatch(in: line)) != nil }
-        matcher = .needle(test: test)
-      } else {
-        needle = ""
-        matcher = .everyLine { line in (try? matchingRegex.firstMatch(in: line)) != nil }
-      }
+      (required, holdingIsMatching) = (text, !pattern.matchesWholeWords)
+    case .regularExpression:
+      let regex = try RegularExpression(
+        pattern.source, ignoringCase: pattern.ignoresCase, wholeWords: pattern.matchesWholeWords)
+      lineMatches = regex.matches
+      required = RegexLiterals.requiredText(in: pattern.source, ignoringCase: pattern.ignoresCase)
+        .map { pattern.ignoresCase ? folder.folded($0) : $0 }
+      holdingIsMatching = false
+    }
+    let needle: String
+    if pattern.selectsNonMatchingLines {
+      // A line without the needle is one to keep: every line is read.
+      needle = ""
+      matcher = .everyLine { !lineMatches($0) }
+    } else if let required, required.utf8.contains(0x0A) {
+      needle = required
+      matcher = .nothing
+    } else if let required, !required.isEmpty, !required.utf8.contains(0x0D) {
+      needle = required
+      matcher = .needle(test: holdingIsMatching ? nil : lineMatches)
+    } else {
+      // No needle, an empty one, or a carriage return: the one before a break is no part of
+      // its line, which a search of the bytes would not see.
+      needle = ""
+      matcher = .everyLine(lineMatches)
     }
     literalNeedle = Bytes(JSONTextLines.spelling(of: needle))
     plainNeedle = Bytes(PlainTextLines.spelling(of: needle))
@@ -163,43 +180,6 @@ final class ContentSearcher {
 
   deinit {
     scratch.deallocate()
-  }
-
-  /// A line test for `regex`, every match of which starts with `start` (folded when
-  /// ignoring case): the expression is tried only where `start` occurs.
-  private static func test(
-    _ regex: Regex<AnyRegexOutput>, wherever start: String, ignoringCase: Bool
-  ) -> (String) -> Bool {
-    let wanted = start.unicodeScalars.map(\.value)
-    let folder = SharedFolder()
-    return { line in
-      let scalars = line.unicodeScalars
-      var index = scalars.startIndex
-      while index < scalars.endIndex {
-        var probe = index
-        var holdsStart = true
-        for value in wanted {
-          guard probe < scalars.endIndex else {
-            holdsStart = false
-            break
-          }
-          let scalar = scalars[probe].value
-          guard (ignoringCase ? folder.folder.fold(scalar) : scalar) == value else {
-            holdsStart = false
-            break
-          }
-          probe = scalars.index(after: probe)
-        }
-        // A match starts on a character, as Swift's regexes see characters.
-        if holdsStart, index.samePosition(in: line) != nil,
-          (try? regex.prefixMatch(in: line[index...])) != nil
-        {
-          return true
-        }
-        index = scalars.index(after: index)
-      }
-      return false
-    }
   }
 
   /// The needle's best anchor (its place among the needle's scalars) and the characters
@@ -554,4 +534,26 @@ private final class Bytes {
 /// A folder that closures share, so that what it learns is kept from one line to the next.
 private final class SharedFolder {
   var folder = CaseFolder()
+  /// Room for a folded line, reused from one line to the next.
+  private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+  deinit {
+    scratch.deallocate()
+  }
+
+  /// Whether `line`, folded, holds the folded `needle`: folded as bytes into the scratch
+  /// room, which costs a fraction of a folded `String`.
+  func foldedLine(_ line: String, holds needle: UnsafeRawBufferPointer) -> Bool {
+    var line = line
+    return line.withUTF8 { bytes in
+      let capacity = 2 * bytes.count + 8
+      if scratch.count < capacity {
+        scratch.deallocate()
+        scratch = .allocate(byteCount: max(capacity, 1 << 12), alignment: 16)
+      }
+      let count = folder.fold(UnsafeRawBufferPointer(bytes), into: scratch).count
+      let folded = UnsafeRawBufferPointer(rebasing: scratch[..<count])
+      return ContentSearcher.firstOffset(of: needle, in: folded, from: 0) != nil
+    }
+  }
 }

@@ -1,9 +1,56 @@
-/// What a content search looks for.
-public enum ContentPattern: Sendable {
+/// What a content search looks for, and which lines it keeps.
+public struct ContentPattern: Sendable {
+  /// How a pattern's source is read.
+  public enum Syntax: Sendable {
+    /// A piece of text, matched literally.
+    case text
+    /// A regular expression in RE2's syntax (POSIX extended, as `grep -E`, with Perl's
+    /// classes), matched against each line in linear time.
+    case regularExpression
+  }
+
+  /// The pattern as the user wrote it.
+  public var source: String
+  /// How ``source`` is read.
+  public var syntax: Syntax
+  /// Whether case is ignored (Unicode's simple case folding, see ``CaseFolder``).
+  public var ignoresCase: Bool
+  /// Whether a match counts only when neither of its ends is next to a word character (a
+  /// letter, a digit or `_`), as `grep -w`.
+  public var matchesWholeWords: Bool
+  /// Whether the lines kept are those that do not match, as `grep -v`.
+  public var selectsNonMatchingLines: Bool
+
+  /// A pattern of `source` read as `syntax`.
+  public init(
+    _ source: String, syntax: Syntax, ignoringCase: Bool, wholeWords: Bool = false,
+    nonMatchingLines: Bool = false
+  ) {
+    self.source = source
+    self.syntax = syntax
+    ignoresCase = ignoringCase
+    matchesWholeWords = wholeWords
+    selectsNonMatchingLines = nonMatchingLines
+  }
+
   /// A piece of text, matched literally.
-  case text(String, ignoringCase: Bool)
-  /// A regular expression (Swift `Regex` syntax), matched against each line.
-  case regularExpression(String, ignoringCase: Bool)
+  public static func text(
+    _ text: String, ignoringCase: Bool, wholeWords: Bool = false, nonMatchingLines: Bool = false
+  ) -> ContentPattern {
+    ContentPattern(
+      text, syntax: .text, ignoringCase: ignoringCase, wholeWords: wholeWords,
+      nonMatchingLines: nonMatchingLines)
+  }
+
+  /// A regular expression (see ``Syntax/regularExpression``).
+  public static func regularExpression(
+    _ source: String, ignoringCase: Bool, wholeWords: Bool = false,
+    nonMatchingLines: Bool = false
+  ) -> ContentPattern {
+    ContentPattern(
+      source, syntax: .regularExpression, ignoringCase: ignoringCase, wholeWords: wholeWords,
+      nonMatchingLines: nonMatchingLines)
+  }
 }
 
 /// One line of a document that matched a content search.
@@ -33,7 +80,8 @@ extension Context {
   ///
   /// Lines are split at `\n` (a `\r` before it dropped; the piece after a final `\n` is a
   /// line) and compared as UTF-8, without normalization; ignoring case compares scalars
-  /// folded as ``CaseFolder`` describes. Regular expressions use Swift's `Regex`.
+  /// folded as ``CaseFolder`` describes. Regular expressions run on RE2, in time linear in
+  /// the text (see ``ContentPattern/Syntax/regularExpression``).
   /// - Throws: ``ContextError/invalidPattern(_:reason:)`` for a regular expression that does
   ///   not compile, a store error when a content cannot be read, or
   ///   ``ContextError/interrupted`` when the context's interruption asks it to stop (checked

@@ -1,36 +1,26 @@
 /// The plain text every match of a regular expression must contain, so that a search can
 /// look for those bytes first and run the expression only on the lines that hold them.
 ///
-/// Conservative by design: it reads a small part of Swift's regex syntax (literal
-/// characters, escaped punctuation, quantifiers, and classes, groups, anchors and class
-/// escapes stepped over whole) and gives up, returning `nil`, on anything else — an
-/// alternation at the top, options such as `(?i)`, `\Q`, `\x`, `\p`, back references. The
-/// text it returns is ASCII: Swift's regexes match other characters by canonical
-/// equivalence (a pattern's `é` matches `e` followed by U+0301), which bytes cannot show.
-/// Three ASCII characters have canonical equivalents too (the Kelvin sign is `K`, U+037E is
-/// `;`, U+1FEF a backtick); Swift matches ASCII by scalar today, but the text leaves those
-/// three out all the same (and `k` when case is ignored: the fold finds the Kelvin sign).
+/// Conservative by design: it reads a small part of the syntax (RE2's, which holds POSIX
+/// ERE and Perl's escapes: literal characters, escaped punctuation, quantifiers, and
+/// classes, groups, anchors and class escapes stepped over whole) and gives up, returning
+/// `nil`, on anything else — an alternation at the top, options such as `(?i)`, `\Q`, `\x`,
+/// `\p`. The text it returns is printable ASCII, which has one spelling in a content's
+/// bytes. It still leaves out the three ASCII characters that have canonical equivalents
+/// (the Kelvin sign is `K`, U+037E is `;`, U+1FEF a backtick), from when Swift's `Regex`,
+/// which matches by canonical equivalence, ran the expressions; RE2 matches by scalar, so
+/// this only costs a shorter text (and `k` when case is ignored: the fold finds the Kelvin
+/// sign).
 enum RegexLiterals {
-  /// The longest run of literal characters every match of `source` contains, or `nil`;
-  /// with whether every match *starts* with it (the run opens the pattern, and nothing in
-  /// the pattern refers to where the text searched starts: no `^`, `\A` or `\G`), so that
-  /// the expression need only be tried where the text occurs.
-  static func requiredText(
-    in source: String, ignoringCase: Bool
-  ) -> (text: String, isPrefix: Bool)? {
+  /// The longest run of literal characters every match of `source` contains, or `nil`.
+  static func requiredText(in source: String, ignoringCase: Bool) -> String? {
     let scalars = Array(source.unicodeScalars)
     var index = 0
     var best = ""
-    var bestIsPrefix = false
     var run = ""
-    var runIsPrefix = true  // until an atom that adds nothing to the first run
     func endRun() {
-      if run.unicodeScalars.count > best.unicodeScalars.count {
-        best = run
-        bestIsPrefix = runIsPrefix
-      }
+      if run.unicodeScalars.count > best.unicodeScalars.count { best = run }
       run = ""
-      runIsPrefix = false
     }
     while index < scalars.count {
       let scalar = scalars[index]
@@ -82,30 +72,7 @@ enum RegexLiterals {
       if quantifier.repeats { endRun() }
     }
     endRun()
-    guard !best.isEmpty else { return nil }
-    return (best, bestIsPrefix && !refersToTheStart(scalars))
-  }
-
-  /// Whether the pattern holds `^` (but for a class's `[^`), `\A` or `\G`, which depend on
-  /// where the text searched starts.
-  private static func refersToTheStart(_ scalars: [Unicode.Scalar]) -> Bool {
-    var index = 0
-    while index < scalars.count {
-      switch scalars[index] {
-      case "\\":
-        if index + 1 < scalars.count, scalars[index + 1] == "A" || scalars[index + 1] == "G" {
-          return true
-        }
-        index += 2
-      case "[":
-        index += index + 1 < scalars.count && scalars[index + 1] == "^" ? 2 : 1
-      case "^":
-        return true
-      default:
-        index += 1
-      }
-    }
-    return false
+    return best.isEmpty ? nil : best
   }
 
   /// Whether `scalar` can stand in the required text (see the type's summary).

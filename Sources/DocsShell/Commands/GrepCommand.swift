@@ -4,20 +4,33 @@ import DocsKit
 struct GrepCommand: ShellCommand {
   static let ignoringCase = OptionSpec.flag("-i")
   static let fixed = OptionSpec.flag("-F")
+  /// Accepted and changes nothing: a pattern is an extended expression already.
+  static let extended = OptionSpec.flag("-E")
+  static let invert = OptionSpec.flag("-v")
+  static let wholeWords = OptionSpec.flag("-w")
+  /// Accepted and changes nothing: line numbers are always shown.
+  static let lineNumbers = OptionSpec.flag("-n")
   static let documentsOnly = OptionSpec.flag("-l")
   static let counts = OptionSpec.flag("-c")
   static let configuration = CommandConfiguration(
     name: "grep",
     abstract: "print content lines matching PATTERN, as CATEGORY/NAME:LINE: text",
     discussion: """
-      PATTERN is a regular expression (Swift Regex syntax, like Perl's); -F takes it as
-      plain text; -i ignores case. Searches the current category, the one named, or at the
-      top every category. -l prints each matching document once (CATEGORY/NAME); -c each
-      matching document with its number of matching lines (CATEGORY/NAME:2).
+      PATTERN is an extended regular expression (as grep -E; RE2 syntax, which adds Perl's
+      \\d, \\w, \\s, \\b, ASCII only, and has no back-references), matched in time linear in
+      the text; -E says so and changes nothing; -F takes it as plain text; -i ignores case;
+      -w keeps only matches that are whole words; -v prints the lines that do not match; -n
+      is accepted (line numbers are always shown). Searches the current category, the one
+      named, or at the top every category. -l prints each matching document once
+      (CATEGORY/NAME); -c each matching document with its number of matching lines
+      (CATEGORY/NAME:2).
       """,
     example: "grep -i 'todo|fixme' Work",
     arguments: ArgumentSpec(
-      options: [ignoringCase, fixed, documentsOnly, counts, .json],
+      options: [
+        ignoringCase, fixed, extended, invert, wholeWords, lineNumbers, documentsOnly, counts,
+        .json,
+      ],
       positionals: [
         PositionalSpec("PATTERN", completing: .text),
         PositionalSpec("CATEGORY", .optional, completing: .category),
@@ -39,11 +52,15 @@ struct GrepCommand: ShellCommand {
 
   init(_ arguments: ParsedArguments) throws(ShellError) {
     let text = arguments.positionals[0]
-    let ignoringCase = arguments.isSet(Self.ignoringCase)
-    pattern =
-      arguments.isSet(Self.fixed) || !Self.hasRegexSyntax(text)
-      ? .text(text, ignoringCase: ignoringCase)
-      : .regularExpression(text, ignoringCase: ignoringCase)
+    let fixed = arguments.isSet(Self.fixed)
+    guard !(fixed && arguments.isSet(Self.extended)) else {
+      throw Self.usageError("give -E or -F, not both")
+    }
+    pattern = ContentPattern(
+      text, syntax: fixed || !Self.hasRegexSyntax(text) ? .text : .regularExpression,
+      ignoringCase: arguments.isSet(Self.ignoringCase),
+      wholeWords: arguments.isSet(Self.wholeWords),
+      nonMatchingLines: arguments.isSet(Self.invert))
     let documentsOnly = arguments.isSet(Self.documentsOnly)
     let counts = arguments.isSet(Self.counts)
     guard !(documentsOnly && counts) else { throw Self.usageError("give -l or -c, not both") }
