@@ -394,6 +394,9 @@ final class ContentSearcher {
     var hits = DocumentHits()
     while true {
       let (end, next) = lines.finishLine()
+      // The empty piece after a final line feed (or an empty content) is no line, as grep
+      // reads a file: `grep -v` does not print it, `grep -c ''` does not count it.
+      if next == nil && end == lines.lineStart { break }
       let text = try lines.text(of: lines.lineStart..<end)
       if test(text) {
         hits.lineCount += 1

@@ -7,7 +7,8 @@
 /// asks a walker which line each is on and decodes only the lines it reports.
 ///
 /// Lines are split at line feeds; a carriage return right before one is not part of the
-/// line; the piece after a final line feed is a line too (empty or not). Lines count from 1.
+/// line; the piece after a final line feed is reported too (grep's search leaves it out when
+/// it is empty, as grep reads a file). Lines count from 1.
 protocol LineWalker {
   /// A walker at the start of `bytes`.
   init(_ bytes: UnsafeRawBufferPointer)
