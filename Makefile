@@ -65,7 +65,7 @@ release: deps
 	  printf 'Name: SQLite\nDescription: SQLite, linked statically\nVersion: 3\nLibs: -L%s -lsqlite3\nCflags: %s\n' \
 	    $(STATIC_LIBS) "$$(pkg-config --cflags sqlite3)" > $(STATIC_LIBS)/pkgconfig/sqlite3.pc; \
 	fi
-	PKG_CONFIG_PATH=$(STATIC_LIBS)/pkgconfig $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -L$(STATIC_LIBS)
+	PKG_CONFIG_PATH=$(STATIC_LIBS)/pkgconfig $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -L$(STATIC_LIBS)
 
 run: build
 	$(SWIFT) run docsh
@@ -94,7 +94,7 @@ fuzz: deps
 ## $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local).
 install: release install-data
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $$($(SWIFT) build -c release --static-swift-stdlib -Xswiftc -L$(STATIC_LIBS) --show-bin-path)/docsh $(DESTDIR)$(PREFIX)/bin/docsh
+	install -m 0755 $$($(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -L$(STATIC_LIBS) --show-bin-path)/docsh $(DESTDIR)$(PREFIX)/bin/docsh
 
 ## Everything install puts in place but the binary: no build needed (the tests use it).
 install-data:
