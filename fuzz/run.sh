@@ -19,7 +19,14 @@ build() {
 }
 
 build tokenizer Sources/DocsShell/REPL/Tokenizer.swift fuzz/TokenizerFuzzer.swift
-build store $(find Sources/DocsKit -name '*.swift' | sort) fuzz/StoreReaderFuzzer.swift
+# DocsKit stands on two C edges: SQLite's module map as it is, and RE2's C functions, which
+# SwiftPM compiles from C++ and gives a module map of its own; here both by hand.
+mkdir -p "$out/CRE2"
+printf 'module CRE2 {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CRE2/include/cre2_shim.h" \
+  > "$out/CRE2/module.modulemap"
+c++ -O2 -fPIC -ISources/CRE2/include -c Sources/CRE2/cre2_shim.cpp -o "$out/cre2_shim.o"
+build store -ISources/CSQLite -I"$out/CRE2" $(find Sources/DocsKit -name '*.swift' | sort) \
+  fuzz/StoreReaderFuzzer.swift "$out/cre2_shim.o" -lsqlite3 -l:libre2.a -lstdc++
 
 run() {
   local name=$1 seeds=$2 dictionary=$3 maxlen=$4
