@@ -120,8 +120,7 @@ extension Context {
     let inName = query.occurrences(in: nameTokens).map(\.count)
     let inContent = query.occurrences(in: contentTokens).map(\.count)
     guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { return nil }
-    let wanted = Set(query.required.joined()).subtracting(query.excluded)
-    let matchesName = wanted.contains { inName[$0] > 0 }
+    let matchesName = query.nameWanted.contains { inName[$0] > 0 }
     let bm25 = Ranking.bm25(
       nameCounts: inName, contentCounts: inContent,
       length: nameTokens.count + contentTokens.count, statistics: statistics)
@@ -153,7 +152,6 @@ extension Context {
     }
     let statistics = SearchStatistics(
       documentCount: candidates.count, tokenCount: tokenCount, phraseDocumentCounts: counts)
-    let wanted = Set(query.required.joined()).subtracting(query.excluded)
     var found: [Candidate] = []
     for (index, candidate) in candidates.enumerated() {
       let (inName, inContent, length) = perDocument[index]
@@ -164,7 +162,7 @@ extension Context {
           bm25: Ranking.bm25(
             nameCounts: inName, contentCounts: inContent, length: length,
             statistics: statistics),
-          matchesName: wanted.contains { inName[$0] > 0 }, text: texts[index]))
+          matchesName: query.nameWanted.contains { inName[$0] > 0 }, text: texts[index]))
     }
     return found
   }

@@ -121,10 +121,29 @@ struct CompiledQuery {
       return phrases.count - 1
     }
     var required: [[Int]] = []
-    for group in query.required {
-      var indexesOfGroup: [Int] = []
-      for term in group { indexesOfGroup.append(try index(of: term)) }
-      required.append(indexesOfGroup)
+    if query.matchesAnyWord {
+      // One alternative per word: punctuation inside a term only separates its words.
+      var words: [Int] = []
+      for term in query.required.joined() {
+        for token in tokenizer.tokens(of: term.text) {
+          let phrase = Phrase(tokens: [token.text], isPrefix: false)
+          if indexes[phrase] == nil {
+            phrases.append(phrase)
+            indexes[phrase] = phrases.count - 1
+            words.append(phrases.count - 1)
+          }
+        }
+      }
+      guard !words.isEmpty else {
+        throw .nothingSearchable(query.required.joined().map(\.text).joined(separator: " "))
+      }
+      required = [words]
+    } else {
+      for group in query.required {
+        var indexesOfGroup: [Int] = []
+        for term in group { indexesOfGroup.append(try index(of: term)) }
+        required.append(indexesOfGroup)
+      }
     }
     let positive = phrases.count
     var excluded: [Int] = []
@@ -140,7 +159,25 @@ struct CompiledQuery {
     self.phrases = phrases
     self.required = required
     self.excluded = excluded
+    var naming = Set(required.joined()).subtracting(excluded)
+    if query.matchesAnyWord {
+      // In a question, "the" or "of" in a name says nothing about the document.
+      let informative = naming.filter { !CompiledQuery.stopwords.contains(phrases[$0].tokens[0]) }
+      if !informative.isEmpty { naming = informative }
+    }
+    nameWanted = naming
   }
+
+  /// The wanted phrases whose presence in a name ranks a document first.
+  var nameWanted: Set<Int>
+
+  /// English words too common to rank a name first when a query of plain words holds them
+  /// (Lucene's English stop words); they are still searched for.
+  static let stopwords: Set<String> = [
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+  ]
 
   /// The FTS5 MATCH expression: every token quoted, so nothing typed is FTS5 syntax.
   var matchExpression: String {
@@ -155,8 +192,7 @@ struct CompiledQuery {
 
   /// The expression matching documents with a wanted phrase in their name.
   var nameExpression: String {
-    let wanted = Set(required.joined()).subtracting(excluded).sorted()
-    let alternatives = wanted.map { CompiledQuery.literal(phrases[$0]) }
+    let alternatives = nameWanted.sorted().map { CompiledQuery.literal(phrases[$0]) }
     return "{name} : (" + (alternatives.isEmpty ? "\"\"" : alternatives.joined(separator: " OR "))
       + ")"
   }

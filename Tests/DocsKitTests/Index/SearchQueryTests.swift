@@ -8,9 +8,9 @@ import Testing
   @Test(arguments: [
     ("", SearchQueryError.empty), ("   ", .empty), ("\"open", .unterminatedQuote),
     ("OR plan", .misplacedOr), ("plan OR", .misplacedOr), ("a OR OR b", .misplacedOr),
-    ("plan NOT", .nothingToExclude("NOT")), ("plan -", .nothingToExclude("-")),
-    ("-draft", .onlyExclusions), ("NOT draft", .onlyExclusions),
-    ("a OR -b", .exclusionInAlternative), ("*", .misplacedStar), ("a*b", .misplacedStar),
+    ("plan NOT", .nothingToExclude("NOT")), ("\"a plan\" -", .nothingToExclude("-")),
+    ("-draft", .onlyExclusions), ("NOT draft", .onlyExclusions), ("- *", .nothingToExclude("-")),
+    ("a OR -b", .exclusionInAlternative), ("*", .misplacedStar), ("a*b c*", .misplacedStar),
   ])
   func invalidQueriesSayWhatIsWrong(text: String, error: SearchQueryError) {
     #expect(throws: error) { try SearchQuery(text) }
