@@ -96,6 +96,8 @@ struct CompiledQuery {
   struct Phrase: Hashable {
     var tokens: [String]
     var isPrefix: Bool
+    /// Whether `tokens` (one) is a stem: it matches tokens whose stem it is.
+    var isStem = false
   }
 
   /// Every phrase of the query, positive ones first.
@@ -123,14 +125,23 @@ struct CompiledQuery {
     var required: [[Int]] = []
     if query.matchesAnyWord {
       // One alternative per word: punctuation inside a term only separates its words.
+      // Each word also matches by its English stem: `plans` finds plan, planning and
+      // planned (the token equal to the stem, and tokens whose stem it is). A document
+      // holding the word as typed matches it twice over, so it ranks above the others.
       var words: [Int] = []
+      func add(_ phrase: Phrase) {
+        guard indexes[phrase] == nil else { return }
+        phrases.append(phrase)
+        indexes[phrase] = phrases.count - 1
+        words.append(phrases.count - 1)
+      }
       for term in query.required.joined() {
         for token in tokenizer.tokens(of: term.text) {
-          let phrase = Phrase(tokens: [token.text], isPrefix: false)
-          if indexes[phrase] == nil {
-            phrases.append(phrase)
-            indexes[phrase] = phrases.count - 1
-            words.append(phrases.count - 1)
+          add(Phrase(tokens: [token.text], isPrefix: false))
+          let stem = token.stem ?? token.text
+          if token.stem != nil { add(Phrase(tokens: [stem], isPrefix: false)) }
+          if stem.utf8.count >= 3, stem.utf8.allSatisfy({ $0 < 0x80 }) {
+            add(Phrase(tokens: [stem], isPrefix: false, isStem: true))
           }
         }
       }
@@ -201,8 +212,10 @@ struct CompiledQuery {
   var phraseExpressions: [String] { phrases.map(CompiledQuery.literal) }
 
   static func literal(_ phrase: Phrase) -> String {
+    // A stem is asked for with a leading U+0001, which the docsh tokenizer reads as such.
     let quoted =
-      "\"" + phrase.tokens.joined(separator: " ").replacingQuotes() + "\""
+      "\"" + (phrase.isStem ? "\u{1}" : "") + phrase.tokens.joined(separator: " ").replacingQuotes()
+      + "\""
     return phrase.isPrefix ? quoted + " *" : quoted
   }
 
@@ -218,8 +231,12 @@ struct CompiledQuery {
       for start in 0...(tokens.count - count) {
         var matches = true
         for offset in 0..<count {
-          let token = tokens[start + offset].text
           let wanted = phrase.tokens[offset]
+          guard !phrase.isStem else {
+            matches = tokens[start + offset].stem == wanted
+            break
+          }
+          let token = tokens[start + offset].text
           let isLast = offset == count - 1
           if isLast && phrase.isPrefix ? !token.utf8.starts(with: wanted.utf8) : token != wanted {
             matches = false

@@ -78,7 +78,8 @@ struct IndexedCategory {
 /// The index database of one store: schema, trust, rebuilding, reading and updating.
 final class StoreIndex {
   /// The version of the schema below; any other version is rebuilt.
-  static let schemaVersion: Int64 = 1
+  /// 2: the full text is tokenized by `docsh` (accents folded in every script, stems).
+  static let schemaVersion: Int64 = 2
 
   static let schema = """
     CREATE TABLE identity(
@@ -99,9 +100,9 @@ final class StoreIndex {
       content_offset INTEGER NOT NULL, content_length INTEGER NOT NULL);
     CREATE INDEX documents_by_category ON documents(category, position);
     CREATE VIRTUAL TABLE full_text USING fts5(
-      name, content, content='', tokenize='unicode61 remove_diacritics 2');
+      name, content, content='', tokenize='docsh remove_diacritics 2');
     CREATE VIRTUAL TABLE full_text_vocabulary USING fts5vocab(full_text, row);
-    PRAGMA user_version = 1;
+    PRAGMA user_version = 2;
     """
 
   let database: SQLiteDatabase
@@ -551,7 +552,11 @@ final class StoreIndex {
       var statistics: SearchStatistics?
       if request.wantsStatistics {
         let documents = try database.integer("SELECT count(*) FROM documents") ?? 0
-        let tokens = try database.integer("SELECT sum(cnt) FROM full_text_vocabulary") ?? 0
+        // Stems (marked with U+0001) share their token's position: not counted twice.
+        let tokens =
+          try database.integer(
+            "SELECT sum(cnt) FROM full_text_vocabulary WHERE term < char(1) OR term >= char(2)")
+          ?? 0
         var counts: [Int] = []
         for expression in request.phraseExpressions {
           counts.append(
