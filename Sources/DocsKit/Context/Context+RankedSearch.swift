@@ -3,7 +3,8 @@
 // deleted ones are left out. Without an index, everything is matched here.
 extension Context {
   /// The documents matching `query`, best first: those with a searched word in their name,
-  /// then by bm25 (more occurrences in a document of similar length rank higher).
+  /// then by BM25 over the query's words (``RankingPlan``): more of the words, rarer ones,
+  /// more occurrences in a document of similar length rank higher.
   /// - Parameters:
   ///   - category: only this category's documents; every category when `nil`.
   ///   - limit: at most this many hits; `nil` or 0 for all.
@@ -26,8 +27,8 @@ extension Context {
       return category == nil || record.document.categoryID == category
     }
     let request = IndexSearchRequest(
-      expression: compiled.matchExpression, nameExpression: compiled.nameExpression,
-      phraseExpressions: compiled.phraseExpressions, category: category, limit: limit,
+      expression: compiled.matchExpression, plan: compiled.ranking,
+      counting: compiled.countingTerms, category: category, limit: limit,
       excluding: changed, wantsStatistics: !changedInScope.isEmpty)
     var found: [Candidate] = []
     if let result = store.search(request) {
@@ -46,7 +47,7 @@ extension Context {
       }
       let statistics =
         result.statistics
-        ?? SearchStatistics(documentCount: 1, tokenCount: 1, phraseDocumentCounts: [])
+        ?? SearchStatistics(documentCount: 1, tokenCount: 1, groupDocumentCounts: [])
       for id in changedInScope {
         guard let record = documentRecords[id] else { continue }
         let text = try self.text(of: record.content)
@@ -120,12 +121,13 @@ extension Context {
     let inName = query.occurrences(in: nameTokens).map(\.count)
     let inContent = query.occurrences(in: contentTokens).map(\.count)
     guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { return nil }
-    let matchesName = query.nameWanted.contains { inName[$0] > 0 }
-    let bm25 = Ranking.bm25(
+    let (score, matchesName) = query.ranking.completed(with: statistics).score(
       nameCounts: inName, contentCounts: inContent,
-      length: nameTokens.count + contentTokens.count, statistics: statistics)
+      length: nameTokens.count + contentTokens.count, averageLength: statistics.averageLength)
     return Candidate(
-      document: document, content: content, bm25: bm25, matchesName: matchesName, text: text)
+      document: document, content: content,
+      bm25: matchesName ? score - RankingPlan.nameTier : score, matchesName: matchesName,
+      text: text)
   }
 
   /// Matches every document of the scope here, with statistics of the scope.
@@ -137,7 +139,7 @@ extension Context {
     texts.reserveCapacity(candidates.count)
     for candidate in candidates { texts.append(try text(of: candidate.content)) }
     var tokenCount = 0
-    var counts = Array(repeating: 0, count: query.phrases.count)
+    var counts = Array(repeating: 0, count: query.countingPhrases.count)
     var perDocument: [([Int], [Int], Int)] = []
     for (index, candidate) in candidates.enumerated() {
       let nameTokens = tokenizer.tokens(of: candidate.document.name.text)
@@ -145,24 +147,27 @@ extension Context {
       let inName = query.occurrences(in: nameTokens).map(\.count)
       let inContent = query.occurrences(in: contentTokens).map(\.count)
       tokenCount += nameTokens.count + contentTokens.count
-      for phrase in counts.indices where inName[phrase] + inContent[phrase] > 0 {
-        counts[phrase] += 1
+      for (group, phrase) in query.countingPhrases.enumerated()
+      where inName[phrase] + inContent[phrase] > 0 {
+        counts[group] += 1
       }
       perDocument.append((inName, inContent, nameTokens.count + contentTokens.count))
     }
     let statistics = SearchStatistics(
-      documentCount: candidates.count, tokenCount: tokenCount, phraseDocumentCounts: counts)
+      documentCount: candidates.count, tokenCount: tokenCount, groupDocumentCounts: counts)
+    let plan = query.ranking.completed(with: statistics)
     var found: [Candidate] = []
     for (index, candidate) in candidates.enumerated() {
       let (inName, inContent, length) = perDocument[index]
       guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { continue }
+      let (score, matchesName) = plan.score(
+        nameCounts: inName, contentCounts: inContent, length: length,
+        averageLength: statistics.averageLength)
       found.append(
         Candidate(
           document: candidate.document, content: candidate.content,
-          bm25: Ranking.bm25(
-            nameCounts: inName, contentCounts: inContent, length: length,
-            statistics: statistics),
-          matchesName: query.nameWanted.contains { inName[$0] > 0 }, text: texts[index]))
+          bm25: matchesName ? score - RankingPlan.nameTier : score, matchesName: matchesName,
+          text: texts[index]))
     }
     return found
   }

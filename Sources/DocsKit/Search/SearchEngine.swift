@@ -123,37 +123,62 @@ struct CompiledQuery {
       return phrases.count - 1
     }
     var required: [[Int]] = []
+    // Ranking: the group (word) of each phrase, its weight, and each group's counting phrase.
+    var groups: [Int] = []
+    var weights: [Double] = []
+    var counting: [Int] = []
+    var nameGroups: [Bool] = []
     if query.matchesAnyWord {
-      // One alternative per word: punctuation inside a term only separates its words.
-      // Each word also matches by its English stem: `plans` finds plan, planning and
-      // planned (the token equal to the stem, and tokens whose stem it is). A document
-      // holding the word as typed matches it twice over, so it ranks above the others.
-      var words: [Int] = []
-      func add(_ phrase: Phrase) {
-        guard indexes[phrase] == nil else { return }
-        phrases.append(phrase)
-        indexes[phrase] = phrases.count - 1
-        words.append(phrases.count - 1)
-      }
+      // Each word also matches by its English stem: `plans` finds plan, planning and planned,
+      // all of which the index holds with the stem plan. The form as typed weighs more.
+      // Words sharing a stem are one word for ranking.
+      var groupOfStem: [String: Int] = [:]
       for term in query.required.joined() {
         for token in tokenizer.tokens(of: term.text) {
-          add(Phrase(tokens: [token.text], isPrefix: false))
-          let stem = token.stem ?? token.text
-          if token.stem != nil { add(Phrase(tokens: [stem], isPrefix: false)) }
-          if stem.utf8.count >= 3, stem.utf8.allSatisfy({ $0 < 0x80 }) {
-            add(Phrase(tokens: [stem], isPrefix: false, isStem: true))
+          let exact = Phrase(tokens: [token.text], isPrefix: false)
+          guard indexes[exact] == nil else { continue }
+          let group: Int
+          if let stem = token.stem, let known = groupOfStem[stem] {
+            group = known
+          } else {
+            group = counting.count
+            counting.append(-1)
+            nameGroups.append(!CompiledQuery.stopwords.contains(token.text))
+          }
+          phrases.append(exact)
+          indexes[exact] = phrases.count - 1
+          groups.append(group)
+          weights.append(token.stem == nil ? 1 : 1 - RankingPlan.stemWeight)
+          if counting[group] < 0 { counting[group] = phrases.count - 1 }
+          if let stem = token.stem, groupOfStem[stem] == nil {
+            groupOfStem[stem] = group
+            let stemmed = Phrase(tokens: [stem], isPrefix: false, isStem: true)
+            phrases.append(stemmed)
+            indexes[stemmed] = phrases.count - 1
+            groups.append(group)
+            weights.append(RankingPlan.stemWeight)
+            counting[group] = phrases.count - 1
           }
         }
       }
-      guard !words.isEmpty else {
+      guard !phrases.isEmpty else {
         throw .nothingSearchable(query.required.joined().map(\.text).joined(separator: " "))
       }
-      required = [words]
+      // In a question, "the" or "of" in a name says nothing about the document.
+      if !nameGroups.contains(true) { nameGroups = nameGroups.map { _ in true } }
+      required = [Array(phrases.indices)]
     } else {
       for group in query.required {
         var indexesOfGroup: [Int] = []
         for term in group { indexesOfGroup.append(try index(of: term)) }
         required.append(indexesOfGroup)
+      }
+      // As bm25: every phrase counts on its own.
+      for phrase in phrases.indices {
+        groups.append(phrase)
+        weights.append(1)
+        counting.append(phrase)
+        nameGroups.append(true)
       }
     }
     let positive = phrases.count
@@ -167,20 +192,33 @@ struct CompiledQuery {
         excluded.append(found)
       }
     }
+    while groups.count < phrases.count {
+      groups.append(-1)
+      weights.append(0)
+    }
     self.phrases = phrases
     self.required = required
     self.excluded = excluded
-    var naming = Set(required.joined()).subtracting(excluded)
-    if query.matchesAnyWord {
-      // In a question, "the" or "of" in a name says nothing about the document.
-      let informative = naming.filter { !CompiledQuery.stopwords.contains(phrases[$0].tokens[0]) }
-      if !informative.isEmpty { naming = informative }
-    }
-    nameWanted = naming
+    ranking = RankingPlan(groups: groups, weights: weights, nameGroups: nameGroups)
+    countingPhrases = counting
   }
 
-  /// The wanted phrases whose presence in a name ranks a document first.
-  var nameWanted: Set<Int>
+  /// How matches are scored (IDFs not yet known).
+  var ranking: RankingPlan
+  /// For each ranking group, the phrase whose documents give its IDF.
+  var countingPhrases: [Int]
+
+  /// What the index counts for each group's IDF: the vocabulary's document count of one
+  /// token (stems marked), or the documents matching an expression.
+  var countingTerms: [IndexCountingTerm] {
+    countingPhrases.map { index in
+      let phrase = phrases[index]
+      if phrase.tokens.count == 1, !phrase.isPrefix, let token = phrase.tokens.first {
+        return .term(phrase.isStem ? "\u{1}" + token : token)
+      }
+      return .expression(CompiledQuery.literal(phrase))
+    }
+  }
 
   /// English words too common to rank a name first when a query of plain words holds them
   /// (Lucene's English stop words); they are still searched for.
@@ -200,16 +238,6 @@ struct CompiledQuery {
     }
     return expression
   }
-
-  /// The expression matching documents with a wanted phrase in their name.
-  var nameExpression: String {
-    let alternatives = nameWanted.sorted().map { CompiledQuery.literal(phrases[$0]) }
-    return "{name} : (" + (alternatives.isEmpty ? "\"\"" : alternatives.joined(separator: " OR "))
-      + ")"
-  }
-
-  /// Each wanted phrase on its own, for counting the documents that hold it.
-  var phraseExpressions: [String] { phrases.map(CompiledQuery.literal) }
 
   static func literal(_ phrase: Phrase) -> String {
     // A stem is asked for with a leading U+0001, which the docsh tokenizer reads as such.
@@ -275,38 +303,15 @@ public struct SearchStatistics: Sendable {
   var documentCount: Int
   /// How many tokens all of them hold, names and contents.
   var tokenCount: Int
-  /// For each phrase of the query, how many documents hold it.
-  var phraseDocumentCounts: [Int]
+  /// For each ranking group of the query, how many documents hold its counting phrase.
+  var groupDocumentCounts: [Int]
+
+  /// The mean length of a document in tokens.
+  var averageLength: Double { Double(tokenCount) / Double(max(documentCount, 1)) }
 }
 
-/// FTS5's bm25 (k1 = 1.2, b = 0.75), with the name column weighted as the index weights it.
+/// The score a hit shows.
 enum Ranking {
-  /// The weight of a match in the name, against 1 for one in the content.
-  static let nameWeight = 5.0
-
-  /// bm25 of a document (higher is better) from its occurrences per phrase and column.
-  static func bm25(
-    nameCounts: [Int], contentCounts: [Int], length: Int, statistics: SearchStatistics
-  ) -> Double {
-    let k1 = 1.2
-    let b = 0.75
-    let rows = Double(max(statistics.documentCount, 1))
-    let averageLength = max(Double(statistics.tokenCount) / rows, 1)
-    var score = 0.0
-    for index in nameCounts.indices {
-      let frequency = nameWeight * Double(nameCounts[index]) + Double(contentCounts[index])
-      guard frequency > 0 else { continue }
-      let hits = Double(
-        index < statistics.phraseDocumentCounts.count ? statistics.phraseDocumentCounts[index] : 0)
-      var idf = log((rows - hits + 0.5) / (hits + 0.5))
-      if idf <= 0 { idf = 1e-6 }
-      score +=
-        idf * (frequency * (k1 + 1))
-        / (frequency + k1 * (1 - b + b * Double(length) / averageLength))
-    }
-    return score
-  }
-
   /// The score a hit shows: above 1 when the name matched, the bm25 squeezed into 0…1.
   static func score(bm25: Double, matchesName: Bool) -> Double {
     let squeezed = bm25 / (bm25 + 1)

@@ -3,8 +3,9 @@ import CSQLite
 // The `docsh` FTS5 tokenizer: unicode61 (created with the arguments given to `docsh`, as
 // FTS5's own porter wraps its parent), then ``TextFolding`` on every token, so that accents
 // fold in every script, not only Latin; and, in documents, each ASCII token's English
-// (Porter) stem as a colocated token marked with a leading U+0001 when it differs from the
-// token, so that one table answers both exact and stemmed words. Part of the SQLite layer
+// (Porter) stem as a colocated token marked with a leading U+0001 (also when it equals the
+// token: the marked stem then stands for every form of the word, and its document count is
+// the word's), so that one table answers both exact and stemmed words. Part of the SQLite layer
 // with SQLite.swift; SystemSQLite registers it on every connection it opens.
 //
 // In a query, a string starting with U+0001 asks for stems: its tokens come back marked.
@@ -96,8 +97,7 @@ private final class TokenizeCall {
     let code = token(
       context, flags, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
       Int32(bytes.count), start, end)
-    guard code == SQLITE_OK, addsStems, bytes.count >= 3, bytes.allSatisfy({ $0 < 0x80 })
-    else { return code }
+    guard code == SQLITE_OK, addsStems, bytes.allSatisfy({ $0 < 0x80 }) else { return code }
     stem.removeAll(keepingCapacity: true)
     stem.append(stemMarker)
     let stemmed = withExtendedLifetime(self) { () -> Int32 in
@@ -112,7 +112,6 @@ private final class TokenizeCall {
       } ?? SQLITE_ERROR
     }
     guard stemmed == SQLITE_OK else { return stemmed }
-    if stem.count - 1 == bytes.count && stem.dropFirst().elementsEqual(bytes) { return SQLITE_OK }
     return send(stem, flags: flags | docsh_fts5_token_colocated, start: start, end: end)
   }
 
@@ -125,10 +124,10 @@ private final class TokenizeCall {
   }
 }
 
-/// Registers the `docsh` tokenizer (and `docsh_word`, which it stems through) on
-/// `connection`.
+/// Registers the `docsh` tokenizer (and `docsh_word`, which it stems through) and the
+/// `docsh_rank` function on `connection`.
 /// - Throws: ``SQLiteError`` when FTS5, unicode61 or porter is missing.
-func registerFoldingTokenizer(_ connection: OpaquePointer) throws(SQLiteError) {
+func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
   guard let api = docsh_fts5_api(connection), api.pointee.iVersion >= 2,
     let find = api.pointee.xFindTokenizer, let createTokenizer = api.pointee.xCreateTokenizer
   else {
@@ -234,4 +233,5 @@ func registerFoldingTokenizer(_ connection: OpaquePointer) throws(SQLiteError) {
     parents.release()
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register the tokenizer")
   }
+  try registerRankFunction(api)
 }

@@ -92,9 +92,9 @@ final class SystemSQLite: SQLiteLibrary {
     // what opening the index cost. They are removed with the database when it is rebuilt.
     var persist: Int32 = 1
     _ = sqlite3_file_control(connection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
-    // The index's full text is tokenized by docsh's own tokenizer (FoldingTokenizer.swift).
+    // docsh's own tokenizer and rank function (FoldingTokenizer.swift, RankFunction.swift).
     do {
-      try registerFoldingTokenizer(connection)
+      try registerSearchExtensions(connection)
     } catch {
       sqlite3_close_v2(connection)
       throw error
@@ -226,7 +226,7 @@ struct FoldedToken: Hashable, Sendable {
   var text: String
   /// Its byte range in the text tokenized.
   var range: Range<Int>
-  /// Its English stem, when the index holds one beside it (it differs from `text`).
+  /// Its English stem, which the index holds beside it (ASCII tokens only).
   var stem: String? = nil
 }
 
