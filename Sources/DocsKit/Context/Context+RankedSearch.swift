@@ -121,9 +121,11 @@ extension Context {
     let inName = query.occurrences(in: nameTokens).map(\.count)
     let inContent = query.occurrences(in: contentTokens).map(\.count)
     guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { return nil }
-    let (score, matchesName) = query.ranking.completed(with: statistics).score(
+    let plan = query.ranking.completed(with: statistics)
+    let (score, matchesName) = plan.score(
       nameCounts: inName, contentCounts: inContent,
-      length: nameTokens.count + contentTokens.count, averageLength: statistics.averageLength)
+      length: nameTokens.count + contentTokens.count, averageLength: statistics.averageLength,
+      idf: plan.idf(rows: statistics.documentCount))
     return Candidate(
       document: document, content: content,
       bm25: matchesName ? score - RankingPlan.nameTier : score, matchesName: matchesName,
@@ -156,13 +158,14 @@ extension Context {
     let statistics = SearchStatistics(
       documentCount: candidates.count, tokenCount: tokenCount, groupDocumentCounts: counts)
     let plan = query.ranking.completed(with: statistics)
+    let idf = plan.idf(rows: statistics.documentCount)
     var found: [Candidate] = []
     for (index, candidate) in candidates.enumerated() {
       let (inName, inContent, length) = perDocument[index]
       guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { continue }
       let (score, matchesName) = plan.score(
         nameCounts: inName, contentCounts: inContent, length: length,
-        averageLength: statistics.averageLength)
+        averageLength: statistics.averageLength, idf: idf)
       found.append(
         Candidate(
           document: candidate.document, content: candidate.content,

@@ -28,34 +28,62 @@ struct RankingPlan: Sendable, Equatable {
   var weights: [Double]
   /// For each group, whether a name holding it ranks the document first.
   var nameGroups: [Bool]
-  /// For each group, its IDF (set from the collection's counts by ``completed(with:)``).
-  var idf: [Double]
+  /// For each group, how many documents hold its counting phrase (any form of the word).
+  var documentCounts: [Int]
 
-  /// The IDFs of `statistics`: BM25's log((N − n + 0.5) / (n + 0.5)), floored as FTS5's bm25.
+  /// The plan with the document counts of `statistics`.
   func completed(with statistics: SearchStatistics) -> RankingPlan {
     var plan = self
-    let rows = Double(max(statistics.documentCount, 1))
-    plan.idf = nameGroups.indices.map { group in
-      let hits = Double(
-        group < statistics.groupDocumentCounts.count ? statistics.groupDocumentCounts[group] : 0)
+    plan.documentCounts = nameGroups.indices.map { group in
+      group < statistics.groupDocumentCounts.count ? statistics.groupDocumentCounts[group] : 0
+    }
+    return plan
+  }
+
+  /// Each group's IDF in a collection of `rows` documents: BM25's
+  /// log((N − n + 0.5) / (n + 0.5)), floored at 1e-6 as FTS5's bm25.
+  func idf(rows: Int) -> [Double] {
+    let rows = Double(max(rows, 1))
+    return documentCounts.map { count in
+      let hits = Double(count)
       let idf = log((rows - hits + 0.5) / (hits + 0.5))
       return idf > 0 ? idf : 1e-6
     }
-    return plan
   }
 
   /// The score of a document from its occurrences of each phrase in its name and content
   /// and its length in tokens: the bm25 sum, plus ``nameTier`` when the name tier applies.
   func score(
-    nameCounts: [Int], contentCounts: [Int], length: Int, averageLength: Double
+    nameCounts: [Int], contentCounts: [Int], length: Int, averageLength: Double, idf: [Double]
   ) -> (score: Double, matchesName: Bool) {
     var frequencies = Array(repeating: 0.0, count: nameGroups.count)
+    return nameCounts.withUnsafeBufferPointer { names in
+      contentCounts.withUnsafeBufferPointer { contents in
+        idf.withUnsafeBufferPointer { idf in
+          frequencies.withUnsafeMutableBufferPointer { frequencies in
+            score(
+              nameCounts: names, contentCounts: contents, length: length,
+              averageLength: averageLength, idf: idf, scratch: frequencies)
+          }
+        }
+      }
+    }
+  }
+
+  /// ``score(nameCounts:contentCounts:length:averageLength:idf:)`` on buffers, `scratch`
+  /// holding one value per group: what `docsh_rank` runs for every row, allocating nothing.
+  func score(
+    nameCounts: UnsafeBufferPointer<Int>, contentCounts: UnsafeBufferPointer<Int>, length: Int,
+    averageLength: Double, idf: UnsafeBufferPointer<Double>,
+    scratch frequencies: UnsafeMutableBufferPointer<Double>
+  ) -> (score: Double, matchesName: Bool) {
+    for group in frequencies.indices { frequencies[group] = 0 }
     var matchesName = false
-    for phrase in groups.indices {
+    for phrase in 0..<min(groups.count, nameCounts.count, contentCounts.count) {
       let group = groups[phrase]
       guard group >= 0, group < frequencies.count else { continue }
-      let inName = phrase < nameCounts.count ? nameCounts[phrase] : 0
-      let inContent = phrase < contentCounts.count ? contentCounts[phrase] : 0
+      let inName = nameCounts[phrase]
+      let inContent = contentCounts[phrase]
       if inName > 0 && nameGroups[group] { matchesName = true }
       frequencies[group] +=
         weights[phrase] * (RankingPlan.nameWeight * Double(inName) + Double(inContent))
@@ -64,18 +92,20 @@ struct RankingPlan: Sendable, Equatable {
     let b = RankingPlan.b
     let norm = k1 * (1 - b + b * Double(length) / max(averageLength, 1))
     var score = 0.0
-    for (group, frequency) in frequencies.enumerated() where frequency > 0 {
-      let idf = group < idf.count ? idf[group] : 1e-6
-      score += idf * frequency * (k1 + 1) / (frequency + norm)
+    for group in frequencies.indices where frequencies[group] > 0 {
+      let frequency = frequencies[group]
+      let weight = group < idf.count ? idf[group] : 1e-6
+      score += weight * frequency * (k1 + 1) / (frequency + norm)
     }
     return (matchesName ? score + RankingPlan.nameTier : score, matchesName)
   }
 
   /// The plan as the `docsh_rank` SQL function reads it: `group:weight` per phrase, `|`, then
-  /// `idf:tier` per group (tier 1 or 0).
+  /// `documents:tier` per group (tier 1 or 0).
   var encoded: String {
     let phrases = zip(groups, weights).map { "\($0):\($1)" }.joined(separator: " ")
-    let words = zip(idf, nameGroups).map { "\($0):\($1 ? 1 : 0)" }.joined(separator: " ")
+    let words = zip(documentCounts, nameGroups).map { "\($0):\($1 ? 1 : 0)" }
+      .joined(separator: " ")
     return phrases + "|" + words
   }
 
@@ -85,7 +115,7 @@ struct RankingPlan: Sendable, Equatable {
     guard halves.count == 2 else { return nil }
     groups = []
     weights = []
-    idf = []
+    documentCounts = []
     nameGroups = []
     for pair in halves[0].split(separator: " ") {
       let parts = pair.split(separator: ":")
@@ -97,8 +127,8 @@ struct RankingPlan: Sendable, Equatable {
     }
     for pair in halves[1].split(separator: " ") {
       let parts = pair.split(separator: ":")
-      guard parts.count == 2, let value = Double(parts[0]) else { return nil }
-      idf.append(value)
+      guard parts.count == 2, let value = Int(parts[0]) else { return nil }
+      documentCounts.append(value)
       nameGroups.append(parts[1] == "1")
     }
   }
@@ -107,6 +137,6 @@ struct RankingPlan: Sendable, Equatable {
     self.groups = groups
     self.weights = weights
     self.nameGroups = nameGroups
-    idf = Array(repeating: 1e-6, count: nameGroups.count)
+    documentCounts = Array(repeating: 0, count: nameGroups.count)
   }
 }

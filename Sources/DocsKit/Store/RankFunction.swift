@@ -4,18 +4,33 @@ import CSQLite
 // ``RankingPlan`` says (the plan's text as its argument, parsed once per query). Part of the
 // SQLite layer with SQLite.swift and FoldingTokenizer.swift.
 
-/// A plan parsed for one query, with counting buffers reused row after row.
+/// A plan parsed for one query, with its IDFs and counting buffers reused row after row.
 private final class RankCall {
   let plan: RankingPlan
   let averageLength: Double
-  var nameCounts: [Int]
-  var contentCounts: [Int]
+  let idf: UnsafeMutableBufferPointer<Double>
+  let nameCounts: UnsafeMutableBufferPointer<Int>
+  let contentCounts: UnsafeMutableBufferPointer<Int>
+  let frequencies: UnsafeMutableBufferPointer<Double>
 
-  init(plan: RankingPlan, averageLength: Double) {
+  init(plan: RankingPlan, rows: Int, averageLength: Double) {
     self.plan = plan
     self.averageLength = averageLength
-    nameCounts = Array(repeating: 0, count: plan.groups.count)
-    contentCounts = nameCounts
+    idf = .allocate(capacity: plan.nameGroups.count)
+    _ = idf.initialize(from: plan.idf(rows: rows))
+    nameCounts = .allocate(capacity: plan.groups.count)
+    nameCounts.initialize(repeating: 0)
+    contentCounts = .allocate(capacity: plan.groups.count)
+    contentCounts.initialize(repeating: 0)
+    frequencies = .allocate(capacity: plan.nameGroups.count)
+    frequencies.initialize(repeating: 0)
+  }
+
+  deinit {
+    idf.deallocate()
+    nameCounts.deallocate()
+    contentCounts.deallocate()
+    frequencies.deallocate()
   }
 }
 
@@ -51,7 +66,8 @@ func registerRankFunction(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteEr
         var tokens: Int64 = 0
         _ = functions.xRowCount?(fts, &rows)
         _ = functions.xColumnTotalSize?(fts, -1, &tokens)
-        call = RankCall(plan: plan, averageLength: Double(tokens) / Double(max(rows, 1)))
+        call = RankCall(
+          plan: plan, rows: Int(rows), averageLength: Double(tokens) / Double(max(rows, 1)))
         let retained = Unmanaged.passRetained(call).toOpaque()
         guard
           setAuxdata(fts, retained) { pointer in
@@ -63,9 +79,11 @@ func registerRankFunction(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteEr
           return
         }
       }
-      for index in call.nameCounts.indices {
-        call.nameCounts[index] = 0
-        call.contentCounts[index] = 0
+      let names = call.nameCounts
+      let contents = call.contentCounts
+      for index in names.indices {
+        names[index] = 0
+        contents[index] = 0
       }
       var instances: Int32 = 0
       guard instCount(fts, &instances) == SQLITE_OK else {
@@ -76,20 +94,21 @@ func registerRankFunction(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteEr
         var phrase: Int32 = 0
         var column: Int32 = 0
         var offset: Int32 = 0
-        guard inst(fts, index, &phrase, &column, &offset) == SQLITE_OK,
-          Int(phrase) < call.nameCounts.count
+        guard inst(fts, index, &phrase, &column, &offset) == SQLITE_OK, phrase >= 0,
+          Int(phrase) < names.count
         else { continue }
         if column == 0 {
-          call.nameCounts[Int(phrase)] += 1
+          names[Int(phrase)] += 1
         } else {
-          call.contentCounts[Int(phrase)] += 1
+          contents[Int(phrase)] += 1
         }
       }
       var length: Int32 = 0
       _ = columnSize(fts, -1, &length)
       let score = call.plan.score(
-        nameCounts: call.nameCounts, contentCounts: call.contentCounts, length: Int(length),
-        averageLength: call.averageLength
+        nameCounts: UnsafeBufferPointer(names), contentCounts: UnsafeBufferPointer(contents),
+        length: Int(length), averageLength: call.averageLength,
+        idf: UnsafeBufferPointer(call.idf), scratch: call.frequencies
       ).score
       sqlite3_result_double(context, score)
     }, nil)

@@ -499,8 +499,8 @@ final class StoreIndex {
         d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
           d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score
         """
-      // The IDF of each ranking group, from the vocabulary when it is one token.
-      let documents = Int(try database.integer("SELECT count(*) FROM documents") ?? 0)
+      // The documents of each ranking group, from the vocabulary when it is one token
+      // (docsh_rank takes the number of rows from FTS5 itself).
       var counts: [Int] = []
       for term in request.counting {
         switch term {
@@ -518,7 +518,7 @@ final class StoreIndex {
         }
       }
       let plan = request.plan.completed(
-        with: SearchStatistics(documentCount: documents, tokenCount: 0, groupDocumentCounts: counts))
+        with: SearchStatistics(documentCount: 0, tokenCount: 0, groupDocumentCounts: counts))
       let sql: String
       var values: [SQLiteValue]
       if request.category == nil {
@@ -564,6 +564,7 @@ final class StoreIndex {
       }
       var statistics: SearchStatistics?
       if request.wantsStatistics {
+        let documents = Int(try database.integer("SELECT count(*) FROM documents") ?? 0)
         // Stems (marked with U+0001) share their token's position: not counted twice.
         let tokens =
           try database.integer(
