@@ -149,9 +149,8 @@ extension Context {
       let inName = query.occurrences(in: nameTokens).map(\.count)
       let inContent = query.occurrences(in: contentTokens).map(\.count)
       tokenCount += nameTokens.count + contentTokens.count
-      for (group, phrase) in query.countingPhrases.enumerated()
-      where inName[phrase] + inContent[phrase] > 0 {
-        counts[group] += 1
+      for (group, counted) in query.countingPhrases.enumerated() {
+        for phrase in counted where inName[phrase] + inContent[phrase] > 0 { counts[group] += 1 }
       }
       perDocument.append((inName, inContent, nameTokens.count + contentTokens.count))
     }

@@ -126,38 +126,55 @@ struct CompiledQuery {
     // Ranking: the group (word) of each phrase, its weight, and each group's counting phrase.
     var groups: [Int] = []
     var weights: [Double] = []
-    var counting: [Int] = []
+    var counting: [[Phrase]] = []
     var nameGroups: [Bool] = []
     if query.matchesAnyWord {
-      // Each word also matches by its English stem: `plans` finds plan, planning and planned,
-      // all of which the index holds with the stem plan. The form as typed weighs more.
-      // Words sharing a stem are one word for ranking.
-      var groupOfStem: [String: Int] = [:]
+      // Each word also matches by its English stem: `plans` finds plan, planning and planned
+      // (the index marks the stem beside each token it differs from; a token that is its own
+      // stem stands for itself). The form as typed weighs more. Words sharing a stem are one
+      // word for ranking; its document count sums those of its stem as a token and marked
+      // (the form as typed holds the marked stem too), counting twice a document holding both.
+      var groupOfKey: [String: Int] = [:]
+      func add(_ phrase: Phrase, group: Int, weight: Double) {
+        guard indexes[phrase] == nil else { return }
+        phrases.append(phrase)
+        indexes[phrase] = phrases.count - 1
+        groups.append(group)
+        weights.append(weight)
+      }
       for term in query.required.joined() {
         for token in tokenizer.tokens(of: term.text) {
-          let exact = Phrase(tokens: [token.text], isPrefix: false)
-          guard indexes[exact] == nil else { continue }
+          let stem = token.stem ?? token.text
+          // As the tokenizer marks stems: of ASCII tokens of three bytes or more.
+          let stemmable =
+            token.stem != nil || (stem.utf8.count >= 3 && stem.utf8.allSatisfy { $0 < 0x80 })
           let group: Int
-          if let stem = token.stem, let known = groupOfStem[stem] {
+          if let known = groupOfKey[stem] {
             group = known
           } else {
             group = counting.count
-            counting.append(-1)
+            groupOfKey[stem] = group
+            counting.append([])
             nameGroups.append(!CompiledQuery.stopwords.contains(token.text))
           }
-          phrases.append(exact)
-          indexes[exact] = phrases.count - 1
-          groups.append(group)
-          weights.append(token.stem == nil ? 1 : 1 - RankingPlan.stemWeight)
-          if counting[group] < 0 { counting[group] = phrases.count - 1 }
-          if let stem = token.stem, groupOfStem[stem] == nil {
-            groupOfStem[stem] = group
-            let stemmed = Phrase(tokens: [stem], isPrefix: false, isStem: true)
-            phrases.append(stemmed)
-            indexes[stemmed] = phrases.count - 1
-            groups.append(group)
-            weights.append(RankingPlan.stemWeight)
-            counting[group] = phrases.count - 1
+          // The form as typed; the stem as a token; tokens whose stem it is.
+          // (Typed as its own stem, the token itself is the exact form.)
+          add(
+            Phrase(tokens: [token.text], isPrefix: false), group: group,
+            weight: token.stem == nil ? 1 : 1 - RankingPlan.stemWeight)
+          if token.stem != nil {
+            add(
+              Phrase(tokens: [stem], isPrefix: false), group: group,
+              weight: RankingPlan.stemWeight)
+          }
+          if stemmable {
+            add(
+              Phrase(tokens: [stem], isPrefix: false, isStem: true), group: group,
+              weight: RankingPlan.stemWeight)
+          }
+          if counting[group].isEmpty {
+            counting[group] = [Phrase(tokens: [stem], isPrefix: false)]
+              + (stemmable ? [Phrase(tokens: [stem], isPrefix: false, isStem: true)] : [])
           }
         }
       }
@@ -177,7 +194,7 @@ struct CompiledQuery {
       for phrase in phrases.indices {
         groups.append(phrase)
         weights.append(1)
-        counting.append(phrase)
+        counting.append([phrases[phrase]])
         nameGroups.append(true)
       }
     }
@@ -200,23 +217,24 @@ struct CompiledQuery {
     self.required = required
     self.excluded = excluded
     ranking = RankingPlan(groups: groups, weights: weights, nameGroups: nameGroups)
-    countingPhrases = counting
+    countingPhrases = counting.map { group in group.compactMap { indexes[$0] } }
   }
 
   /// How matches are scored (IDFs not yet known).
   var ranking: RankingPlan
-  /// For each ranking group, the phrase whose documents give its IDF.
-  var countingPhrases: [Int]
+  /// For each ranking group, the phrases whose documents, summed, give its IDF.
+  var countingPhrases: [[Int]]
 
-  /// What the index counts for each group's IDF: the vocabulary's document count of one
-  /// token (stems marked), or the documents matching an expression.
+  /// What the index counts for each group's IDF: the vocabulary's document counts of single
+  /// tokens (stems marked), or the documents matching an expression.
   var countingTerms: [IndexCountingTerm] {
-    countingPhrases.map { index in
-      let phrase = phrases[index]
-      if phrase.tokens.count == 1, !phrase.isPrefix, let token = phrase.tokens.first {
-        return .term(phrase.isStem ? "\u{1}" + token : token)
+    countingPhrases.map { indexes in
+      let counted = indexes.map { phrases[$0] }
+      if counted.allSatisfy({ $0.tokens.count == 1 && !$0.isPrefix }) {
+        return .terms(counted.map { ($0.isStem ? "\u{1}" : "") + ($0.tokens.first ?? "") })
       }
-      return .expression(CompiledQuery.literal(phrase))
+      return .expression(
+        counted.map(CompiledQuery.literal).joined(separator: " OR "))
     }
   }
 

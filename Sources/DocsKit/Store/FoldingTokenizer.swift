@@ -3,9 +3,9 @@ import CSQLite
 // The `docsh` FTS5 tokenizer: unicode61 (created with the arguments given to `docsh`, as
 // FTS5's own porter wraps its parent), then ``TextFolding`` on every token, so that accents
 // fold in every script, not only Latin; and, in documents, each ASCII token's English
-// (Porter) stem as a colocated token marked with a leading U+0001 (also when it equals the
-// token: the marked stem then stands for every form of the word, and its document count is
-// the word's), so that one table answers both exact and stemmed words. Part of the SQLite layer
+// (Porter) stem as a colocated token marked with a leading U+0001 when it differs from the
+// token (a token that is its own stem stands for itself: half the extra postings of
+// marking every token), so that one table answers both exact and stemmed words. Part of the SQLite layer
 // with SQLite.swift; SystemSQLite registers it on every connection it opens.
 //
 // In a query, a string starting with U+0001 asks for stems: its tokens come back marked.
@@ -97,7 +97,8 @@ private final class TokenizeCall {
     let code = token(
       context, flags, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
       Int32(bytes.count), start, end)
-    guard code == SQLITE_OK, addsStems, bytes.allSatisfy({ $0 < 0x80 }) else { return code }
+    guard code == SQLITE_OK, addsStems, bytes.count >= 3, bytes.allSatisfy({ $0 < 0x80 })
+    else { return code }
     stem.removeAll(keepingCapacity: true)
     stem.append(stemMarker)
     let stemmed = withExtendedLifetime(self) { () -> Int32 in
@@ -112,6 +113,7 @@ private final class TokenizeCall {
       } ?? SQLITE_ERROR
     }
     guard stemmed == SQLITE_OK else { return stemmed }
+    if stem.count - 1 == bytes.count && stem.dropFirst().elementsEqual(bytes) { return SQLITE_OK }
     return send(stem, flags: flags | docsh_fts5_token_colocated, start: start, end: end)
   }
 

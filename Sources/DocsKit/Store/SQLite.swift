@@ -226,7 +226,7 @@ struct FoldedToken: Hashable, Sendable {
   var text: String
   /// Its byte range in the text tokenized.
   var range: Range<Int>
-  /// Its English stem, which the index holds beside it (ASCII tokens only).
+  /// Its English stem, when the index holds one beside it (it differs from `text`).
   var stem: String? = nil
 }
 

@@ -78,8 +78,8 @@ struct IndexedCategory {
 /// The index database of one store: schema, trust, rebuilding, reading and updating.
 final class StoreIndex {
   /// The version of the schema below; any other version is rebuilt.
-  /// 2: the full text is tokenized by `docsh` (accents folded in every script, stems).
-  static let schemaVersion: Int64 = 2
+  /// 2, 3: the full text is tokenized by `docsh` (accents folded in every script, stems).
+  static let schemaVersion: Int64 = 3
 
   static let schema = """
     CREATE TABLE identity(
@@ -102,7 +102,7 @@ final class StoreIndex {
     CREATE VIRTUAL TABLE full_text USING fts5(
       name, content, content='', tokenize='docsh remove_diacritics 2');
     CREATE VIRTUAL TABLE full_text_vocabulary USING fts5vocab(full_text, row);
-    PRAGMA user_version = 2;
+    PRAGMA user_version = 3;
     """
 
   let database: SQLiteDatabase
@@ -504,11 +504,14 @@ final class StoreIndex {
       var counts: [Int] = []
       for term in request.counting {
         switch term {
-        case .term(let token):
-          counts.append(
-            Int(
+        case .terms(let tokens):
+          var count = 0
+          for token in tokens {
+            count += Int(
               try database.integer(
-                "SELECT doc FROM full_text_vocabulary WHERE term = ?", [.text(token)]) ?? 0))
+                "SELECT doc FROM full_text_vocabulary WHERE term = ?", [.text(token)]) ?? 0)
+          }
+          counts.append(count)
         case .expression(let expression):
           counts.append(
             Int(
@@ -902,8 +905,8 @@ public struct IndexSearchRequest: Sendable {
 
 /// What the index counts for the IDF of one ranking group.
 enum IndexCountingTerm: Sendable, Equatable {
-  /// The documents holding this token (the vocabulary knows).
-  case term(String)
+  /// The documents holding each of these tokens, summed (the vocabulary knows).
+  case terms([String])
   /// The documents matching this MATCH expression.
   case expression(String)
 }
