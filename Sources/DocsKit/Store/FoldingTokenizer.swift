@@ -1,5 +1,9 @@
 import CSQLite
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 // The `docsh` FTS5 tokenizer: unicode61 (created with the arguments given to `docsh`, as
 // FTS5's own porter wraps its parent), then ``TextFolding`` on every token, so that accents
 // fold in every script, not only Latin; and, in documents, each ASCII token's English
@@ -71,7 +75,10 @@ private final class TokenizeCall {
   /// A query string marked as stems: every token marked.
   let marksTokens: Bool
   var buffer: [UInt8] = []
-  var stem: [UInt8] = []
+  /// The marked stem being made: U+0001, then the stem (grown as needed).
+  private var stem: UnsafeMutablePointer<UInt8>
+  private var stemCapacity = 128
+  private var stemCount = 0
 
   init(
     context: UnsafeMutableRawPointer?, token: @escaping FTS5TokenCallback,
@@ -83,47 +90,62 @@ private final class TokenizeCall {
     self.addsStems = addsStems
     self.marksTokens = marksTokens
     buffer.reserveCapacity(64)
-    stem.reserveCapacity(64)
+    stem = .allocate(capacity: stemCapacity)
+  }
+
+  deinit { stem.deallocate() }
+
+  /// Starts the marked stem with `bytes` after the marker.
+  private func setStem(_ bytes: UnsafeRawBufferPointer) {
+    if bytes.count + 1 > stemCapacity {
+      stem.deallocate()
+      stemCapacity = bytes.count * 2 + 1
+      stem = .allocate(capacity: stemCapacity)
+    }
+    stem[0] = stemMarker
+    if let base = bytes.baseAddress, bytes.count > 0 {
+      (stem + 1).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    }
+    stemCount = bytes.count + 1
   }
 
   /// Hands on one folded token (and its stem).
   func emit(_ bytes: UnsafeRawBufferPointer, flags: Int32, start: Int32, end: Int32) -> Int32 {
     if marksTokens {
-      stem.removeAll(keepingCapacity: true)
-      stem.append(stemMarker)
-      stem.append(contentsOf: bytes)
-      return send(stem, flags: flags, start: start, end: end)
+      setStem(bytes)
+      return sendStem(flags: flags, start: start, end: end)
     }
     let code = token(
       context, flags, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
       Int32(bytes.count), start, end)
-    guard code == SQLITE_OK, addsStems, bytes.count >= 3, bytes.allSatisfy({ $0 < 0x80 })
+    guard code == SQLITE_OK, addsStems, bytes.count >= 3, !bytes.contains(where: { $0 >= 0x80 })
     else { return code }
-    stem.removeAll(keepingCapacity: true)
-    stem.append(stemMarker)
-    let stemmed = withExtendedLifetime(self) { () -> Int32 in
+    stemCount = 0
+    let stemmed =
       instance.stemmerMethods.xTokenize?(
         instance.stemmer, Unmanaged.passUnretained(self).toOpaque(), docsh_fts5_tokenize_document,
         bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count)
       ) { context, _, token, length, _, _ in
         guard let context, let token else { return SQLITE_OK }
         let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
-        call.stem.append(contentsOf: UnsafeRawBufferPointer(start: token, count: Int(length)))
+        call.setStem(UnsafeRawBufferPointer(start: token, count: Int(length)))
         return SQLITE_OK
       } ?? SQLITE_ERROR
+    guard stemmed == SQLITE_OK, stemCount > 0 else { return stemmed }
+    if stemCount - 1 == bytes.count, let base = bytes.baseAddress,
+      memcmp(stem + 1, base, bytes.count) == 0
+    {
+      return SQLITE_OK
     }
-    guard stemmed == SQLITE_OK else { return stemmed }
-    if stem.count - 1 == bytes.count && stem.dropFirst().elementsEqual(bytes) { return SQLITE_OK }
-    return send(stem, flags: flags | docsh_fts5_token_colocated, start: start, end: end)
+    return sendStem(flags: flags | docsh_fts5_token_colocated, start: start, end: end)
   }
 
-  private func send(_ bytes: [UInt8], flags: Int32, start: Int32, end: Int32) -> Int32 {
-    bytes.withUnsafeBytes { bytes in
-      token(
-        context, flags, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
-        Int32(bytes.count), start, end)
+  private func sendStem(flags: Int32, start: Int32, end: Int32) -> Int32 {
+    UnsafeRawPointer(stem).withMemoryRebound(to: CChar.self, capacity: stemCount) { bytes in
+      token(context, flags, bytes, Int32(stemCount), start, end)
     }
   }
+
 }
 
 /// Registers the `docsh` tokenizer (and `docsh_word`, which it stems through) and the
