@@ -13,6 +13,10 @@ static inline sqlite3_destructor_type docsh_sqlite_transient(void) { return SQLI
 
 /// FTS5_TOKENIZE_DOCUMENT: tokenize text as a document is tokenized when inserted.
 static const int docsh_fts5_tokenize_document = FTS5_TOKENIZE_DOCUMENT;
+/// FTS5_TOKENIZE_QUERY: tokenize a string of a MATCH expression.
+static const int docsh_fts5_tokenize_query = FTS5_TOKENIZE_QUERY;
+/// FTS5_TOKEN_COLOCATED: a token at the same position as the one before (a synonym).
+static const int docsh_fts5_token_colocated = FTS5_TOKEN_COLOCATED;
 
 /// The FTS5 API of `db` (NULL when FTS5 is not built in): `SELECT fts5(?1)` with a pointer.
 static inline fts5_api *docsh_fts5_api(sqlite3 *db) {

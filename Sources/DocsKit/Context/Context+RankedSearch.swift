@@ -3,7 +3,8 @@
 // deleted ones are left out. Without an index, everything is matched here.
 extension Context {
   /// The documents matching `query`, best first: those with a searched word in their name,
-  /// then by bm25 (more occurrences in a document of similar length rank higher).
+  /// then by BM25 over the query's words (``RankingPlan``): more of the words, rarer ones,
+  /// more occurrences in a document of similar length rank higher.
   /// - Parameters:
   ///   - category: only this category's documents; every category when `nil`.
   ///   - limit: at most this many hits; `nil` or 0 for all.
@@ -27,8 +28,8 @@ extension Context {
       return category == nil || record.document.categoryID == category
     }
     let request = IndexSearchRequest(
-      expression: compiled.matchExpression, nameExpression: compiled.nameExpression,
-      phraseExpressions: compiled.phraseExpressions, category: category, limit: limit,
+      expression: compiled.matchExpression, plan: compiled.ranking,
+      counting: compiled.countingTerms, category: category, limit: limit,
       excluding: changed, wantsStatistics: !changedInScope.isEmpty)
     var found: [Candidate] = []
     let indexed: IndexSearchResult?
@@ -53,7 +54,7 @@ extension Context {
       }
       let statistics =
         result.statistics
-        ?? SearchStatistics(documentCount: 1, tokenCount: 1, phraseDocumentCounts: [])
+        ?? SearchStatistics(documentCount: 1, tokenCount: 1, groupDocumentCounts: [])
       for id in changedInScope {
         try checkForInterruption(.rankedSearch)
         guard let record = documentRecords[id] else { continue }
@@ -129,13 +130,15 @@ extension Context {
     let inName = query.occurrences(in: nameTokens).map(\.count)
     let inContent = query.occurrences(in: contentTokens).map(\.count)
     guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { return nil }
-    let wanted = Set(query.required.joined()).subtracting(query.excluded)
-    let matchesName = wanted.contains { inName[$0] > 0 }
-    let bm25 = Ranking.bm25(
+    let plan = query.ranking.completed(with: statistics)
+    let (score, matchesName) = plan.score(
       nameCounts: inName, contentCounts: inContent,
-      length: nameTokens.count + contentTokens.count, statistics: statistics)
+      length: nameTokens.count + contentTokens.count, averageLength: statistics.averageLength,
+      idf: plan.idf(rows: statistics.documentCount))
     return Candidate(
-      document: document, content: content, bm25: bm25, matchesName: matchesName, text: text)
+      document: document, content: content,
+      bm25: matchesName ? score - RankingPlan.nameTier : score, matchesName: matchesName,
+      text: text)
   }
 
   /// Matches every document of the scope here, with statistics of the scope.
@@ -150,7 +153,7 @@ extension Context {
       texts.append(try text(of: candidate.content))
     }
     var tokenCount = 0
-    var counts = Array(repeating: 0, count: query.phrases.count)
+    var counts = Array(repeating: 0, count: query.countingPhrases.count)
     var perDocument: [([Int], [Int], Int)] = []
     for (index, candidate) in candidates.enumerated() {
       try checkForInterruption(.rankedSearch)
@@ -159,25 +162,27 @@ extension Context {
       let inName = query.occurrences(in: nameTokens).map(\.count)
       let inContent = query.occurrences(in: contentTokens).map(\.count)
       tokenCount += nameTokens.count + contentTokens.count
-      for phrase in counts.indices where inName[phrase] + inContent[phrase] > 0 {
-        counts[phrase] += 1
+      for (group, counted) in query.countingPhrases.enumerated() {
+        for phrase in counted where inName[phrase] + inContent[phrase] > 0 { counts[group] += 1 }
       }
       perDocument.append((inName, inContent, nameTokens.count + contentTokens.count))
     }
     let statistics = SearchStatistics(
-      documentCount: candidates.count, tokenCount: tokenCount, phraseDocumentCounts: counts)
-    let wanted = Set(query.required.joined()).subtracting(query.excluded)
+      documentCount: candidates.count, tokenCount: tokenCount, groupDocumentCounts: counts)
+    let plan = query.ranking.completed(with: statistics)
+    let idf = plan.idf(rows: statistics.documentCount)
     var found: [Candidate] = []
     for (index, candidate) in candidates.enumerated() {
       let (inName, inContent, length) = perDocument[index]
       guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { continue }
+      let (score, matchesName) = plan.score(
+        nameCounts: inName, contentCounts: inContent, length: length,
+        averageLength: statistics.averageLength, idf: idf)
       found.append(
         Candidate(
           document: candidate.document, content: candidate.content,
-          bm25: Ranking.bm25(
-            nameCounts: inName, contentCounts: inContent, length: length,
-            statistics: statistics),
-          matchesName: wanted.contains { inName[$0] > 0 }, text: texts[index]))
+          bm25: matchesName ? score - RankingPlan.nameTier : score, matchesName: matchesName,
+          text: texts[index]))
     }
     return found
   }

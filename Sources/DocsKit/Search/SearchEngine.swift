@@ -96,6 +96,8 @@ struct CompiledQuery {
   struct Phrase: Hashable {
     var tokens: [String]
     var isPrefix: Bool
+    /// Whether `tokens` (one) is a stem: it matches tokens whose stem it is.
+    var isStem = false
   }
 
   /// Every phrase of the query, positive ones first.
@@ -121,10 +123,80 @@ struct CompiledQuery {
       return phrases.count - 1
     }
     var required: [[Int]] = []
-    for group in query.required {
-      var indexesOfGroup: [Int] = []
-      for term in group { indexesOfGroup.append(try index(of: term)) }
-      required.append(indexesOfGroup)
+    // Ranking: the group (word) of each phrase, its weight, and each group's counting phrase.
+    var groups: [Int] = []
+    var weights: [Double] = []
+    var counting: [[Phrase]] = []
+    var nameGroups: [Bool] = []
+    if query.matchesAnyWord {
+      // Each word also matches by its English stem: `plans` finds plan, planning and planned
+      // (the index marks the stem beside each token it differs from; a token that is its own
+      // stem stands for itself). The form as typed weighs more. Words sharing a stem are one
+      // word for ranking; its document count sums those of its stem as a token and marked
+      // (the form as typed holds the marked stem too), counting twice a document holding both.
+      var groupOfKey: [String: Int] = [:]
+      func add(_ phrase: Phrase, group: Int, weight: Double) {
+        guard indexes[phrase] == nil else { return }
+        phrases.append(phrase)
+        indexes[phrase] = phrases.count - 1
+        groups.append(group)
+        weights.append(weight)
+      }
+      for term in query.required.joined() {
+        for token in tokenizer.tokens(of: term.text) {
+          let stem = token.stem ?? token.text
+          // As the tokenizer marks stems: of ASCII tokens of three bytes or more.
+          let stemmable =
+            token.stem != nil || (stem.utf8.count >= 3 && stem.utf8.allSatisfy { $0 < 0x80 })
+          let group: Int
+          if let known = groupOfKey[stem] {
+            group = known
+          } else {
+            group = counting.count
+            groupOfKey[stem] = group
+            counting.append([])
+            nameGroups.append(!CompiledQuery.stopwords.contains(token.text))
+          }
+          // The form as typed; the stem as a token; tokens whose stem it is.
+          // (Typed as its own stem, the token itself is the exact form.)
+          add(
+            Phrase(tokens: [token.text], isPrefix: false), group: group,
+            weight: token.stem == nil ? 1 : 1 - RankingPlan.stemWeight)
+          if token.stem != nil {
+            add(
+              Phrase(tokens: [stem], isPrefix: false), group: group,
+              weight: RankingPlan.stemWeight)
+          }
+          if stemmable {
+            add(
+              Phrase(tokens: [stem], isPrefix: false, isStem: true), group: group,
+              weight: RankingPlan.stemWeight)
+          }
+          if counting[group].isEmpty {
+            counting[group] = [Phrase(tokens: [stem], isPrefix: false)]
+              + (stemmable ? [Phrase(tokens: [stem], isPrefix: false, isStem: true)] : [])
+          }
+        }
+      }
+      guard !phrases.isEmpty else {
+        throw .nothingSearchable(query.required.joined().map(\.text).joined(separator: " "))
+      }
+      // In a question, "the" or "of" in a name says nothing about the document.
+      if !nameGroups.contains(true) { nameGroups = nameGroups.map { _ in true } }
+      required = [Array(phrases.indices)]
+    } else {
+      for group in query.required {
+        var indexesOfGroup: [Int] = []
+        for term in group { indexesOfGroup.append(try index(of: term)) }
+        required.append(indexesOfGroup)
+      }
+      // As bm25: every phrase counts on its own.
+      for phrase in phrases.indices {
+        groups.append(phrase)
+        weights.append(1)
+        counting.append([phrases[phrase]])
+        nameGroups.append(true)
+      }
     }
     let positive = phrases.count
     var excluded: [Int] = []
@@ -137,10 +209,42 @@ struct CompiledQuery {
         excluded.append(found)
       }
     }
+    while groups.count < phrases.count {
+      groups.append(-1)
+      weights.append(0)
+    }
     self.phrases = phrases
     self.required = required
     self.excluded = excluded
+    ranking = RankingPlan(groups: groups, weights: weights, nameGroups: nameGroups)
+    countingPhrases = counting.map { group in group.compactMap { indexes[$0] } }
   }
+
+  /// How matches are scored (IDFs not yet known).
+  var ranking: RankingPlan
+  /// For each ranking group, the phrases whose documents, summed, give its IDF.
+  var countingPhrases: [[Int]]
+
+  /// What the index counts for each group's IDF: the vocabulary's document counts of single
+  /// tokens (stems marked), or the documents matching an expression.
+  var countingTerms: [IndexCountingTerm] {
+    countingPhrases.map { indexes in
+      let counted = indexes.map { phrases[$0] }
+      if counted.allSatisfy({ $0.tokens.count == 1 && !$0.isPrefix }) {
+        return .terms(counted.map { ($0.isStem ? "\u{1}" : "") + ($0.tokens.first ?? "") })
+      }
+      return .expression(
+        counted.map(CompiledQuery.literal).joined(separator: " OR "))
+    }
+  }
+
+  /// English words too common to rank a name first when a query of plain words holds them
+  /// (Lucene's English stop words); they are still searched for.
+  static let stopwords: Set<String> = [
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+  ]
 
   /// The FTS5 MATCH expression: every token quoted, so nothing typed is FTS5 syntax.
   var matchExpression: String {
@@ -153,20 +257,11 @@ struct CompiledQuery {
     return expression
   }
 
-  /// The expression matching documents with a wanted phrase in their name.
-  var nameExpression: String {
-    let wanted = Set(required.joined()).subtracting(excluded).sorted()
-    let alternatives = wanted.map { CompiledQuery.literal(phrases[$0]) }
-    return "{name} : (" + (alternatives.isEmpty ? "\"\"" : alternatives.joined(separator: " OR "))
-      + ")"
-  }
-
-  /// Each wanted phrase on its own, for counting the documents that hold it.
-  var phraseExpressions: [String] { phrases.map(CompiledQuery.literal) }
-
   static func literal(_ phrase: Phrase) -> String {
+    // A stem is asked for with a leading U+0001, which the docsh tokenizer reads as such.
     let quoted =
-      "\"" + phrase.tokens.joined(separator: " ").replacingQuotes() + "\""
+      "\"" + (phrase.isStem ? "\u{1}" : "") + phrase.tokens.joined(separator: " ").replacingQuotes()
+      + "\""
     return phrase.isPrefix ? quoted + " *" : quoted
   }
 
@@ -182,8 +277,12 @@ struct CompiledQuery {
       for start in 0...(tokens.count - count) {
         var matches = true
         for offset in 0..<count {
-          let token = tokens[start + offset].text
           let wanted = phrase.tokens[offset]
+          guard !phrase.isStem else {
+            matches = tokens[start + offset].stem == wanted
+            break
+          }
+          let token = tokens[start + offset].text
           let isLast = offset == count - 1
           if isLast && phrase.isPrefix ? !token.utf8.starts(with: wanted.utf8) : token != wanted {
             matches = false
@@ -222,38 +321,15 @@ public struct SearchStatistics: Sendable {
   var documentCount: Int
   /// How many tokens all of them hold, names and contents.
   var tokenCount: Int
-  /// For each phrase of the query, how many documents hold it.
-  var phraseDocumentCounts: [Int]
+  /// For each ranking group of the query, how many documents hold its counting phrase.
+  var groupDocumentCounts: [Int]
+
+  /// The mean length of a document in tokens.
+  var averageLength: Double { Double(tokenCount) / Double(max(documentCount, 1)) }
 }
 
-/// FTS5's bm25 (k1 = 1.2, b = 0.75), with the name column weighted as the index weights it.
+/// The score a hit shows.
 enum Ranking {
-  /// The weight of a match in the name, against 1 for one in the content.
-  static let nameWeight = 5.0
-
-  /// bm25 of a document (higher is better) from its occurrences per phrase and column.
-  static func bm25(
-    nameCounts: [Int], contentCounts: [Int], length: Int, statistics: SearchStatistics
-  ) -> Double {
-    let k1 = 1.2
-    let b = 0.75
-    let rows = Double(max(statistics.documentCount, 1))
-    let averageLength = max(Double(statistics.tokenCount) / rows, 1)
-    var score = 0.0
-    for index in nameCounts.indices {
-      let frequency = nameWeight * Double(nameCounts[index]) + Double(contentCounts[index])
-      guard frequency > 0 else { continue }
-      let hits = Double(
-        index < statistics.phraseDocumentCounts.count ? statistics.phraseDocumentCounts[index] : 0)
-      var idf = log((rows - hits + 0.5) / (hits + 0.5))
-      if idf <= 0 { idf = 1e-6 }
-      score +=
-        idf * (frequency * (k1 + 1))
-        / (frequency + k1 * (1 - b + b * Double(length) / averageLength))
-    }
-    return score
-  }
-
   /// The score a hit shows: above 1 when the name matched, the bm25 squeezed into 0…1.
   static func score(bm25: Double, matchesName: Bool) -> Double {
     let squeezed = bm25 / (bm25 + 1)

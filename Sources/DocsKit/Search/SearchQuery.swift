@@ -1,5 +1,11 @@
-/// A ranked full-text search as the user typed it, parsed: plain words that must all match,
-/// `"a phrase"`, `prefix*`, `a OR b`, and `-word` / `NOT word` to leave documents out.
+/// A ranked full-text search as the user typed it, parsed: plain words, `"a phrase"`,
+/// `prefix*`, `a OR b`, and `-word` / `NOT word` to leave documents out.
+///
+/// Plain words as typed (a question, say) find documents holding *any* of them, ranked so
+/// that documents holding more of them, and rarer ones, come first (``matchesAnyWord``);
+/// punctuation between or around them only separates words. Once the query uses `OR`, a
+/// `"phrase"` or a `prefix*`, every word and group must match, as in `a "b c" d*`.
+/// `-word` and `NOT word` leave documents out in both kinds of query.
 ///
 /// Words are matched as the search index tokenizes text (letters and digits, ignoring case
 /// and accents), so `cafe` finds `Café`. The query is kept as typed pieces; it is never
@@ -20,7 +26,12 @@ public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Every group must match; a group matches when any one of its terms does (`a OR b`).
+  /// For a query of plain words (``matchesAnyWord``) this is one group of every word.
   public var required: [[Term]]
+  /// Whether the query is plain words only (besides exclusions): a document matches when it
+  /// holds any of them, and the words of a term are words of their own (`e-mail` is `e`,
+  /// `mail`).
+  public var matchesAnyWord: Bool
   /// Documents holding any of these are left out.
   public var excluded: [Term]
 
@@ -28,10 +39,14 @@ public struct SearchQuery: Hashable, Sendable, CustomStringConvertible {
   /// - Throws: ``SearchQueryError`` saying what is wrong, in one line.
   public init(_ text: String) throws(SearchQueryError) {
     var parser = Parser(text)
-    (required, excluded) = try parser.parse()
+    (required, excluded, matchesAnyWord) = try parser.parse()
   }
 
   public var description: String {
+    if matchesAnyWord {
+      return (required.joined().map(\.description) + excluded.map { "-" + $0.description })
+        .joined(separator: " ")
+    }
     let groups = required.map { group in
       group.count == 1
         ? group[0].description : group.map(\.description).joined(separator: " OR ")
@@ -91,6 +106,9 @@ private struct Parser {
     case term(SearchQuery.Term, negated: Bool)
     case or
     case not
+    /// Punctuation an operator would refuse (a lone `-`, a misplaced `*`): an error in a
+    /// query with operators, only a separator among plain words (`text` is what is left).
+    case stray(String, SearchQueryError)
   }
 
   let scalars: [Unicode.Scalar]
@@ -100,10 +118,20 @@ private struct Parser {
     scalars = Array(text.unicodeScalars)
   }
 
-  mutating func parse() throws(SearchQueryError) -> ([[SearchQuery.Term]], [SearchQuery.Term]) {
+  mutating func parse() throws(SearchQueryError) -> (
+    [[SearchQuery.Term]], [SearchQuery.Term], Bool
+  ) {
     var tokens: [Token] = []
     while let token = try nextToken() { tokens.append(token) }
     guard !tokens.isEmpty else { throw .empty }
+    let hasOperators = tokens.contains { token in
+      switch token {
+      case .or: return true
+      case .term(let term, negated: false): return term.isPhrase || term.isPrefix
+      default: return false
+      }
+    }
+    if !hasOperators { return try parsePlainWords(tokens) }
     var required: [[SearchQuery.Term]] = []
     var excluded: [SearchQuery.Term] = []
     var index = 0
@@ -112,6 +140,8 @@ private struct Parser {
       switch tokens[index] {
       case .or:
         throw .misplacedOr
+      case .stray(_, let error):
+        throw error
       case .not:
         guard index + 1 < tokens.count, case .term(let term, let negated) = tokens[index + 1],
           !negated
@@ -136,6 +166,7 @@ private struct Parser {
             group.append(next)
           case .not: throw .exclusionInAlternative
           case .or: throw .misplacedOr
+          case .stray(_, let error): throw error
           }
           index += 2
         }
@@ -143,7 +174,39 @@ private struct Parser {
       }
     }
     guard !required.isEmpty else { throw .onlyExclusions }
-    return (required, excluded)
+    return (required, excluded, false)
+  }
+
+  /// Plain words and exclusions: one group of every word; stray punctuation dropped.
+  private func parsePlainWords(_ tokens: [Token]) throws(SearchQueryError) -> (
+    [[SearchQuery.Term]], [SearchQuery.Term], Bool
+  ) {
+    var words: [SearchQuery.Term] = []
+    var excluded: [SearchQuery.Term] = []
+    var strayError: SearchQueryError?
+    var index = 0
+    while index < tokens.count {
+      switch tokens[index] {
+      case .term(let term, let negated):
+        if negated { excluded.append(term) } else { words.append(term) }
+      case .stray(let text, let error):
+        strayError = strayError ?? error
+        if !text.isEmpty {
+          words.append(SearchQuery.Term(text: text, isPhrase: false, isPrefix: false))
+        }
+      case .not:
+        guard index + 1 < tokens.count, case .term(let term, false) = tokens[index + 1] else {
+          throw .nothingToExclude("NOT")
+        }
+        excluded.append(term)
+        index += 1
+      case .or:
+        throw .misplacedOr
+      }
+      index += 1
+    }
+    guard !words.isEmpty else { throw excluded.isEmpty ? strayError ?? .empty : .onlyExclusions }
+    return ([words], excluded, true)
   }
 
   private func isBlank(_ scalar: Unicode.Scalar) -> Bool {
@@ -158,7 +221,7 @@ private struct Parser {
       negated = true
       position += 1
       guard position < scalars.count, !isBlank(scalars[position]) else {
-        throw .nothingToExclude("-")
+        return .stray("", .nothingToExclude("-"))
       }
     }
     if scalars[position] == "\"" {
@@ -190,9 +253,11 @@ private struct Parser {
     if text.hasSuffix("*") {
       isPrefix = true
       text.removeLast()
-      if text.isEmpty || text.hasSuffix("*") { throw .misplacedStar }
     }
-    if text.contains("*") { throw .misplacedStar }
+    if text.isEmpty || text.contains("*") {
+      let words = String(text.map { $0 == "*" ? " " : $0 })
+      return .stray(negated ? "" : words, .misplacedStar)
+    }
     return .term(
       SearchQuery.Term(text: text, isPhrase: false, isPrefix: isPrefix), negated: negated)
   }

@@ -74,7 +74,7 @@ protocol SQLiteLibrary: AnyObject {
   func reset(_ statement: OpaquePointer)
   /// `sqlite3_finalize`.
   func finalize(_ statement: OpaquePointer)
-  /// Creates FTS5's `unicode61 remove_diacritics 2` tokenizer on `connection`.
+  /// Creates the index's tokenizer (`docsh remove_diacritics 2`) on `connection`.
   func makeTokenizer(_ connection: OpaquePointer) throws(SQLiteError) -> FTSTokenizer
   /// `sqlite3_progress_handler`: while set, `handler` is asked every `instructions` steps
   /// of SQLite's virtual machine whether to stop the statement running (it then fails with
@@ -114,6 +114,13 @@ final class SystemSQLite: SQLiteLibrary {
     // what opening the index cost. They are removed with the database when it is rebuilt.
     var persist: Int32 = 1
     _ = sqlite3_file_control(connection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+    // docsh's own tokenizer and rank function (FoldingTokenizer.swift, RankFunction.swift).
+    do {
+      try registerSearchExtensions(connection)
+    } catch {
+      sqlite3_close_v2(connection)
+      throw error
+    }
     return connection
   }
 
@@ -194,9 +201,9 @@ final class SystemSQLite: SQLiteLibrary {
     }
     var context: UnsafeMutableRawPointer?
     var methods = fts5_tokenizer()
-    var code = find(api, "unicode61", &context, &methods)
+    var code = find(api, foldingTokenizerName, &context, &methods)
     guard code == SQLITE_OK, let create = methods.xCreate, let tokenize = methods.xTokenize else {
-      throw SQLiteError(operation: "fts5", code: code, message: "no unicode61 tokenizer")
+      throw SQLiteError(operation: "fts5", code: code, message: "no docsh tokenizer")
     }
     var instance: OpaquePointer?
     let arguments = ["remove_diacritics", "2"]
@@ -257,9 +264,11 @@ struct FoldedToken: Hashable, Sendable {
   var text: String
   /// Its byte range in the text tokenized.
   var range: Range<Int>
+  /// Its English stem, when the index holds one beside it (it differs from `text`).
+  var stem: String? = nil
 }
 
-/// FTS5's own `unicode61 remove_diacritics 2` tokenizer, called directly, so that what
+/// The index's own `docsh remove_diacritics 2` tokenizer, called directly, so that what
 /// DocsKit matches, counts and highlights in Swift is exactly what the index holds.
 final class FTSTokenizer {
   private let instance: OpaquePointer
@@ -309,10 +318,17 @@ final class FTSTokenizer {
         tokenizeFunction(
           instance, context, docsh_fts5_tokenize_document, characters.baseAddress,
           Int32(characters.count)
-        ) { context, _, token, length, start, end in
+        ) { context, flags, token, length, start, end in
           guard let context, let token else { return SQLITE_OK }
           let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
           let folded = UnsafeRawBufferPointer(start: token, count: Int(length))
+          if flags & docsh_fts5_token_colocated != 0, folded.first == stemMarker,
+            !sink.tokens.isEmpty
+          {
+            sink.tokens[sink.tokens.count - 1].stem = String(
+              decoding: folded.dropFirst(), as: UTF8.self)
+            return SQLITE_OK
+          }
           sink.tokens.append(
             FoldedToken(
               text: String(decoding: folded, as: UTF8.self), range: Int(start)..<Int(end)))

@@ -78,7 +78,8 @@ struct IndexedCategory {
 /// The index database of one store: schema, trust, rebuilding, reading and updating.
 final class StoreIndex {
   /// The version of the schema below; any other version is rebuilt.
-  static let schemaVersion: Int64 = 1
+  /// 2, 3: the full text is tokenized by `docsh` (accents folded in every script, stems).
+  static let schemaVersion: Int64 = 3
 
   static let schema = """
     CREATE TABLE identity(
@@ -99,9 +100,9 @@ final class StoreIndex {
       content_offset INTEGER NOT NULL, content_length INTEGER NOT NULL);
     CREATE INDEX documents_by_category ON documents(category, position);
     CREATE VIRTUAL TABLE full_text USING fts5(
-      name, content, content='', tokenize='unicode61 remove_diacritics 2');
+      name, content, content='', tokenize='docsh remove_diacritics 2');
     CREATE VIRTUAL TABLE full_text_vocabulary USING fts5vocab(full_text, row);
-    PRAGMA user_version = 1;
+    PRAGMA user_version = 3;
     """
 
   let database: SQLiteDatabase
@@ -582,33 +583,47 @@ final class StoreIndex {
       let limit = request.limit.map { $0 + request.excluding.count } ?? -1
       let columns = """
         d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
-          d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.rank
+          d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score
         """
+      // The documents of each ranking group, from the vocabulary when it is one token
+      // (docsh_rank takes the number of rows from FTS5 itself).
+      var counts: [Int] = []
+      for term in request.counting {
+        switch term {
+        case .terms(let tokens):
+          var count = 0
+          for token in tokens {
+            count += Int(
+              try database.integer(
+                "SELECT doc FROM full_text_vocabulary WHERE term = ?", [.text(token)]) ?? 0)
+          }
+          counts.append(count)
+        case .expression(let expression):
+          counts.append(
+            Int(
+              try database.integer(
+                "SELECT count(*) FROM full_text WHERE full_text MATCH ?", [.text(expression)])
+                ?? 0))
+        }
+      }
+      let plan = request.plan.completed(
+        with: SearchStatistics(documentCount: 0, tokenCount: 0, groupDocumentCounts: counts))
       let sql: String
       var values: [SQLiteValue]
-      if request.category == nil,
-        try database.integer(
-          "SELECT count(*) FROM (SELECT 1 FROM full_text WHERE full_text MATCH ? LIMIT 1)",
-          [.text(request.nameExpression)]) == 0
-      {
-        // No name matches the query, so the order is bm25's alone: FTS5 picks the best
-        // `limit` itself, and only those are joined with their documents. (`ORDER BY 2`:
-        // FTS5 tables have a hidden column called rank, unweighted.)
+      if request.category == nil {
+        // FTS5 picks the best `limit` itself, and only those are joined with their documents.
         sql = """
           WITH hits AS (
-            SELECT rowid AS id, bm25(full_text, ?, 1.0) AS rank FROM full_text
-            WHERE full_text MATCH ? ORDER BY 2 LIMIT ?)
-          SELECT \(columns), 0
+            SELECT rowid AS id, docsh_rank(full_text, ?) AS score FROM full_text
+            WHERE full_text MATCH ? ORDER BY 2 DESC LIMIT ?)
+          SELECT \(columns)
           FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
-          ORDER BY hits.rank ASC
+          ORDER BY hits.score DESC
           """
-        values = [.real(Ranking.nameWeight), .text(request.expression), .integer(Int64(limit))]
+        values = [.text(plan.encoded), .text(request.expression), .integer(Int64(limit))]
       } else {
-        // Name matches first: every match is joined and sorted (or filtered by category).
         var categoryFilter = ""
-        values = [
-          .real(Ranking.nameWeight), .text(request.expression), .text(request.nameExpression),
-        ]
+        values = [.text(plan.encoded), .text(request.expression)]
         if let category = request.category {
           categoryFilter = "AND c.uuid = ?"
           values.append(.blob(StoreIndex.bytes(of: category)))
@@ -616,13 +631,12 @@ final class StoreIndex {
         values.append(.integer(Int64(limit)))
         sql = """
           WITH hits AS (
-            SELECT rowid AS id, bm25(full_text, ?, 1.0) AS rank FROM full_text
-            WHERE full_text MATCH ?),
-          named AS (SELECT rowid AS id FROM full_text WHERE full_text MATCH ?)
-          SELECT \(columns), hits.id IN (SELECT id FROM named)
+            SELECT rowid AS id, docsh_rank(full_text, ?) AS score FROM full_text
+            WHERE full_text MATCH ?)
+          SELECT \(columns)
           FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
           WHERE 1 \(categoryFilter)
-          ORDER BY 12 DESC, hits.rank ASC LIMIT ?
+          ORDER BY hits.score DESC LIMIT ?
           """
       }
       var hits: [IndexSearchHit] = []
@@ -630,24 +644,23 @@ final class StoreIndex {
         guard let category = StoreIndex.objectID(row.bytes(8)),
           let document = StoreIndex.document(row, category: category, base: row.int(9))
         else { return }
+        let score = row.real(10)
+        let matchesName = score >= RankingPlan.nameTier
         hits.append(
-          IndexSearchHit(document: document, bm25: -row.real(10), matchesName: row.integer(11) != 0)
-        )
+          IndexSearchHit(
+            document: document, bm25: matchesName ? score - RankingPlan.nameTier : score,
+            matchesName: matchesName))
       }
       var statistics: SearchStatistics?
       if request.wantsStatistics {
-        let documents = try database.integer("SELECT count(*) FROM documents") ?? 0
-        let tokens = try database.integer("SELECT sum(cnt) FROM full_text_vocabulary") ?? 0
-        var counts: [Int] = []
-        for expression in request.phraseExpressions {
-          counts.append(
-            Int(
-              try database.integer(
-                "SELECT count(*) FROM full_text WHERE full_text MATCH ?", [.text(expression)])
-                ?? 0))
-        }
+        let documents = Int(try database.integer("SELECT count(*) FROM documents") ?? 0)
+        // Stems (marked with U+0001) share their token's position: not counted twice.
+        let tokens =
+          try database.integer(
+            "SELECT sum(cnt) FROM full_text_vocabulary WHERE term < char(1) OR term >= char(2)")
+          ?? 0
         statistics = SearchStatistics(
-          documentCount: Int(documents), tokenCount: Int(tokens), phraseDocumentCounts: counts)
+          documentCount: documents, tokenCount: Int(tokens), groupDocumentCounts: counts)
       }
       return IndexSearchResult(hits: hits, statistics: statistics)
     }
@@ -973,10 +986,10 @@ func splitPath(_ path: String) -> (folder: String, name: String) {
 public struct IndexSearchRequest: Sendable {
   /// The FTS5 MATCH expression, built from quoted tokens only.
   var expression: String
-  /// The expression matching documents with a wanted phrase in their name.
-  var nameExpression: String
-  /// Each phrase on its own, to count the documents holding it (for ``statistics``).
-  var phraseExpressions: [String]
+  /// How the hits are scored, once the index has counted each group's documents.
+  var plan: RankingPlan
+  /// What to count for each ranking group of `plan`.
+  var counting: [IndexCountingTerm]
   /// Only this category's documents, when set.
   var category: ObjectID?
   /// At most this many hits (besides `excluding`); `nil` for all.
@@ -985,6 +998,14 @@ public struct IndexSearchRequest: Sendable {
   var excluding: Set<ObjectID>
   /// Whether to count the collection for ranking documents the caller matches itself.
   var wantsStatistics: Bool
+}
+
+/// What the index counts for the IDF of one ranking group.
+enum IndexCountingTerm: Sendable, Equatable {
+  /// The documents holding each of these tokens, summed (the vocabulary knows).
+  case terms([String])
+  /// The documents matching this MATCH expression.
+  case expression(String)
 }
 
 /// One document the full-text index found.

@@ -6,10 +6,12 @@ struct SearchCommand: ShellCommand {
     name: "search",
     abstract: "find documents by the words in their names and contents, best first",
     discussion: """
-      Every word must match, ignoring case and accents (cafe finds Café); a word in a
-      document's name ranks above words only in its content. "a phrase" matches its words
-      in order, plan* any word starting with plan, a OR b either one, -word or NOT word
-      leaves documents holding it out. At the top it searches every category, in a
+      Plain words, as a question is typed, find documents holding any of them: those
+      holding more of the words, and rarer ones, rank higher, and a word in a document's
+      name ranks it above words only in contents; punctuation only separates words. Case
+      and accents are ignored (cafe finds Café). Once a query uses "a phrase" (its words
+      in order), plan* (any word starting with plan) or a OR b (either one), every word and
+      group must match. -word or NOT word leaves documents holding it out. At the top it searches every category, in a
       category only that one. -n sets how many results (default 20, 0 for all); --json
       prints [{"category", "name", "score", "snippet"}], best first. Options come before
       the query: write -- first to begin it with -word.

@@ -8,9 +8,9 @@ import Testing
   @Test(arguments: [
     ("", SearchQueryError.empty), ("   ", .empty), ("\"open", .unterminatedQuote),
     ("OR plan", .misplacedOr), ("plan OR", .misplacedOr), ("a OR OR b", .misplacedOr),
-    ("plan NOT", .nothingToExclude("NOT")), ("plan -", .nothingToExclude("-")),
-    ("-draft", .onlyExclusions), ("NOT draft", .onlyExclusions),
-    ("a OR -b", .exclusionInAlternative), ("*", .misplacedStar), ("a*b", .misplacedStar),
+    ("plan NOT", .nothingToExclude("NOT")), ("\"a plan\" -", .nothingToExclude("-")),
+    ("-draft", .onlyExclusions), ("NOT draft", .onlyExclusions), ("- *", .nothingToExclude("-")),
+    ("a OR -b", .exclusionInAlternative), ("*", .misplacedStar), ("a*b c*", .misplacedStar),
   ])
   func invalidQueriesSayWhatIsWrong(text: String, error: SearchQueryError) {
     #expect(throws: error) { try SearchQuery(text) }
@@ -47,12 +47,18 @@ import Testing
 }
 
 /// On generated stores, `search WORD` with no limit finds exactly the documents whose name or
-/// content holds WORD as a token, folded for case and accents (Foundation's folding here).
+/// content holds WORD (or its stem) as a token, folded for case and accents (Foundation's
+/// folding here).
 @Suite struct SearchOracleTests {
   static let vocabulary = [
     "plan", "Plan", "PLAN", "café", "Cafe", "naïve", "naive", "résumé", "Zürich", "Kraków",
     "Dvořák", "São", "garden", "river", "日本語", "東京", "don't", "e-mail", "x1", "2026",
   ]
+
+  /// The English stems of the searched words that differ from them: a word also finds its
+  /// stem as a token (a name cut at 30 characters can end in one, "naïv"). No other word of
+  /// the vocabulary shares a stem with one of them.
+  static let stems = ["naive": "naiv", "resume": "resum"]
 
   static func tokens(_ text: String) -> Set<String> {
     var result = Set<String>()
@@ -101,7 +107,10 @@ import Testing
         for category in context.categories() {
           for document in context.documents(in: category.id) {
             let text = try context.content(of: document.id) + " " + document.name.text
-            if SearchOracleTests.tokens(text).contains(word) { expected.insert(document.id) }
+            let tokens = SearchOracleTests.tokens(text)
+            if tokens.contains(word) || SearchOracleTests.stems[word].map(tokens.contains) == true {
+              expected.insert(document.id)
+            }
           }
         }
         let found = Set(try context.search(SearchQuery(word), limit: 0).map(\.document.id))

@@ -1,0 +1,77 @@
+/// Folding for search: letters that Unicode decomposes into a base letter and combining
+/// marks fold to the base letter, in every script (`é` → `e`, Greek `ά` → `α`, `ϊ` → `ι`,
+/// Cyrillic `й` → `и`, Swedish `å` → `a`), and Greek final `ς` to `σ`; combining
+/// diacritical marks typed on their own are dropped. Kana keep their voiced-sound marks
+/// (`が` is not `か`), and CJK, Hangul and letters without a decomposition (`ø`, `ł`) are
+/// left as they are. The search index's tokenizer applies it to every token after
+/// unicode61 has folded case, so the index and a query fold alike.
+enum TextFolding {
+  /// The base of every letter that folds (parsed once from ``table``).
+  static let bases: [UInt32: UInt32] = {
+    var bases: [UInt32: UInt32] = [:]
+    for pair in table.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+      let parts = pair.split(separator: ":")
+      guard parts.count == 2, let letter = UInt32(parts[0], radix: 16),
+        let base = UInt32(parts[1], radix: 16)
+      else { continue }
+      bases[letter] = base
+    }
+    return bases
+  }()
+
+  /// Whether `scalar` is a combining diacritical mark that folding drops.
+  static func isDiacriticalMark(_ value: UInt32) -> Bool {
+    (0x300...0x36F).contains(value) || (0x1AB0...0x1AFF).contains(value)
+      || (0x1DC0...0x1DFF).contains(value) || (0x20D0...0x20FF).contains(value)
+      || (0xFE20...0xFE2F).contains(value)
+  }
+
+  /// Whether `value` may be in ``bases`` (CJK and most of the planes are not).
+  @inline(__always)
+  static func mayFold(_ value: UInt32) -> Bool {
+    value < 0x2200 || (0xFB1D...0xFB4F).contains(value) || (0x11000...0x111FF).contains(value)
+  }
+
+  /// `token` (UTF-8) folded into `output`; `false` (and `output` untouched) when folding
+  /// changes nothing. An all-ASCII token never changes: callers check that first.
+  static func fold(_ token: UnsafeRawBufferPointer, into output: inout [UInt8]) -> Bool {
+    var scalars: [Unicode.Scalar] = []
+    var changed = false
+    var iterator = token.makeIterator()
+    var decoder = UTF8()
+    decoding: while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar):
+        let value = scalar.value
+        if value < 0x80 || !mayFold(value) {
+          scalars.append(scalar)
+        } else if isDiacriticalMark(value) {
+          changed = true
+        } else if let base = bases[value], let folded = Unicode.Scalar(base) {
+          scalars.append(folded)
+          changed = true
+        } else {
+          scalars.append(scalar)
+        }
+      case .emptyInput:
+        break decoding
+      case .error:
+        return false
+      }
+    }
+    guard changed else { return false }
+    output.removeAll(keepingCapacity: true)
+    for scalar in scalars {
+      UTF8.encode(scalar) { output.append($0) }
+    }
+    return true
+  }
+
+  /// `text` folded as the index folds a token (for tests and callers holding a `String`).
+  static func fold(_ text: String) -> String {
+    var text = text
+    var output: [UInt8] = []
+    let changed = text.withUTF8 { fold(UnsafeRawBufferPointer($0), into: &output) }
+    return changed ? String(decoding: output, as: UTF8.self) : text
+  }
+}
