@@ -6,18 +6,19 @@
 /// left as they are. The search index's tokenizer applies it to every token after
 /// unicode61 has folded case, so the index and a query fold alike.
 enum TextFolding {
-  /// The base of every letter that folds (parsed once from ``table``).
-  static let bases: [UInt32: UInt32] = {
-    var bases: [UInt32: UInt32] = [:]
-    for pair in table.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-      let parts = pair.split(separator: ":")
-      guard parts.count == 2, let letter = UInt32(parts[0], radix: 16),
-        let base = UInt32(parts[1], radix: 16)
-      else { continue }
-      bases[letter] = base
+  /// The letter `value` folds to, when it is one that folds: a binary search of
+  /// ``foldingLetters``.
+  static func base(of value: UInt32) -> UInt32? {
+    var low = 0
+    var high = foldingLetters.count
+    while low < high {
+      let middle = (low + high) / 2
+      let letter = foldingLetters[middle]
+      if letter == value { return foldedLetters[middle] }
+      if letter < value { low = middle + 1 } else { high = middle }
     }
-    return bases
-  }()
+    return nil
+  }
 
   /// Whether `scalar` is a combining diacritical mark that folding drops.
   static func isDiacriticalMark(_ value: UInt32) -> Bool {
@@ -26,7 +27,7 @@ enum TextFolding {
       || (0xFE20...0xFE2F).contains(value)
   }
 
-  /// Whether `value` may be in ``bases`` (CJK and most of the planes are not).
+  /// Whether `value` may be in ``foldingLetters`` (CJK and most of the planes are not).
   @inline(__always)
   static func mayFold(_ value: UInt32) -> Bool {
     value < 0x2200 || (0xFB1D...0xFB4F).contains(value) || (0x11000...0x111FF).contains(value)
@@ -47,7 +48,7 @@ enum TextFolding {
           scalars.append(scalar)
         } else if isDiacriticalMark(value) {
           changed = true
-        } else if let base = bases[value], let folded = Unicode.Scalar(base) {
+        } else if let base = base(of: value), let folded = Unicode.Scalar(base) {
           scalars.append(folded)
           changed = true
         } else {
