@@ -545,6 +545,14 @@ def main():
         lines.append("")
         lines.append("**docsh exited 0 but did not do the work in row%s %s** (⚠; verdict ✗)."
                      % ("s" if len(suspect) > 1 else "", ", ".join(map(str, suspect))))
+    relevance = os.path.join(RESULTS, "relevance.md")
+    if MODE == "full" and not SELECTED and os.path.exists(relevance):
+        # Search quality, measured by bench/relevance.py on a collection of its own (it needs
+        # the Cranfield files, which are not in the repository): its last table, as it is.
+        with open(relevance, encoding="utf-8") as f:
+            text = f.read().strip().splitlines()
+        lines += ["", "## Relevance (the last run of `bench/relevance.py`)", ""]
+        lines += [l for l in text if not l.startswith("# ")]
     table = "\n".join(lines) + "\n"
     out = os.path.join(RESULTS, "%s-rows.md" % MODE if SELECTED else
                        "latest.md" if MODE == "full" else "quick.md")

@@ -229,7 +229,7 @@ def main():
                 continue
             score, empty = evaluate(run, queries, judgments)
             rows.append((label, score, empty))
-            print("%-60s %.3f" % (label, score), file=sys.stderr)
+            print("%-60s %.4f" % (label, score), file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -242,7 +242,7 @@ def main():
         if score is None:
             table.append("| %s | skipped (`pip install tantivy`) | |" % label)
         else:
-            table.append("| %s | %.3f | %d |" % (label, score, empty))
+            table.append("| %s | %.4f | %d |" % (label, score, empty))
     text = "\n".join(table) + "\n"
     print(text)
     os.makedirs(os.path.dirname(arguments.out), exist_ok=True)
