@@ -12,27 +12,15 @@ import Testing
       ["-s", store, "-c", "mkdir Shared; new Shared/log start"], home: folder.path("home"))
     #expect(seed.status == 0)
     let rounds = 150
-    var processes: [(name: String, process: Process, errors: URL)] = []
-    for name in ["A", "B"] {
-      var script = "mkdir \(name)\nsave\n"
-      for index in 0..<rounds {
-        script += "new \(name)/doc-\(index) written by \(name) in round \(index)\n"
-        script += "save\n"
-      }
-      let scriptPath = folder.path("\(name).docsh")
-      try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-      let errors = folder.url.appendingPathComponent("\(name).err")
-      _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-      let process = Process()
-      process.executableURL = DocshProcess.executable
-      process.arguments = ["-s", store, scriptPath]
-      process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
-      process.standardError = try FileHandle(forWritingTo: errors)
-      process.standardOutput = FileHandle.nullDevice
-      processes.append((name, process, errors))
-    }
-    for entry in processes { try entry.process.run() }
-    for entry in processes { entry.process.waitUntilExit() }
+    let processes = try Self.runAtOnce(
+      ["A", "B"].map { name in
+        var script = "mkdir \(name)\nsave\n"
+        for index in 0..<rounds {
+          script += "new \(name)/doc-\(index) written by \(name) in round \(index)\n"
+          script += "save\n"
+        }
+        return (name, store, script)
+      }, in: folder)
 
     let context = try Context(store: JSONStore(path: store))
     for entry in processes {
@@ -66,24 +54,12 @@ import Testing
     let seed = try DocshProcess.run(["-s", link, "-c", "mkdir Shared"], home: folder.path("home"))
     #expect(seed.status == 0, "\(seed.errors)")
     let rounds = 40
-    var processes: [(name: String, process: Process, errors: URL)] = []
-    for (name, path) in [("L", link), ("T", target)] {
-      var script = "mkdir \(name)\nsave\n"
-      for index in 0..<rounds { script += "new \(name)/doc-\(index) \(name) \(index)\nsave\n" }
-      let scriptPath = folder.path("\(name).docsh")
-      try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-      let errors = folder.url.appendingPathComponent("\(name).err")
-      _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-      let process = Process()
-      process.executableURL = DocshProcess.executable
-      process.arguments = ["-s", path, scriptPath]
-      process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
-      process.standardError = try FileHandle(forWritingTo: errors)
-      process.standardOutput = FileHandle.nullDevice
-      processes.append((name, process, errors))
-    }
-    for entry in processes { try entry.process.run() }
-    for entry in processes { entry.process.waitUntilExit() }
+    let processes = try Self.runAtOnce(
+      [("L", link), ("T", target)].map { name, path in
+        var script = "mkdir \(name)\nsave\n"
+        for index in 0..<rounds { script += "new \(name)/doc-\(index) \(name) \(index)\nsave\n" }
+        return (name, path, script)
+      }, in: folder)
 
     #expect(
       try FileManager.default.destinationOfSymbolicLink(atPath: link) == "../cloud/notes.json")
@@ -101,5 +77,29 @@ import Testing
     }
     #expect(FileManager.default.fileExists(atPath: target + ".bak"))
     #expect(JSONStore(path: target).check().isSound)
+  }
+
+  /// Starts one docsh per `(name, store, script)` at once, each running its script on its
+  /// store, and waits for all of them; each with the file its standard error went to.
+  static func runAtOnce(
+    _ sessions: [(name: String, store: String, script: String)], in folder: DocshProcess.Folder
+  ) throws -> [(name: String, process: Process, errors: URL)] {
+    var processes: [(name: String, process: Process, errors: URL)] = []
+    for session in sessions {
+      let scriptPath = folder.path("\(session.name).docsh")
+      try session.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+      let errors = folder.url.appendingPathComponent("\(session.name).err")
+      _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+      let process = Process()
+      process.executableURL = DocshProcess.executable
+      process.arguments = ["-s", session.store, scriptPath]
+      process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
+      process.standardError = try FileHandle(forWritingTo: errors)
+      process.standardOutput = FileHandle.nullDevice
+      processes.append((session.name, process, errors))
+    }
+    for entry in processes { try entry.process.run() }
+    for entry in processes { entry.process.waitUntilExit() }
+    return processes
   }
 }
