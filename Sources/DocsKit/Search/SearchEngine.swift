@@ -173,7 +173,8 @@ struct CompiledQuery {
               weight: RankingPlan.stemWeight)
           }
           if counting[group].isEmpty {
-            counting[group] = [Phrase(tokens: [stem], isPrefix: false)]
+            counting[group] =
+              [Phrase(tokens: [stem], isPrefix: false)]
               + (stemmable ? [Phrase(tokens: [stem], isPrefix: false, isStem: true)] : [])
           }
         }

@@ -69,8 +69,9 @@ import Testing
       try context.setContent("aerodynamic heating of the swept wing at speed", of: none.id)
       let changed = try context.search(query, limit: 2)
       #expect(Set(changed.map(\.document.name.text)) == ["all", "none"])
-      #expect(try context.search(SearchQuery("heating -wing"), limit: 0).map(\.document.name.text)
-        == ["two"])
+      #expect(
+        try context.search(SearchQuery("heating -wing"), limit: 0).map(\.document.name.text)
+          == ["two"])
     }
   }
 
