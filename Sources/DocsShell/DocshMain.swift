@@ -64,8 +64,7 @@ enum DocshMain {
     // The store's git repository is looked for only when a save, sync or history needs it.
     let repository = RepositoryAccess(
       storePath: storePath,
-      runner: SystemGitRunner(canPrompt: settings.isInteractive),
-      driverExecutable: StoreRepository.currentExecutablePath() ?? "docsh")
+      runner: SystemGitRunner(canPrompt: settings.isInteractive))
     func openStore() throws -> Context {
       try Context(
         store: IndexedStore(

@@ -8,16 +8,12 @@ final class RepositoryAccess {
   let storePath: String
   /// How git is run: the user's own program, configuration and credentials.
   let runner: any GitRunner
-  /// The docsh binary git's merge driver runs (`docsh --merge-file …`).
-  let driverExecutable: String
   private var found: StoreRepository??
 
-  /// Access to the repository of the store at `storePath`, git run by `runner`, the merge
-  /// driver registered as `driverExecutable`.
-  init(storePath: String, runner: any GitRunner, driverExecutable: String) {
+  /// Access to the repository of the store at `storePath`, git run by `runner`.
+  init(storePath: String, runner: any GitRunner) {
     self.storePath = storePath
     self.runner = runner
-    self.driverExecutable = driverExecutable
   }
 
   /// The repository the store's folder is in, if any.
@@ -40,7 +36,7 @@ final class RepositoryAccess {
   /// - Throws: ``SyncError`` saying which git step failed.
   func setUp(remote: String) throws(SyncError) -> StoreRepository {
     let repository = try StoreRepository.setUp(
-      storePath: storePath, remote: remote, driverExecutable: driverExecutable, runner: runner)
+      storePath: storePath, remote: remote, runner: runner)
     found = .some(repository)
     return repository
   }

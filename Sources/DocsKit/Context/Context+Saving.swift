@@ -85,6 +85,7 @@ extension Context {
       }
       return record
     }
+    lastSave = LastSave(generationBefore: generation, baseline: baseline, editCount: editCount + 1)
     baseline = [:]
     generation = receipt.generation
     editCount += 1

@@ -47,6 +47,8 @@ public final class Context {
 
   /// The state at the last save of every object touched since.
   var baseline: [ObjectID: Baseline] = [:]
+  /// The baseline the last save cleared, for what that save changed.
+  var lastSave: LastSave?
   var undoStack: [UndoGroup] = []
   var redoStack: [UndoGroup] = []
   var openGroup: UndoGroup?

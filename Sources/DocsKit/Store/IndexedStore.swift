@@ -14,6 +14,10 @@ public enum ProgressTask: Sendable, Equatable, CustomStringConvertible {
   case indexingContents
   /// Reading every content of the store to check it.
   case checkingStore
+  /// Comparing the whole store with the last commit, to commit what differs.
+  case committingStore
+  /// Writing the store from a commit of its repository (a machine's first sync).
+  case buildingStore
 
   public var description: String {
     switch self {
@@ -21,6 +25,8 @@ public enum ProgressTask: Sendable, Equatable, CustomStringConvertible {
     case .readingStore: return "reading the store"
     case .indexingContents: return "building the search index"
     case .checkingStore: return "checking the store"
+    case .committingStore: return "committing the store"
+    case .buildingStore: return "writing the store from the repository"
     }
   }
 }

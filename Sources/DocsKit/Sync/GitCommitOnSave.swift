@@ -14,7 +14,9 @@ public final class GitCommitOnSave: SaveHook {
 
   public func contextDidSave(_ context: Context) -> String? {
     do {
-      try repository.commitStore()
+      // What the save changed lets the commit cost what changed; when it cannot be read the
+      // commit compares the whole store instead, which is slower, not wrong.
+      try repository.commitStore(saved: try? context.changesOfLastSave())
       return nil
     } catch {
       return "saved, but not committed (\(error)); the next save or sync commits it"

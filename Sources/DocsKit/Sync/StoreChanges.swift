@@ -36,6 +36,9 @@ struct StoreChanges {
   /// How many objects differ.
   var count: Int { documents.count + categories.count }
 
+  /// No change.
+  init() {}
+
   /// Compares `old` (`nil`: no store) with `new` (`nil`: no store).
   init(from old: ParsedStore?, to new: ParsedStore?) {
     let before = Outline(old)
@@ -67,6 +70,82 @@ struct StoreChanges {
         DocumentChange(
           id: id, kind: .deleted, category: then.category, name: then.name, size: then.size,
           fingerprint: then.fingerprint))
+    }
+  }
+
+  /// Compares two snapshots of (parts of) a store, object by object.
+  init(from old: StoreSnapshot, to new: StoreSnapshot) {
+    var oldNames: [ObjectID: Name] = [:]
+    var oldDocuments: [ObjectID: (SnapshotDocument, ObjectID)] = [:]
+    for category in old.categories {
+      oldNames[category.id] = category.name
+      for document in category.documents { oldDocuments[document.id] = (document, category.id) }
+    }
+    var newIDs = Set<ObjectID>()
+    for category in new.categories {
+      newIDs.insert(category.id)
+      switch oldNames[category.id] {
+      case nil: categories.append(CategoryChange(kind: .new, name: category.name.text))
+      case let name? where name.text != category.name.text:
+        categories.append(CategoryChange(kind: .changed, name: category.name.text))
+      default: break
+      }
+      for document in category.documents {
+        newIDs.insert(document.id)
+        let then = oldDocuments[document.id]
+        if let (old, categoryID) = then, old == document, categoryID == category.id { continue }
+        let saved = SavedDocument(
+          id: document.id, name: document.name.text, categoryID: category.id,
+          categoryName: category.name.text, content: document.content, size: document.size,
+          modified: document.modified)
+        documents.append(
+          DocumentChange(
+            id: document.id, kind: then == nil ? .new : .changed, category: category.name.text,
+            name: document.name.text, size: document.size,
+            fingerprint: RepositoryLayout.fingerprint(
+              of: saved, fileBytes: RepositoryLayout.fileBytes(of: saved))))
+      }
+    }
+    for category in old.categories {
+      if !newIDs.contains(category.id) {
+        categories.append(CategoryChange(kind: .deleted, name: category.name.text))
+      }
+      for document in category.documents where !newIDs.contains(document.id) {
+        documents.append(
+          DocumentChange(
+            id: document.id, kind: .deleted, category: category.name.text,
+            name: document.name.text, size: 0,
+            fingerprint: RepositoryLayout.deletionFingerprint(of: document.id)))
+      }
+    }
+  }
+
+  /// What the save `saved` changed: its categories and documents, in id order.
+  init(_ saved: SavedChanges) {
+    for category in saved.categories {
+      switch (category.before, category.after) {
+      case (nil, let after?): categories.append(CategoryChange(kind: .new, name: after.text))
+      case (_?, let after?): categories.append(CategoryChange(kind: .changed, name: after.text))
+      case (let before?, nil):
+        categories.append(CategoryChange(kind: .deleted, name: before.text))
+      case (nil, nil): break
+      }
+    }
+    for document in saved.documents {
+      if let after = document.after {
+        documents.append(
+          DocumentChange(
+            id: document.id, kind: document.before == nil ? .new : .changed,
+            category: after.categoryName, name: after.name, size: after.size,
+            fingerprint: RepositoryLayout.fingerprint(
+              of: after, fileBytes: RepositoryLayout.fileBytes(of: after))))
+      } else if let before = document.before {
+        documents.append(
+          DocumentChange(
+            id: document.id, kind: .deleted, category: before.category.text,
+            name: before.name.text, size: 0,
+            fingerprint: RepositoryLayout.deletionFingerprint(of: document.id)))
+      }
     }
   }
 
@@ -128,6 +207,9 @@ enum HistoryTrailer {
   static let changedKey = "Docsh-Changed"
   /// `ID FINGERPRINT CATEGORY/NAME` of a document deleted.
   static let deletedKey = "Docsh-Deleted"
+  /// `files` on the commit that converted a repository of the old layout (the store file
+  /// tracked) to one file per document.
+  static let layoutKey = "Docsh-Layout"
 }
 
 /// The documents of one version of a store, without their contents.

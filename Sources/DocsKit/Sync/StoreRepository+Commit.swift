@@ -2,167 +2,274 @@
   import Glibc
 #endif
 
-/// The store as committed at HEAD: the commit, and the bytes of the store file it holds.
-struct LocalState {
-  /// HEAD, `nil` while the branch has no commit.
-  var head: CommitID?
-  /// The store file's bytes (also the store at `head`); `nil` when there is no file.
-  var bytes: [UInt8]?
-  /// Those bytes parsed.
-  var store: ParsedStore?
+/// What docsh last committed of the store: the commit, and the generation of the store file
+/// it describes (`.git/docsh-state`). A save whose store replaced that generation, with HEAD
+/// still at that commit, is committed from its own changes; anything else (a commit that
+/// failed, a save of another session in between, a first commit) compares the whole store.
+struct CommittedState: Equatable {
+  var head: CommitID
+  var generation: Int
+
+  /// `HEAD GENERATION`, one line.
+  var line: String { "\(head.hex) \(generation)\n" }
+
+  init(head: CommitID, generation: Int) {
+    self.head = head
+    self.generation = generation
+  }
+
+  init?(_ bytes: [UInt8]) {
+    let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+    guard fields.count == 2, let generation = Int(fields[1]) else { return nil }
+    head = CommitID(fields[0])
+    self.generation = generation
+  }
 }
 
-// Committing the store with git's plumbing: the blob hashed from bytes docsh read under the
-// store's lock, a tree built in a temporary index, commit-tree, update-ref with the expected
-// old value, then the repository's index — git never writes the store file.
+/// The generation a store file's header names.
+enum StoreHeader {
+  /// The generation in `bytes`, the first bytes of a store file; `nil` when they do not hold
+  /// a whole header that names one.
+  static func generation(in bytes: [UInt8]) -> Int? {
+    let file = InMemoryFile(bytes)
+    var reader = StoreReader(file: InMemoryFile.descriptor, fileSystem: file)
+    // A header cut off by the end of `bytes`, or no store at all: no generation to trust.
+    return (try? reader.readHeaderGeneration()) ?? nil
+  }
+}
+
+// Committing the store: one file per document, the commit built by `git fast-import` from
+// what the save changed (or, when that is not known, from a comparison of the whole store
+// with HEAD's tree), written to a ref of docsh's own, then HEAD's branch moved with
+// `update-ref` from the commit it was at — git never writes the store file, and the
+// repository has no work tree.
 extension StoreRepository {
-  /// Commits the store file (and docsh's lines in `.gitattributes` and `.gitignore`) when it
-  /// differs from HEAD, with a one-line message saying what changed (`2 new, 1 changed:
-  /// Work/Plan, …`) and trailers that let history find each document's versions. Nothing is
-  /// committed when nothing changed; either way the repository's index then matches, so
-  /// `git status` is clean for the store. Where git has no identity configured, the commit
-  /// is made as `docsh <docsh@HOST>` without writing any config.
+  /// The ref each commit is built on before HEAD's branch moves to it.
+  static let buildRef = "refs/docsh/commit"
+
+  /// Commits the store when it differs from HEAD, with a one-line message saying what
+  /// changed (`2 new, 1 changed: Work/Plan, …`) and trailers that let history find each
+  /// document's versions. `saved`, what the save just made changed, lets the commit cost
+  /// what changed; without it, or when HEAD is not the commit of the store that save
+  /// replaced, the whole store is compared with HEAD's tree. A repository in the layout of
+  /// docsh before 0.4 (the store file tracked) converts first. Where git has no identity
+  /// configured, the commit is made as `docsh <docsh@HOST>` without writing any config.
   /// - Returns: the new commit, or `nil` when there was nothing to commit.
-  /// - Throws: ``SyncError``: the store file and HEAD are then as they were (at worst the
-  ///   commit is made and the index not yet updated, which the next commit does).
+  /// - Throws: ``SyncError``: the store file and HEAD are then as they were.
   @discardableResult
-  public func commitStore() throws(SyncError) -> CommitID? {
+  func commitStore(
+    saved: SavedChanges? = nil, progress: (any ProgressObserver)? = nil
+  ) throws(SyncError) -> CommitID? {
     try withRepositoryLock { () throws(SyncError) -> CommitID? in
       let before = try git.commit("HEAD")
-      let after = try commitLocked().head
+      let after = try commitLocked(saved: saved, progress: progress)
       return after == before ? nil : after
     }
   }
 
-  /// Commits the store when it changed; the repository lock is held.
+  /// Commits the store when it changed; the repository lock is held. Returns HEAD after.
   /// - Parameter messagePrefix: put before the subject (`Sync: `).
-  func commitLocked(messagePrefix: String = "") throws(SyncError) -> LocalState {
-    try withStoreLock { () throws(SyncError) -> LocalState in
-      // What a sync stopped half way brought in stays the remote's, never a local change.
-      try finishInterruptedMove()
-      let head = try git.commit("HEAD")
-      let bytes = try storeFileBytes()
-      var parsed: ParsedStore?
-      if let bytes {
-        do throws(StoreError) {
-          parsed = try ParsedStore(bytes: bytes, name: storePath)
-        } catch {
-          if let head, try git.object(head.hex + ":" + pathInRepository) != nil {
-            throw .storeDamaged(path: storePath, reason: error.description, commit: head.short)
-          }
-          throw .store(error)
-        }
-      } else if let head, try git.object(head.hex + ":" + pathInRepository) != nil {
-        // Never commit the store's disappearance: git may have lost it half way.
+  @discardableResult
+  func commitLocked(
+    saved: SavedChanges? = nil, messagePrefix: String = "",
+    progress: (any ProgressObserver)? = nil
+  ) throws(SyncError) -> CommitID? {
+    try finishInterruptedMove()
+    let head = try git.commit("HEAD")
+    if let saved, let head, committedState() == CommittedState(head: head, generation: saved.generationBefore),
+      try storeFileGeneration() == saved.generation
+    {
+      return try commitChanges(saved, onto: head, messagePrefix: messagePrefix)
+    }
+    return try withStoreLock { () throws(SyncError) -> CommitID? in
+      try commitWholeStore(onto: head, messagePrefix: messagePrefix, progress: progress)
+    }
+  }
+
+  /// Commits the changes of one save onto `head`, whose tree is the store that save replaced.
+  private func commitChanges(
+    _ saved: SavedChanges, onto head: CommitID, messagePrefix: String
+  ) throws(SyncError) -> CommitID? {
+    let changes = StoreChanges(saved)
+    guard changes.count > 0 else {
+      recordCommittedState(CommittedState(head: head, generation: saved.generation))
+      return head
+    }
+    let commit = try makeCommit(
+      parent: head, changes: layout.treeChanges(for: saved),
+      message: changes.message(prefix: messagePrefix, storePath: pathInRepository))
+    try moveHead(to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
+    recordCommittedState(CommittedState(head: commit, generation: saved.generation))
+    return commit
+  }
+
+  /// Writes a commit of `parent`'s tree with `changes` through `git fast-import` and
+  /// returns it; no branch moves.
+  func makeCommit(
+    parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
+    message: String
+  ) throws(SyncError) -> CommitID {
+    let commit = FastImportCommit(
+      ref: StoreRepository.buildRef, identity: try identityLine(), date: Timestamp.now().secondsSince1970,
+      message: message, parent: parent, mergedParents: mergedParents, changes: changes)
+    let output = try git.run(
+      "commit the store", ["fast-import", "--quiet", "--force", "--done"], input: commit.stream())
+    guard let line = output.lines.last, line.count >= 40 else {
+      throw .gitFailed(step: "commit the store", message: "git fast-import named no commit")
+    }
+    return CommitID(line)
+  }
+
+  // MARK: - The whole store against HEAD's tree
+
+  /// Compares the whole store file with HEAD's tree and commits the difference (converting
+  /// a repository of the old layout on the way); the store lock is held.
+  private func commitWholeStore(
+    onto head: CommitID?, messagePrefix: String, progress: (any ProgressObserver)?
+  ) throws(SyncError) -> CommitID? {
+    guard let bytes = try storeFileBytes() else {
+      // Never commit the store's disappearance: git may have lost it half way.
+      if let head, try treeHoldsStore(head) {
         throw .storeMissing(path: storePath, commit: head.short)
       }
-
-      var entries: [(path: String, blob: String)] = []
-      if let bytes {
-        entries.append((pathInRepository, try hashObject(bytes, path: pathInRepository)))
-      }
-      for (name, _) in supportFiles {
-        guard let fileBytes = try folderFileBytes(name) else { continue }
-        entries.append((prefix + name, try hashObject(fileBytes, path: prefix + name)))
-      }
-      let committed =
-        try head.map { head throws(SyncError) in
-          try blobs(at: head, paths: entries.map(\.path))
-        } ?? [:]
-      let changed = entries.filter { committed[$0.path] != $0.blob }
-      guard !changed.isEmpty else {
-        try refreshIndex(paths: entries.map(\.path), head: head)
-        return LocalState(head: head, bytes: bytes, store: parsed)
-      }
-
-      var old = parsed  // unless the store changed, only the other files did
-      if changed.contains(where: { $0.path == pathInRepository }) {
-        old = try head.flatMap { head throws(SyncError) in try storeAt(head) }
-      }
-      let changes = StoreChanges(from: old, to: parsed)
-      let message =
-        changes.count == 0
-        ? messagePrefix + "docsh: merge driver and ignored files\n\n" + HistoryTrailer.storeKey
-          + ": " + pathInRepository + "\n"
-        : changes.message(prefix: messagePrefix, storePath: pathInRepository)
-      let tree = try makeTree(base: head.map(\.hex), entries: changed)
-      let commit = try commitTree(tree, parents: head.map { [$0] } ?? [], message: message)
-      try moveHead(to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
-      try updateIndex(paths: entries.map(\.path))
-      return LocalState(head: commit, bytes: bytes, store: parsed)
+      return head
     }
+    let store: ParsedStore
+    do {
+      store = try ParsedStore(bytes: bytes, name: storePath)
+    } catch {
+      if let head, try treeHoldsStore(head) {
+        throw .storeDamaged(path: storePath, reason: error.description, commit: head.short)
+      }
+      throw .store(error)
+    }
+    let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
+    var difference = try StoreTreeDifference(
+      store: store, tree: tree, layout: layout, progress: progress)
+    try difference.settleUnknownFiles(reading: readBlobs)
+    let isConversion = tree[pathInRepository] != nil
+    if isConversion { difference.changes.append(.delete(pathInRepository)) }
+    difference.changes += try supportFileChanges(in: tree)
+    guard !difference.changes.isEmpty else {
+      if let head { recordCommittedState(CommittedState(head: head, generation: store.graph.generation)) }
+      return head
+    }
+    let message: String
+    if isConversion {
+      message =
+        messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey + ": "
+        + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n"
+    } else {
+      message = difference.described.message(prefix: messagePrefix, storePath: pathInRepository)
+    }
+    let commit = try makeCommit(parent: head, changes: difference.changes, message: message)
+    try moveHead(
+      to: commit, from: head,
+      reason: isConversion ? "one file per document" : difference.described.subject(prefix: messagePrefix))
+    recordCommittedState(CommittedState(head: commit, generation: store.graph.generation))
+    if isConversion { try configureLayout() }
+    return commit
   }
 
-  // MARK: - Plumbing
-
-  /// Writes `bytes` as a blob (as `git add` would for `path`) and returns its name.
-  func hashObject(_ bytes: [UInt8], path: String) throws(SyncError) -> String {
-    try git.text(
-      "store \(path) in the repository", ["hash-object", "-w", "--stdin", "--path=" + path],
-      input: bytes)
+  /// The changes that take docsh's lines out of the old layout's `.gitattributes` and
+  /// `.gitignore` (a file left with none of the user's lines goes).
+  private func supportFileChanges(in tree: [String: TreeEntry]) throws(SyncError)
+    -> [FastImportCommit.Change]
+  {
+    var changes: [FastImportCommit.Change] = []
+    for (name, lines) in legacySupportFiles {
+      let path = prefix + name
+      guard let entry = tree[path], let bytes = try readBlobs([entry.object]).first ?? nil else {
+        continue
+      }
+      let docshLines = Set(lines)
+      let kept = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        .filter { !docshLines.contains($0.trimmingCharacters(in: " \t\r").description) }
+      if kept.count == String(decoding: bytes, as: UTF8.self).split(separator: "\n").count { continue }
+      let remaining = kept.filter { !$0.trimmingCharacters(in: " \t\r").isEmpty }
+      changes.append(
+        remaining.isEmpty
+          ? .delete(path) : .put(path, Array(kept.map { $0 + "\n" }.joined().utf8)))
+    }
+    return changes
   }
 
-  /// The blobs `paths` have at `commit`, by path (absent paths are left out).
-  func blobs(at commit: CommitID, paths: [String]) throws(SyncError) -> [String: String] {
-    let output = try git.run(
-      "read the last commit", ["ls-tree", "-z", commit.hex, "--"] + paths)
-    var blobs: [String: String] = [:]
+  /// Whether HEAD is a commit of docsh before 0.4, which tracked the store file.
+  func hasCommitOfOldLayout() throws(SyncError) -> Bool {
+    guard let head = try git.commit("HEAD") else { return false }
+    return try git.object(head.hex + ":" + pathInRepository) != nil
+  }
+
+  // MARK: - Reading trees and blobs
+
+  /// One file of a tree.
+  struct TreeEntry: Equatable {
+    /// Its mode (`100644`, `100755`, `120000`).
+    var mode: String
+    /// Its blob.
+    var object: GitBlobID
+  }
+
+  /// Every file of `commit`'s tree, by path (`ls-tree -r`).
+  func treeListing(of commit: CommitID) throws(SyncError) -> [String: TreeEntry] {
+    let output = try git.run("read the last commit", ["ls-tree", "-r", "-z", "--full-tree", commit.hex])
+    var entries: [String: TreeEntry] = [:]
     for record in output.output.split(separator: 0, omittingEmptySubsequences: true) {
-      // "MODE TYPE NAME\tPATH"
+      // "MODE TYPE OBJECT\tPATH"
       guard let tab = record.firstIndex(of: 0x09) else { continue }
-      let fields = String(decoding: record[..<tab], as: UTF8.self).split(separator: " ")
-      let path = String(decoding: record[(tab + 1)...], as: UTF8.self)
-      if fields.count == 3 { blobs[path] = String(fields[2]) }
+      let fields = record[..<tab].split(separator: 0x20)
+      guard fields.count == 3, fields[1].elementsEqual("blob".utf8) else { continue }
+      entries[String(decoding: record[(tab + 1)...], as: UTF8.self)] = TreeEntry(
+        mode: String(decoding: fields[0], as: UTF8.self),
+        object: GitBlobID(hex: String(decoding: fields[2], as: UTF8.self)))
     }
-    return blobs
+    return entries
   }
 
-  /// The store at `commit` parsed, `nil` when the commit holds none or one that does not
-  /// parse (for describing changes only).
-  func storeAt(_ commit: CommitID) throws(SyncError) -> ParsedStore? {
-    guard
-      let bytes = try git.blobs([commit.hex + ":" + pathInRepository], step: "read the store")
-        .first ?? nil
-    else { return nil }
-    return try? ParsedStore(bytes: bytes, name: "\(commit.short):\(pathInRepository)")
+  /// The bytes of `blobs`, through one `git cat-file --batch` (`nil` for a missing one).
+  func readBlobs(_ blobs: [GitBlobID]) throws(SyncError) -> [[UInt8]?] {
+    try git.blobs(blobs.map(\.hex), step: "read the repository")
   }
 
-  /// A tree: `base`'s (or an empty one) with `entries` put in, built in docsh's own
-  /// temporary index so that the repository's index is not touched.
-  func makeTree(base: String?, entries: [(path: String, blob: String)]) throws(SyncError)
-    -> String
-  {
-    let indexPath = gitDirectory + "/docsh-index"
-    let environment = ["GIT_INDEX_FILE": indexPath]
-    removeTemporaryIndex()
-    defer { removeTemporaryIndex() }
-    try git.run(
-      "build the commit", ["read-tree"] + (base.map { [$0] } ?? ["--empty"]),
-      environment: environment)
-    if !entries.isEmpty {
-      try git.run(
-        "build the commit",
-        ["update-index", "--add"]
-          + entries.flatMap { ["--cacheinfo", "100644,\($0.blob),\($0.path)"] },
-        environment: environment)
+  /// Whether `commit` holds the store: its file (the old layout) or a category's record.
+  func treeHoldsStore(_ commit: CommitID) throws(SyncError) -> Bool {
+    let output = try git.run(
+      "read the last commit", ["ls-tree", "-z", "--name-only", commit.hex], accepting: [0, 128])
+    guard output.succeeded else { return false }
+    let names = output.output.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    if names.contains(storeFileName) { return true }
+    return try git.run(
+      "read the last commit",
+      ["ls-tree", "-r", "-z", "--name-only", commit.hex], accepting: [0]
+    ).output.split(separator: 0).contains {
+      $0.reversed().starts(with: ("/" + CategoryFile.fileName).utf8.reversed())
     }
-    return try git.text("build the commit", ["write-tree"], environment: environment)
   }
 
-  func removeTemporaryIndex() {
-    let path = gitDirectory + "/docsh-index"
-    for name in [path, path + ".lock"] { try? removeFile(atPath: name) }
+  // MARK: - What was last committed
+
+  private var statePath: String { gitDirectory + "/docsh-state" }
+
+  /// What docsh last committed, when recorded.
+  func committedState() -> CommittedState? {
+    (try? fileBytes(at: statePath)).flatMap { $0 }.flatMap(CommittedState.init)
   }
 
-  /// Makes a commit of `tree` with `parents` and `message`, supplying an identity where
-  /// git has none configured.
-  func commitTree(_ tree: String, parents: [CommitID], message: String) throws(SyncError)
-    -> CommitID
-  {
-    let arguments =
-      try identity() + ["commit-tree", tree] + parents.flatMap { ["-p", $0.hex] } + ["-F", "-"]
-    return CommitID(try git.text("commit the store", arguments, input: Array(message.utf8)))
+  /// Records what was committed. A failure to record is not one of the commit's: without
+  /// the record the next commit compares the whole store, which is slower, not wrong.
+  func recordCommittedState(_ state: CommittedState) {
+    try? AtomicFile.replace(
+      path: statePath, with: Array(state.line.utf8), keepingBackup: false, fileSystem: fileSystem)
   }
+
+  /// The generation in the store file's header, read from its first bytes; `nil` when there
+  /// is no file or it has none.
+  func storeFileGeneration() throws(SyncError) -> Int? {
+    guard let bytes = try storeFileHead() else { return nil }
+    return StoreHeader.generation(in: bytes)
+  }
+
+  // MARK: - Moving HEAD
 
   /// Moves HEAD's branch from `old` (`nil`: it must not exist yet) to `new`, and only from
   /// there: a commit made meanwhile by someone else makes it fail rather than be lost.
@@ -172,37 +279,26 @@ extension StoreRepository {
       ["update-ref", "-m", "docsh: " + reason, "HEAD", new.hex, old?.hex ?? ""])
   }
 
-  /// Records the work-tree files `paths` in the repository's index (git reads them; it
-  /// writes nothing but the index).
-  func updateIndex(paths: [String]) throws(SyncError) {
-    guard !paths.isEmpty else { return }
-    try git.run("update the index", ["update-index", "--add", "--"] + paths)
-  }
-
-  /// Makes the index match HEAD for `paths` when it does not (after a step that failed
-  /// between moving HEAD and updating the index, or a merge left half done).
-  private func refreshIndex(paths: [String], head: CommitID?) throws(SyncError) {
-    guard let head, !paths.isEmpty else { return }
-    let differs = try git.run(
-      "compare the index", ["diff-index", "--cached", "--quiet", head.hex, "--"] + paths,
-      accepting: [0, 1])
-    if !differs.succeeded { try updateIndex(paths: paths) }
-  }
-
-  /// `-c user.name=… -c user.email=…` for what git has no value of; found once.
-  func identity() throws(SyncError) -> [String] {
-    if let identityArguments { return identityArguments }
+  /// `Name <email>` for commits: the configured identity, with `docsh` and
+  /// `docsh@HOST` for what git has no value of; found once.
+  func identityLine() throws(SyncError) -> String {
+    if let identity { return identity }
     let output = try git.run(
       "read the identity", ["config", "--get-regexp", "^user\\.(name|email)$"],
       accepting: [0, 1])
-    let keys = Set(output.lines.compactMap { $0.split(separator: " ").first.map(String.init) })
-    var arguments: [String] = []
-    if !keys.contains("user.name") { arguments += ["-c", "user.name=docsh"] }
-    if !keys.contains("user.email") {
-      arguments += ["-c", "user.email=docsh@" + StoreRepository.hostName()]
+    var name = "docsh"
+    var email = "docsh@" + StoreRepository.hostName()
+    for line in output.lines {
+      let fields = line.split(separator: " ", maxSplits: 1)
+      guard fields.count == 2 else { continue }
+      if fields[0] == "user.name" { name = String(fields[1]) }
+      if fields[0] == "user.email" { email = String(fields[1]) }
     }
-    identityArguments = arguments
-    return arguments
+    let line =
+      name.filter { $0 != "<" && $0 != ">" && $0 != "\n" } + " <"
+      + email.filter { $0 != "<" && $0 != ">" && $0 != "\n" } + ">"
+    identity = line
+    return line
   }
 
   /// The machine's host name (`localhost` when it has none).

@@ -85,8 +85,7 @@ extension StoreRepository {
     guard try git.commit("HEAD") != nil else { return [] }
     let output = try git.run(
       "read the history",
-      ["log", "--format=%H%x1f%at%x1f%s"] + (limit.map { ["-n", String(max(0, $0))] } ?? [])
-        + ["--", pathInRepository])
+      ["log", "--format=%H%x1f%at%x1f%s"] + (limit.map { ["-n", String(max(0, $0))] } ?? []))
     return output.lines.compactMap { line in
       let fields = line.split(separator: "\u{1F}", maxSplits: 2, omittingEmptySubsequences: false)
       guard fields.count == 3, let seconds = Int64(fields[1]) else { return nil }
@@ -106,30 +105,115 @@ extension StoreRepository {
   }
 
   /// The document `id` as it was at `commit`, content included; `nil` when the store then
-  /// held no such document.
-  /// - Throws: ``SyncError`` when git fails or that version of the store does not load.
+  /// held no such document. Reads either layout: one file per document, or (commits of
+  /// docsh before 0.4) the store file.
+  /// - Throws: ``SyncError`` when git fails or that version does not load.
   public func document(_ id: ObjectID, at commit: CommitID) throws(SyncError) -> SavedDocument? {
-    guard let store = try loadedStore(at: commit) else { return nil }
-    guard let stored = store.graph.documents.first(where: { $0.id == id }) else { return nil }
-    return try saved(stored, in: store, at: commit)
+    if let store = try legacyStore(at: commit) {
+      guard let stored = store.graph.documents.first(where: { $0.id == id }) else { return nil }
+      return try saved(stored, in: store, at: commit)
+    }
+    // Where the document was at that commit: its path in the newest trailer naming it at or
+    // before the commit, else found by reading the commit's files.
+    for (_, entry) in try storeLog(from: commit, keeping: { record, isDescribed in
+      isDescribed && Array(id.description.utf8).withUnsafeBytes { ByteScan.contains($0, in: record) }
+    }) {
+      guard let trailer = entry.trailer(naming: id.description) else { continue }
+      if trailer.isDeletion { return nil }
+      if let found = try documentFile(
+        inCategory: trailer.category, named: trailer.name, at: commit), found.id == id
+      {
+        return found
+      }
+      break
+    }
+    return try wholeTree(of: commit, progress: nil).snapshot.categories.lazy.compactMap {
+      category in
+      category.documents.first { $0.id == id }.map { document in
+        SavedDocument(
+          id: id, name: document.name.text, categoryID: category.id,
+          categoryName: category.name.text, content: document.content, size: document.size,
+          modified: document.modified)
+      }
+    }.first
   }
 
   /// The document at `category`/`name` (ignoring case, as names compare) as it was at
   /// `commit`; `nil` when there was none.
-  /// - Throws: ``SyncError`` when git fails or that version of the store does not load.
+  /// - Throws: ``SyncError`` when git fails or that version does not load.
   public func document(
     inCategory category: String, named name: String, at commit: CommitID
   ) throws(SyncError) -> SavedDocument? {
-    guard let store = try loadedStore(at: commit) else { return nil }
-    let categoryKey = NameKey(category)
-    let nameKey = NameKey(name)
-    guard
-      let categoryID = store.graph.categories.first(where: { $0.name.key == categoryKey })?.id,
-      let stored = store.graph.documents.first(where: {
-        $0.categoryID == categoryID && $0.name.key == nameKey
+    if let store = try legacyStore(at: commit) {
+      let categoryKey = NameKey(category)
+      let nameKey = NameKey(name)
+      guard
+        let categoryID = store.graph.categories.first(where: { $0.name.key == categoryKey })?.id,
+        let stored = store.graph.documents.first(where: {
+          $0.categoryID == categoryID && $0.name.key == nameKey
+        })
+      else { return nil }
+      return try saved(stored, in: store, at: commit)
+    }
+    return try documentFile(inCategory: category, named: name, at: commit)
+  }
+
+  /// The document whose file is `category`/`name` at `commit` (the names as spelled, then
+  /// ignoring case); `nil` when there is none.
+  private func documentFile(
+    inCategory category: String, named name: String, at commit: CommitID
+  ) throws(SyncError) -> SavedDocument? {
+    guard let categoryName = try? Name(category), let documentName = try? Name(name) else {
+      return nil
+    }
+    let reader = TreeReader(git: git, layout: layout)
+    var folder = layout.folder(of: categoryName)
+    var file = FileNameEncoding.encode(documentName)
+    if try git.object(commit.hex + ":" + folder + "/" + file) == nil {
+      // Spelled otherwise at that commit: find the folder and the file ignoring case.
+      guard
+        let found = try reader.listing(commit.hex + ":" + layout.prefix).first(where: {
+          $0.isFolder && FileNameEncoding.decode($0.name)?.key == categoryName.key
+        })
+      else { return nil }
+      folder = layout.prefix + found.name
+      guard
+        let entry = try reader.listing(commit.hex + ":" + folder).first(where: {
+          !$0.isFolder && FileNameEncoding.decode($0.name)?.key == documentName.key
+        })
+      else { return nil }
+      file = entry.name
+    }
+    let reading = try reader.read(commit, folders: [folder], date: try commitTime(commit))
+    guard let id = reading.folders.first(where: { $0.value == folder })?.key,
+      let holder = reading.snapshot.categories.first(where: { $0.id == id }),
+      let document = holder.documents.first(where: {
+        FileNameEncoding.encode($0.name) == file
       })
     else { return nil }
-    return try saved(stored, in: store, at: commit)
+    return SavedDocument(
+      id: document.id, name: document.name.text, categoryID: holder.id,
+      categoryName: holder.name.text, content: document.content, size: document.size,
+      modified: document.modified)
+  }
+
+  /// When `commit` was made.
+  private func commitTime(_ commit: CommitID) throws(SyncError) -> Timestamp {
+    let text = try git.text("read the history", ["show", "-s", "--format=%ct", commit.hex])
+    return Timestamp(millisecondsSince1970: (Int64(text) ?? 0) * 1000)
+  }
+
+  /// The store file at `commit`, parsed, when the commit is of the old layout.
+  private func legacyStore(at commit: CommitID) throws(SyncError) -> ParsedStore? {
+    guard
+      let bytes = try git.blobs([commit.hex + ":" + pathInRepository], step: "read the store")
+        .first ?? nil
+    else { return nil }
+    do {
+      return try ParsedStore(bytes: bytes, name: "\(commit.short):\(pathInRepository)")
+    } catch {
+      throw .notAStoreAtCommit(commit.short, reason: error.description)
+    }
   }
 
   /// The id of the document last at `category`/`name` in the store's history (ignoring
@@ -220,10 +304,12 @@ extension StoreRepository {
   /// place in the whole log. Records are looked at as bytes, so that the many a query does
   /// not want cost no decoding.
   private func storeLog(
+    from start: CommitID? = nil,
     keeping wanted: (UnsafeRawBufferPointer, _ isDescribed: Bool) -> Bool
   ) throws(SyncError) -> [(index: Int, entry: LogEntry)] {
     let output = try git.run(
-      "read the history", ["log", "--format=%x1e%H%x1f%at%x1f%P%x1f%B", "--", pathInRepository],
+      "read the history",
+      ["log", "--format=%x1e%H%x1f%at%x1f%P%x1f%B"] + (start.map { [$0.hex] } ?? []),
       accepting: [0, 128])
     if !output.succeeded {
       // A branch without commits has no history; any other failure is one.
@@ -267,65 +353,62 @@ extension StoreRepository {
     return nil
   }
 
-  /// The versions of `id` in commits that carry no trailers, found by git (`-G` on the
-  /// document's line, against the first parent), each read from the store at that commit.
+  /// The versions of `id` in commits that carry no trailers (a user's commits, made in a
+  /// clone), each found by reading the document files the commit changed against its first
+  /// parent (or, for commits of the old layout, the store file then).
   private func searchedVersions(
     of id: ObjectID, in entries: [(index: Int, entry: LogEntry)]
   ) throws(SyncError) -> [(index: Int, version: DocumentVersion, fingerprint: String)] {
-    let input = Array(entries.map { $0.entry.commit.hex + "\n" }.joined().utf8)
-    let output = try git.run(
-      "search the history",
-      [
-        "log", "--no-walk=unsorted", "--stdin", "--format=%H", "--diff-merges=first-parent",
-        "-G", "^\\{\"id\":\"\(id)\"", "--", pathInRepository,
-      ], input: input)
-    let hits = Set(output.lines.map(String.init))
     var versions: [(index: Int, version: DocumentVersion, fingerprint: String)] = []
-    for (index, entry) in entries where hits.contains(entry.commit.hex) {
-      let now = try loadedStoreIfValid(at: entry.commit.hex)
-      let before = try entry.parents.first.flatMap { parent throws(SyncError) in
-        try loadedStoreIfValid(at: parent)
+    for (index, entry) in entries {
+      let parent = entry.parents.first.map(CommitID.init)
+      let changed = try changedPaths(from: parent, to: entry.commit).filter {
+        layout.isDocumentPlace($0.key) && !$0.key.hasSuffix("/" + CategoryFile.fileName)
       }
-      if let now, let stored = now.graph.documents.first(where: { $0.id == id }) {
-        versions.append(
-          (
-            index, version(of: stored, in: now, at: entry, deleted: false),
-            now.fingerprint(of: stored)
-          ))
-      } else if let before, let stored = before.graph.documents.first(where: { $0.id == id }) {
-        versions.append(
-          (
-            index, version(of: stored, in: before, at: entry, deleted: true),
-            before.fingerprint(of: stored)
-          ))
+      guard !changed.isEmpty else { continue }
+      let paths = changed.keys.sorted()
+      let now = try git.blobs(paths.map { entry.commit.hex + ":" + $0 }, step: "search the history")
+      let then = try parent.map { parent throws(SyncError) in
+        try git.blobs(paths.map { parent.hex + ":" + $0 }, step: "search the history")
+      } ?? paths.map { _ in nil }
+      if let found = version(of: id, in: paths, now: now, then: then, at: entry) {
+        versions.append((index, found.version, found.fingerprint))
       }
     }
     return versions
   }
 
+  /// The version of `id` that a commit changing the files `paths` (`now` their bytes at the
+  /// commit, `then` at its parent) made: the file that holds it now, else its deletion.
   private func version(
-    of stored: StoredDocument, in store: ParsedStore, at entry: LogEntry, deleted: Bool
-  ) -> DocumentVersion {
-    DocumentVersion(
-      commit: entry.commit, date: entry.date,
-      category: store.graph.categories.first { $0.id == stored.categoryID }?.name.text ?? "?",
-      name: stored.name.text, size: deleted ? 0 : stored.size, isDeletion: deleted)
-  }
-
-  /// The store at `commit`, `nil` when it holds none.
-  /// - Throws: ``SyncError/notAStoreAtCommit(_:reason:)`` when it does not load.
-  private func loadedStore(at commit: CommitID) throws(SyncError) -> ParsedStore? {
-    guard let bytes = try storeBytes(at: commit) else { return nil }
-    return try parsed(bytes, at: commit)
-  }
-
-  /// The store at `revision` when it holds one that loads.
-  private func loadedStoreIfValid(at revision: String) throws(SyncError) -> ParsedStore? {
-    guard
-      let bytes = try git.blobs([revision + ":" + pathInRepository], step: "read the history")
-        .first ?? nil
-    else { return nil }
-    return try? ParsedStore(bytes: bytes, name: revision)
+    of id: ObjectID, in paths: [String], now: [[UInt8]?], then: [[UInt8]?], at entry: LogEntry
+  ) -> (version: DocumentVersion, fingerprint: String)? {
+    for (position, path) in paths.enumerated() {
+      guard let bytes = now[position], case .docsh(id, _, let content) = DocumentFile.parse(bytes)
+      else { continue }
+      let (category, name) = layout.names(at: path)
+      let saved = SavedDocument(
+        id: id, name: name, categoryID: id, categoryName: category, content: content,
+        size: content.utf8.count, modified: entry.date)
+      return (
+        DocumentVersion(
+          commit: entry.commit, date: entry.date, category: category, name: name,
+          size: content.utf8.count, isDeletion: false),
+        RepositoryLayout.fingerprint(of: saved, fileBytes: bytes)
+      )
+    }
+    for (position, path) in paths.enumerated() where now[position] == nil {
+      guard let bytes = then[position], case .docsh(id, _, _) = DocumentFile.parse(bytes)
+      else { continue }
+      let (category, name) = layout.names(at: path)
+      return (
+        DocumentVersion(
+          commit: entry.commit, date: entry.date, category: category, name: name, size: 0,
+          isDeletion: true),
+        RepositoryLayout.deletionFingerprint(of: id)
+      )
+    }
+    return nil
   }
 
   private func saved(

@@ -8,17 +8,18 @@ extension StoreRepository {
   // MARK: - A lost store
 
   /// The error every command shows (exit 3) when the store file is missing but the last
-  /// commit holds it, so that a lost file is never taken for an empty store; `nil` when the
-  /// file exists or no commit holds the store (a missing store is then simply empty).
+  /// commit holds the store, so that a lost file is never taken for an empty store; `nil`
+  /// when the file exists or no commit holds the store (a missing store is then simply
+  /// empty).
   /// - Throws: ``SyncError`` when git cannot be run.
   public func missingStoreError() throws(SyncError) -> SyncError? {
-    guard try storeFileBytes() == nil, let head = try commitHoldingStore() else { return nil }
+    guard try storeFileHead() == nil, let head = try commitHoldingStore() else { return nil }
     return .storeMissing(path: storePath, commit: head.short)
   }
 
   /// The error every command shows (exit 3) when loading the store failed with `error`
   /// because the file is damaged (cut short, conflict markers, not a store) and the last
-  /// commit holds a store; `nil` otherwise (the shell then shows `error` itself).
+  /// commit holds the store; `nil` otherwise (the shell then shows `error` itself).
   /// - Throws: ``SyncError`` when git cannot be run.
   public func damagedStoreError(for error: StoreError) throws(SyncError) -> SyncError? {
     guard StoreRepository.isDamage(error), let head = try commitHoldingStore() else {
@@ -29,9 +30,7 @@ extension StoreRepository {
 
   /// HEAD, when it holds the store.
   private func commitHoldingStore() throws(SyncError) -> CommitID? {
-    guard let head = try git.commit("HEAD"),
-      try git.object(head.hex + ":" + pathInRepository) != nil
-    else { return nil }
+    guard let head = try git.commit("HEAD"), try treeHoldsStore(head) else { return nil }
     return head
   }
 
@@ -43,10 +42,12 @@ extension StoreRepository {
     }
   }
 
-  /// Restores the store file from HEAD when it is missing or damaged and HEAD holds one
-  /// (a damaged file stays as `store.json.bak`).
+  /// Writes the store file anew from HEAD when it is missing or damaged and HEAD holds the
+  /// store (a damaged file stays as `store.json.bak`).
   /// - Throws: ``SyncError/store(_:)`` when the file is damaged and no commit holds a store.
-  func restoreLostStore(into report: inout SyncReport) throws(SyncError) {
+  func restoreLostStore(
+    into report: inout SyncReport, progress: (any ProgressObserver)?
+  ) throws(SyncError) {
     let bytes = try storeFileBytes()
     var damage: StoreError?
     if let bytes {
@@ -58,35 +59,60 @@ extension StoreRepository {
         damage = error
       }
     }
-    guard let head = try commitHoldingStore(), let saved = try storeBytes(at: head) else {
+    guard let head = try commitHoldingStore() else {
       if let damage { throw .store(damage) }
       return
     }
-    _ = try parsed(saved, at: head)
     let restored = try withStoreLock { () throws(SyncError) -> Bool in
       guard try storeFileBytes() == bytes else { return false }
-      try writeStoreFile(saved)
-      try updateIndex(paths: [pathInRepository])
+      let snapshot: StoreSnapshot
+      if let old = try git.blobs([head.hex + ":" + pathInRepository], step: "read the store")
+        .first ?? nil
+      {
+        do throws(StoreError) {
+          snapshot = try StoreSnapshot(bytes: old, name: "\(head.short):\(pathInRepository)")
+        } catch {
+          throw .notAStoreAtCommit(head.short, reason: error.description)
+        }
+      } else {
+        snapshot = try wholeTree(of: head, progress: progress).snapshot
+      }
+      try writeStoreFile(snapshot.encoded())
       return true
     }
     // Another session saved a new store meanwhile: that one stands.
-    if restored { report.notes.append(.restoredStore(fromCommit: head.short)) }
+    if restored {
+      recordCommittedState(CommittedState(head: head, generation: try storeFileGeneration() ?? 0))
+      report.notes.append(.restoredStore(fromCommit: head.short))
+    }
+  }
+
+  /// Every category and document of `commit`'s tree.
+  func wholeTree(of commit: CommitID, progress: (any ProgressObserver)?) throws(SyncError)
+    -> TreeReading
+  {
+    let reader = TreeReader(git: git, layout: layout)
+    let folders = Set(
+      try reader.listing(commit.hex + ":" + layout.prefix).filter(\.isFolder)
+        .map { layout.prefix + $0.name })
+    progress?.beginTask(.buildingStore, totalBytes: max(1, folders.count))
+    defer { progress?.endTask() }
+    return try reader.read(commit, folders: folders, date: Timestamp.now())
   }
 
   // MARK: - A move of HEAD left half done
 
   /// Where a sync notes, just before it writes the store as at the commit it moves HEAD to,
-  /// where HEAD was and where it goes (`OLD NEW`, OLD `-` for a branch with no commit yet,
-  /// `written` after them once it is known that the store was written); removed once HEAD
-  /// has moved.
+  /// where HEAD was and where it goes (`OLD NEW`, OLD `-` for a branch with no commit yet),
+  /// and once the store is written, the generation written (`OLD NEW GENERATION`); removed
+  /// once HEAD has moved.
   private var movePath: String { gitDirectory + "/docsh-moving" }
 
-  /// Notes that HEAD moves from `old` to `new`, the store written as at `new` first; with
-  /// `written`, that the store file holds that store (or a later save of it). The caller
-  /// holds the store lock.
+  /// Notes that HEAD moves from `old` to `new`; with `written`, that the store file holds
+  /// `new`'s store at that generation.
   /// - Throws: ``SyncError/store(_:)`` when the note cannot be written.
-  func noteMove(from old: CommitID?, to new: CommitID, written: Bool = false) throws(SyncError) {
-    let text = (old?.hex ?? "-") + " " + new.hex + (written ? " written" : "") + "\n"
+  func noteMove(from old: CommitID?, to new: CommitID, written: Int? = nil) throws(SyncError) {
+    let text = (old?.hex ?? "-") + " " + new.hex + (written.map { " \($0)" } ?? "") + "\n"
     do {
       try AtomicFile.replace(
         path: movePath, with: Array(text.utf8), keepingBackup: false, fileSystem: fileSystem)
@@ -95,97 +121,40 @@ extension StoreRepository {
     }
   }
 
-  /// Forgets the note of a move: HEAD has moved, or it was never to.
+  /// Forgets the note of a move: HEAD has moved, or it was never to. A note that cannot be
+  /// removed is found by the next sync, which sees HEAD has moved and forgets it then.
   func forgetMove() {
     try? removeFile(atPath: movePath)
   }
 
   /// Finishes a move of HEAD that a sync began and did not finish (killed, or a git step
-  /// failing) once it had written the store: the other files and HEAD move to the commit
-  /// whose store the file holds, so that what came from the remote stays the remote's and is
-  /// never committed as a change made on this side (which would make the remote's next
-  /// change to it a conflict). Whether the store was written is told by the file itself —
-  /// NEW's store, or OLD's — or, after a save since, by the backup that save kept. When HEAD
-  /// moved since, or the store was not written, the note is forgotten. The caller holds both
-  /// locks.
-  /// - Throws: ``SyncError`` when git fails or other files are in the way; the note stays,
-  ///   with what was found out.
+  /// failing) once it had written the store: HEAD moves to the commit whose store the file
+  /// holds, so that what came from the remote stays the remote's and is never committed as a
+  /// change made on this side. When HEAD moved since, or the store was not written, the note
+  /// is forgotten. The caller holds the repository lock.
+  /// - Throws: ``SyncError`` when git fails; the note stays.
   func finishInterruptedMove() throws(SyncError) {
     guard let note = try fileBytes(at: movePath) else { return }
     let fields = String(decoding: note, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-    guard fields.count == 2 || fields.count == 3 else { return forgetMove() }
+    guard fields.count == 3, let generation = Int(fields[2]) else { return forgetMove() }
     let old = fields[0] == "-" ? nil : CommitID(fields[0])
     let new = CommitID(fields[1])
-    guard try git.commit("HEAD") == old, try git.commit(new.hex) == new,
-      let newBlob = try blobs(at: new, paths: [pathInRepository])[pathInRepository],
-      let bytes = try storeFileBytes()
-    else { return forgetMove() }
-    let fileBlob = try hashObject(bytes, path: pathInRepository)
-    if fields.count == 2 && fileBlob != newBlob {
-      let oldBlob = try old.map { old throws(SyncError) in
-        try blobs(at: old, paths: [pathInRepository])[pathInRepository]
-      }
-      // Not written, or saved since: the first save since kept what it replaced.
-      guard fileBlob != oldBlob, let backup = try fileBytes(at: storePath + ".bak"),
-        try hashObject(backup, path: pathInRepository) == newBlob
-      else { return forgetMove() }
-      // Known now, and no longer from the backup once another save follows.
-      try noteMove(from: old, to: new, written: true)
-    }
-    // The store's entry matches NEW, so that moving the other files leaves the file alone.
-    if fileBlob == newBlob {
-      try updateIndex(paths: [pathInRepository])
-    } else {
-      try git.run(
-        "update the index",
-        ["update-index", "--add", "--cacheinfo", "100644,\(newBlob),\(pathInRepository)"])
-    }
-    if let old {
-      try moveOtherFiles(from: old, to: new)
-    } else {
-      try git.run("check out the other files", ["read-tree", "-m", "-u", new.hex])
+    guard try git.commit("HEAD") == old, try git.commit(new.hex) == new else {
+      return forgetMove()
     }
     try moveHead(to: new, from: old, reason: "sync: finish an interrupted sync")
+    // A save since the sync wrote the store makes the next commit compare the whole store.
+    let now = try storeFileGeneration()
+    recordCommittedState(CommittedState(head: new, generation: now == generation ? generation : -1))
     forgetMove()
   }
 
   // MARK: - Interrupted work
 
-  /// Refuses git operations docsh does not finish, removes lock files left by a git that is
-  /// gone, and aborts a merge left half done (keeping the store as it stands).
-  /// - Throws: ``SyncError/operationInProgress(_:folder:)`` or ``SyncError/busy(lock:)``.
+  /// Removes lock files left by a git that is gone, and the ref docsh builds commits on.
+  /// - Throws: ``SyncError/busy(lock:)`` when a lock may still be in use.
   func recoverInterruptedWork(into report: inout SyncReport) throws(SyncError) {
-    for (name, operation) in [
-      ("rebase-merge", "rebase"), ("rebase-apply", "rebase or am"),
-      ("CHERRY_PICK_HEAD", "cherry-pick"), ("REVERT_HEAD", "revert"),
-    ] where gitFolderHas(name) {
-      throw .operationInProgress(operation, folder: topLevel)
-    }
     try removeStaleLocks(into: &report)
-    try removeStaleMergeFiles(into: &report)
-    removeTemporaryIndex()
-    if gitFolderHas("MERGE_HEAD") { try abortHalfDoneMerge(into: &report) }
-  }
-
-  /// Aborts a merge left half done: git forgets it, and every file but the store goes back
-  /// to HEAD (index and work tree). The store stays as it stands: when it loads (the driver
-  /// merged it, or the user resolved it) the sync commits and merges it; when it does not,
-  /// the sync restores it from HEAD.
-  private func abortHalfDoneMerge(into report: inout SyncReport) throws(SyncError) {
-    try git.run("abort the unfinished merge", ["merge", "--quit"])
-    if let head = try git.commit("HEAD") {
-      let listed = try git.run(
-        "abort the unfinished merge", ["diff-index", "--cached", "--name-only", "-z", head.hex])
-      let paths = Set(
-        listed.output.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-      ).subtracting([pathInRepository]).sorted()
-      if !paths.isEmpty {
-        try git.run(
-          "abort the unfinished merge",
-          ["restore", "--source=" + head.hex, "--staged", "--worktree", "--"] + paths)
-      }
-    }
-    report.notes.append(.abortedMerge)
   }
 
   /// Removes lock files of the repository that no process holds open and that are older
@@ -193,22 +162,12 @@ extension StoreRepository {
   private func removeStaleLocks(into report: inout SyncReport) throws(SyncError) {
     var names = [
       "index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "ORIG_HEAD.lock",
-      "MERGE_HEAD.lock", "FETCH_HEAD.lock",
+      "MERGE_HEAD.lock", "FETCH_HEAD.lock", "refs/docsh/commit.lock",
     ]
     if let branch = try currentBranch() {
       names += ["refs/heads/\(branch).lock", "refs/remotes/origin/\(branch).lock"]
     }
     try removeLeftOvers(names.map { gitDirectory + "/" + $0 }, inUseIsBusy: true, into: &report)
-  }
-
-  /// Removes the temporary files (`.merge_file_XXXXXX`) that a git killed while it ran a
-  /// merge driver leaves at the top of the work tree, when they are as old as a stale lock
-  /// and no process has them open.
-  private func removeStaleMergeFiles(into report: inout SyncReport) throws(SyncError) {
-    let names = ProcessTable.names(in: topLevel).filter {
-      $0.hasPrefix(".merge_file_") && $0.utf8.count == ".merge_file_XXXXXX".utf8.count
-    }
-    try removeLeftOvers(names.map { topLevel + "/" + $0 }, inUseIsBusy: false, into: &report)
   }
 
   /// Removes those of `paths` that a git now gone left — older than a few seconds and open

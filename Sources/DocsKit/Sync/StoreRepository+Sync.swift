@@ -1,15 +1,12 @@
 /// How to sync.
 public struct SyncOptions: Sendable {
-  /// The absolute path of the docsh binary, registered (again) as the merge driver.
-  public var driverExecutable: String
   /// The day named in the siblings a conflict makes.
   public var mergeDate: MergeDate
   /// How many times to fetch, merge and push when the remote keeps moving, at most.
   public var maximumAttempts: Int
 
-  /// Options for a sync whose merge driver is `driverExecutable`.
-  public init(driverExecutable: String, mergeDate: MergeDate = .today(), maximumAttempts: Int = 3) {
-    self.driverExecutable = driverExecutable
+  /// Options for a sync.
+  public init(mergeDate: MergeDate = .today(), maximumAttempts: Int = 3) {
     self.mergeDate = mergeDate
     self.maximumAttempts = maximumAttempts
   }
@@ -46,6 +43,8 @@ public enum SyncNote: Hashable, Sendable, CustomStringConvertible {
   case removedStaleLock(String)
   /// This machine had no notes yet: the remote's were fetched.
   case fetchedStore
+  /// The repository was converted to one file per document.
+  case convertedRepository
 
   /// One line.
   public var description: String {
@@ -54,6 +53,8 @@ public enum SyncNote: Hashable, Sendable, CustomStringConvertible {
     case .abortedMerge: return "an unfinished git merge was aborted; the store was kept"
     case .removedStaleLock(let path): return "removed \(path), left by a git that is gone"
     case .fetchedStore: return "fetched the notes of the remote"
+    case .convertedRepository:
+      return "the repository now holds one file per document (converted from the store file)"
     }
   }
 }
@@ -68,6 +69,8 @@ public struct SyncReport: Sendable, Equatable {
   public var conflicts: [StoreMergeConflict] = []
   /// What else happened.
   public var notes: [SyncNote] = []
+  /// Files the remote brought that docsh left alone, one line each.
+  public var warnings: [SyncWarning] = []
   /// HEAD after the sync.
   public var head: CommitID?
 
@@ -75,111 +78,80 @@ public struct SyncReport: Sendable, Equatable {
   public init() {}
 }
 
-// The sync: commit, fetch, merge in-process, write the store with docsh's atomic save,
-// commit the merge, move the index and HEAD, push — git never writes the store file, and
-// the index and HEAD move only once the store is safely on disk.
+// The sync: commit what was saved, fetch, merge by tree, write the store once with docsh's
+// atomic save, commit the merge, move HEAD, push. The merge reads of the three commits only
+// the category folders either side changed since their merge base, so that the work grows
+// with what changed, plus one save.
 //
 // What is on disk after a failure at each step (every later sync finishes the job):
-// - before the store is written (commit, fetch, merge, building the commit, the dry run):
-//   the store as it was (committed), the repository as it was plus objects and the fetched
+// - before the store is written (commit, fetch, reading, building the merge commit): the
+//   store as it was (committed), the repository as it was plus objects and the fetched
 //   remote-tracking branch;
 // - writing the store: as it was (the atomic save);
-// - after writing it, before HEAD moves: the merged store, valid and holding everything;
-//   HEAD still at the local commit, and a note (`.git/docsh-moving`, written just before
-//   the store) of where it goes. The next save or sync moves it there first
+// - after writing it, before HEAD moves: the merged store, and a note (`.git/docsh-moving`)
+//   that it was written and where HEAD goes. The next save or sync moves HEAD there first
 //   (``finishInterruptedMove()``), so what came from the remote is never committed as a
 //   local change;
 // - after HEAD moved, before or during the push: a merged local commit not yet pushed.
 extension StoreRepository {
-  /// Syncs the store with `origin`: commits it when it differs from the last commit,
-  /// fetches, merges (fast-forward, or the three-way store merge — per object and per
-  /// property, conflicts kept as siblings — with git merging the other files), writes the
-  /// store with docsh's atomic save, commits the merge, pushes. A push refused because the
-  /// remote moved fetches and merges again, a few times at most. Before that it restores a
-  /// store file that is missing or damaged from the last commit, and aborts a git merge left
-  /// half done. The first sync of a machine with no notes takes the remote's.
+  /// Syncs the store with `origin`: commits it when it differs from the last commit
+  /// (converting a repository of the old layout first), fetches, merges by tree — changes
+  /// made on one side taken as they are, documents changed on both merged by
+  /// ``StoreMerge`` (contents line by line; conflicts kept as siblings) — writes the store
+  /// with docsh's atomic save, commits the merge, pushes. A push refused because the remote
+  /// moved fetches and merges again, a few times at most. Before that it rebuilds a store
+  /// file that is missing or damaged from the last commit. The first sync of a machine with
+  /// no notes writes the store from the remote's tree.
   ///
   /// The caller saves pending changes before and reloads its context after.
   /// - Throws: ``SyncError`` naming the step that failed; the store and the repository are
   ///   then as they were or consistently further along.
   public func sync(
-    _ options: SyncOptions, observer: (any SyncObserving)? = nil
+    _ options: SyncOptions, observer: (any SyncObserving)? = nil,
+    progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> SyncReport {
     try withRepositoryLock { () throws(SyncError) -> SyncReport in
-      try syncLocked(options, observer: observer)
+      try syncLocked(options, observer: observer, progress: progress)
     }
   }
 
   private func syncLocked(
-    _ options: SyncOptions, observer: (any SyncObserving)?
+    _ options: SyncOptions, observer: (any SyncObserving)?, progress: (any ProgressObserver)?
   ) throws(SyncError) -> SyncReport {
     guard try isSetUp() else { throw .notSetUp(folder: storeFolder) }
     var report = SyncReport()
     try recoverInterruptedWork(into: &report)
-    try registerMergeDriver(executable: options.driverExecutable)
     guard try currentBranch() != nil else { throw .detachedHead(folder: storeFolder) }
     guard try hasOrigin() else { throw .noRemote(folder: storeFolder) }
-    try restoreLostStore(into: &report)
+    try restoreLostStore(into: &report, progress: progress)
 
-    var before: ParsedStore??
     for _ in 0..<max(1, options.maximumAttempts) {
-      var firstTimeHere = false
-      if try git.commit("HEAD") == nil { firstTimeHere = try storeHoldsNothing() }
-      var local = LocalState()
-      if firstTimeHere {
-        let bytes = try storeFileBytes()
-        local = LocalState(head: nil, bytes: bytes, store: bytes.flatMap { try? parsed($0) })
-      } else {
-        observer?.syncReached(.committing)
-        try ensureSupportFiles()
-        local = try commitLocked()
-      }
-      if before == nil { before = .some(local.store) }
+      observer?.syncReached(.committing)
+      let wasOldLayout = try hasCommitOfOldLayout()
+      var head = try commitLocked(progress: progress)
+      if wasOldLayout { report.notes.append(.convertedRepository) }
       observer?.syncReached(.fetching)
       try git.run("fetch from origin", ["fetch", "--quiet", "origin"])
       let upstream = try upstreamBranch()
       let remote = try git.commit("refs/remotes/origin/" + upstream)
-      let remoteStore = try remote.map { commit throws(SyncError) in try storeBytes(at: commit) }
-
-      if firstTimeHere {
-        if let remote {
-          if let bytes = remoteStore ?? nil { _ = try parsed(bytes, at: remote) }
-          guard try adopt(remote, bytes: remoteStore ?? nil, replacing: local.bytes) else {
-            continue  // another session saved meanwhile: start again
-          }
-          if remoteStore != nil { report.notes.append(.fetchedStore) }
-        }
-        try ensureSupportFiles()
-        local = try commitLocked()
-      }
-
-      var merged = local
-      if let remote, let head = local.head, head != remote,
-        try !git.isAncestor(remote, of: head)
-      {
-        observer?.syncReached(.merging)
-        let outcome: Integration
-        if try git.isAncestor(head, of: remote) {
-          outcome = try fastForward(local, to: remote, bytes: remoteStore ?? nil)
-        } else {
-          outcome = try merge(local, with: remote, upstream: upstream, options: options)
-        }
-        guard case .moved(let state, let conflicts) = outcome else { continue }
-        merged = state
-        for conflict in conflicts where !report.conflicts.contains(conflict) {
-          report.conflicts.append(conflict)
+      if let remote, head != remote {
+        if head == nil, try storeHoldsNothing() {
+          observer?.syncReached(.merging)
+          guard try adopt(remote, into: &report, progress: progress) else { continue }
+          head = remote
+        } else if try head.map({ head throws(SyncError) in try !git.isAncestor(remote, of: head) }) ?? true {
+          observer?.syncReached(.merging)
+          guard let merged = try integrate(remote, into: head, options: options, report: &report)
+          else { continue }  // another session saved meanwhile: start again
+          head = merged
         }
       }
-
-      report.head = merged.head
-      report.incoming = StoreChanges(from: before ?? nil, to: merged.store).count
-      guard let head = merged.head, head != remote else { return report }
+      report.head = head
+      guard let head, head != remote else { return report }
       observer?.syncReached(.pushing)
       switch try push(upstream: upstream) {
       case .pushed:
-        var remoteParsed: ParsedStore?
-        if let bytes = remoteStore ?? nil { remoteParsed = try parsed(bytes) }
-        report.outgoing = StoreChanges(from: remoteParsed, to: merged.store).count
+        report.outgoing = try changedObjectCount(from: remote, to: head)
         return report
       case .remoteMoved:
         continue
@@ -188,175 +160,170 @@ extension StoreRepository {
     throw .pushKeptFailing(attempts: max(1, options.maximumAttempts))
   }
 
-  /// What integrating the remote did.
-  private enum Integration {
-    /// HEAD and the store moved to this state, settling these conflicts.
-    case moved(LocalState, [StoreMergeConflict])
-    /// Another docsh session saved the store meanwhile: nothing was done; sync again.
-    case storeChangedMeanwhile
+  // MARK: - Integrating the remote
+
+  /// Merges `remote` into `local` (`nil`: no commit yet; a fast-forward when `local` is an
+  /// ancestor): the store written first, then HEAD moved to the merge (or to `remote`).
+  /// - Returns: HEAD after, or `nil` when another session saved the store meanwhile and
+  ///   nothing was done.
+  private func integrate(
+    _ remote: CommitID, into local: CommitID?, options: SyncOptions, report: inout SyncReport
+  ) throws(SyncError) -> CommitID? {
+    let base = try local.flatMap { local throws(SyncError) in try mergeBase(local, remote) }
+    let localChanges = try changedPaths(from: base, to: local)
+    let remoteChanges = try changedPaths(from: base, to: remote)
+    var folders = Set<String>()
+    for path in Array(localChanges.keys) + Array(remoteChanges.keys) {
+      if let folder = layout.folderPath(of: path) { folders.insert(folder) }
+    }
+    let date = try commitDate(remote)
+    let reader = TreeReader(git: git, layout: layout)
+    let baseSide = try base.map { base throws(SyncError) in try reader.read(base, folders: folders, date: date) } ?? TreeReading()
+    let localSide = try local.map { local throws(SyncError) in try reader.read(local, folders: folders, date: date) } ?? TreeReading()
+    let remoteSide = try reader.read(remote, folders: folders, date: date)
+    for (path, reason) in remoteSide.warnings.sorted(by: { $0.key < $1.key })
+    where remoteChanges[path.hasSuffix("/") ? String(path.dropLast()) : path] != nil
+      || remoteChanges.keys.contains(where: { $0.hasPrefix(path) })
+    {
+      let warning = SyncWarning(path: path, reason: reason)
+      if !report.warnings.contains(warning) { report.warnings.append(warning) }
+    }
+    let merge = StoreMerge(
+      base: baseSide.snapshot, current: localSide.snapshot, other: remoteSide.snapshot,
+      date: options.mergeDate)
+    for conflict in merge.conflicts where !report.conflicts.contains(conflict) {
+      report.conflicts.append(conflict)
+    }
+    let isFastForward = local == nil || base == local
+    let parentSide = isFastForward ? remoteSide : localSide
+    var treeChanges = layout.changes(
+      from: parentSide, to: merge.merged, folders: folders)
+    if !isFastForward {
+      treeChanges += layout.otherFileChanges(
+        remoteChanges, localChanges: localChanges,
+        managed: baseSide.docshFiles.union(localSide.docshFiles).union(remoteSide.docshFiles))
+    }
+    let target: CommitID
+    if isFastForward && treeChanges.isEmpty {
+      target = remote
+    } else {
+      let changes = StoreChanges(from: parentSide.describedSnapshot, to: merge.merged)
+      let prefix = isFastForward ? "Sync: " : "Sync with origin: "
+      target = try makeCommit(
+        parent: isFastForward ? remote : local, mergedParents: isFastForward ? [] : [remote],
+        changes: treeChanges, message: changes.message(prefix: prefix, storePath: pathInRepository))
+    }
+    let incoming = StoreIncoming(from: localSide.snapshot, to: merge.merged)
+    report.incoming += incoming.count
+    guard try write(incoming, movingHead: local, to: target) else { return nil }
+    return target
   }
 
-  // MARK: - The steps
-
-  /// Moves an unborn branch to `remote`, the store first (in place of `replacing`, the
-  /// empty or missing store this machine had), then the other files, then HEAD.
-  /// - Returns: `false` when the store changed meanwhile and nothing was done.
-  private func adopt(
-    _ remote: CommitID, bytes: [UInt8]?, replacing old: [UInt8]?
+  /// Applies `incoming` to the store with one save, then moves HEAD from `old` to `new`,
+  /// with the note of ``finishInterruptedMove()`` around it.
+  /// - Returns: `false` when the store changed since it was committed (nothing was done).
+  private func write(
+    _ incoming: StoreIncoming, movingHead old: CommitID?, to new: CommitID
   ) throws(SyncError) -> Bool {
-    if let bytes {
-      let written = try withStoreLock { () throws(SyncError) -> Bool in
-        guard try storeFileBytes() == old else { return false }
-        try noteMove(from: nil, to: remote)
-        try writeStoreFile(bytes)
-        try updateIndex(paths: [pathInRepository])
-        return true
-      }
-      guard written else { return false }
+    let before = try storeFileGeneration() ?? 0
+    if let old, committedState() != CommittedState(head: old, generation: before) {
+      return false  // a session saved after the commit this merge starts from: merge again
     }
-    let checkout = try git.run(
-      "check out the other files", ["read-tree", "-m", "-u", remote.hex], accepting: [0, 128])
-    guard checkout.succeeded else { throw StoreRepository.refusal(of: checkout) }
-    try moveHead(to: remote, from: nil, reason: "sync: fetched origin")
+    try noteMove(from: old, to: new)
+    var generation = before
+    var isClean = true
+    if !incoming.isEmpty {
+      (generation, isClean) = try incoming.save(toStoreAt: storePath, fileSystem: fileSystem)
+    }
+    try noteMove(from: old, to: new, written: generation)
+    try moveHead(to: new, from: old, reason: "sync with origin")
+    // A session that saved while the store was written had its changes merged into the
+    // file: the next commit compares the whole store, to commit them too.
+    recordCommittedState(CommittedState(head: new, generation: isClean ? generation : -1))
     forgetMove()
     return true
   }
 
-  /// Fast-forwards HEAD from `local` to `remote`: the remote's store written first, then
-  /// the other files and the index, then HEAD.
-  private func fastForward(
-    _ local: LocalState, to remote: CommitID, bytes: [UInt8]?
-  ) throws(SyncError) -> Integration {
-    guard let head = local.head else { return .storeChangedMeanwhile }
-    guard let bytes else {
-      throw .notAStoreAtCommit(remote.short, reason: "it holds no \(pathInRepository)")
+  /// Writes the store of a machine with no notes yet from `remote`'s whole tree.
+  /// - Returns: `false` when the store changed meanwhile and nothing was done.
+  private func adopt(
+    _ remote: CommitID, into report: inout SyncReport, progress: (any ProgressObserver)?
+  ) throws(SyncError) -> Bool {
+    let reader = TreeReader(git: git, layout: layout)
+    let everything = Set(try reader.listing(remote.hex + ":" + layout.prefix).filter(\.isFolder)
+      .map { layout.prefix + $0.name })
+    progress?.beginTask(.buildingStore, totalBytes: max(1, everything.count))
+    defer { progress?.endTask() }
+    let side = try reader.read(remote, folders: everything, date: try commitDate(remote))
+    for (path, reason) in side.warnings.sorted(by: { $0.key < $1.key }) {
+      report.warnings.append(SyncWarning(path: path, reason: reason))
     }
-    let store = try parsed(bytes, at: remote)
-    guard try checkOtherFiles(from: head, to: remote) else { return .storeChangedMeanwhile }
-    let written = try withStoreLock { () throws(SyncError) -> Bool in
-      guard try storeFileBytes() == local.bytes else { return false }
-      try noteMove(from: head, to: remote)
-      if bytes != local.bytes { try writeStoreFile(bytes) }
-      try updateIndex(paths: [pathInRepository])
-      return true
+    let changes = layout.changes(from: side, to: side.snapshot, folders: everything)
+    var target = remote
+    if !changes.isEmpty {
+      target = try makeCommit(
+        parent: remote, changes: changes,
+        message: StoreChanges(from: side.describedSnapshot, to: side.snapshot).message(
+          prefix: "Sync: ", storePath: pathInRepository))
     }
-    guard written else { return .storeChangedMeanwhile }
-    try moveOtherFiles(from: head, to: remote)
-    try moveHead(to: remote, from: head, reason: "sync: fast-forward to origin")
-    forgetMove()
-    return .moved(LocalState(head: remote, bytes: bytes, store: store), [])
+    let incoming = StoreIncoming(from: .empty, to: side.snapshot)
+    guard try write(incoming, movingHead: nil, to: target) else { return false }
+    if !side.snapshot.categories.isEmpty { report.notes.append(.fetchedStore) }
+    report.incoming += incoming.count
+    return true
   }
 
-  /// Merges `remote` into `local`: the store with docsh's three-way merge, the other files
-  /// with `git merge-tree`; the merged store written first, then the merge commit's files
-  /// and index, then HEAD.
-  private func merge(
-    _ local: LocalState, with remote: CommitID, upstream: String, options: SyncOptions
-  ) throws(SyncError) -> Integration {
-    guard let head = local.head else { return .storeChangedMeanwhile }
-    let baseOutput = try git.run(
-      "find the common ancestor", ["merge-base", head.hex, remote.hex], accepting: [0, 1])
-    let base = baseOutput.succeeded ? baseOutput.lines.first.map(CommitID.init) : nil
-    let versions = try git.blobs(
-      [base, head, remote].map { ($0?.hex ?? head.hex) + ":" + pathInRepository },
-      step: "read the three versions of the store")
-    let baseBytes = base == nil ? nil : versions[0]
-    let remoteBytes = versions[2]
-    if remoteBytes == nil, baseBytes != nil {
-      throw .notAStoreAtCommit(remote.short, reason: "it holds no \(pathInRepository)")
-    }
-    let baseStore = baseBytes.flatMap { try? StoreSnapshot(bytes: $0, name: "base") } ?? .empty
-    let localStore = try snapshot(local.bytes, at: head)
-    let remoteStore = try snapshot(remoteBytes, at: remote)
-    let merge = StoreMerge(
-      base: baseStore, current: localStore, other: remoteStore, date: options.mergeDate)
-    let mergedBytes = merge.merged.encoded()
-    let mergedStore = try parsed(mergedBytes)
+  // MARK: - Reading commits
 
-    let blob = try hashObject(mergedBytes, path: pathInRepository)
-    let otherFiles = try mergeOtherFiles(head, remote, unrelated: base == nil)
-    let tree = try makeTree(base: otherFiles, entries: [(pathInRepository, blob)])
-    let changes = StoreChanges(from: local.store, to: mergedStore)
-    let message = changes.message(
-      prefix: "Sync with origin/\(upstream): ", storePath: pathInRepository)
-    let commit = try commitTree(tree, parents: [head, remote], message: message)
-    guard try checkOtherFiles(from: head, to: commit) else { return .storeChangedMeanwhile }
-    let written = try withStoreLock { () throws(SyncError) -> Bool in
-      guard try storeFileBytes() == local.bytes else { return false }
-      try noteMove(from: head, to: commit)
-      try writeStoreFile(mergedBytes)
-      try updateIndex(paths: [pathInRepository])
-      return true
-    }
-    guard written else { return .storeChangedMeanwhile }
-    try moveOtherFiles(from: head, to: commit)
-    try moveHead(to: commit, from: head, reason: changes.subject(prefix: "sync: "))
-    forgetMove()
-    return .moved(LocalState(head: commit, bytes: mergedBytes, store: mergedStore), merge.conflicts)
-  }
-
-  /// The tree of the other files merged by git (`merge-tree`, without running the store's
-  /// driver: its result is replaced by docsh's).
-  /// - Throws: ``SyncError/otherFilesConflict(_:)`` when files other than the store conflict.
-  private func mergeOtherFiles(
-    _ local: CommitID, _ remote: CommitID, unrelated: Bool
-  ) throws(SyncError) -> String {
+  /// The merge base of two commits; `nil` for unrelated histories.
+  private func mergeBase(_ one: CommitID, _ other: CommitID) throws(SyncError) -> CommitID? {
     let output = try git.run(
-      "merge the other files",
-      ["-c", "merge.docsh.driver=true", "merge-tree", "--write-tree", "--name-only", "-z"]
-        + (unrelated ? ["--allow-unrelated-histories"] : []) + [local.hex, remote.hex],
-      accepting: [0, 1])
+      "find the common ancestor", ["merge-base", one.hex, other.hex], accepting: [0, 1])
+    guard output.succeeded, let line = output.lines.first else { return nil }
+    return CommitID(line)
+  }
+
+  /// The paths that differ between two commits (`nil`: the empty tree), with the blob at
+  /// `new` (`nil`: deleted there).
+  func changedPaths(from old: CommitID?, to new: CommitID?) throws(SyncError) -> [String: GitBlobID?] {
+    guard let new else { return [:] }
+    guard old != new else { return [:] }
+    let output = try git.run(
+      "compare commits",
+      ["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old?.hex ?? StoreRepository.emptyTree, new.hex])
+    var paths: [String: GitBlobID?] = [:]
     let fields = output.output.split(separator: 0, omittingEmptySubsequences: false)
-    guard let tree = fields.first, !tree.isEmpty else {
-      throw .gitFailed(step: "merge the other files", message: output.lastErrorLine)
+    var index = 0
+    while index + 1 < fields.count {
+      // ":OLDMODE NEWMODE OLD NEW STATUS" then the path.
+      let meta = fields[index].split(separator: 0x20)
+      let path = String(decoding: fields[index + 1], as: UTF8.self)
+      index += 2
+      guard meta.count == 5 else { continue }
+      let blob = String(decoding: meta[3], as: UTF8.self)
+      paths[path] = blob.allSatisfy({ $0 == "0" }) ? GitBlobID?.none : GitBlobID(hex: blob)
     }
-    if !output.succeeded {
-      let conflicted = fields.dropFirst().prefix { !$0.isEmpty }
-        .map { String(decoding: $0, as: UTF8.self) }
-        .filter { $0 != pathInRepository }
-      if !conflicted.isEmpty { throw .otherFilesConflict(Array(Set(conflicted)).sorted()) }
-    }
-    return String(decoding: tree, as: UTF8.self)
+    return paths
   }
 
-  /// Checks, without changing anything, that the other files can move from `old` to `new`.
-  /// - Returns: `false` when the store itself is what is in the way: another session saved
-  ///   it since it was committed.
-  /// - Throws: ``SyncError/localChangesInTheWay(_:)`` naming other files with local changes.
-  private func checkOtherFiles(from old: CommitID, to new: CommitID) throws(SyncError) -> Bool {
-    let check = try git.run(
-      "check the other files", ["read-tree", "-m", "-u", "-n", old.hex, new.hex],
-      accepting: [0, 128])
-    guard !check.succeeded else { return true }
-    let refusal = StoreRepository.refusal(of: check)
-    if case .localChangesInTheWay(let paths) = refusal, paths.contains(pathInRepository) {
-      return false
-    }
-    throw refusal
+  /// git's empty tree.
+  static let emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+  /// When `commit` was made.
+  private func commitDate(_ commit: CommitID) throws(SyncError) -> Timestamp {
+    let text = try git.text("read the history", ["show", "-s", "--format=%ct", commit.hex])
+    return Timestamp(millisecondsSince1970: (Int64(text) ?? 0) * 1000)
   }
 
-  /// Moves the index and the other files of the work tree from `old` to `new`; the store's
-  /// entry already matches `new`, so git leaves the store file alone.
-  func moveOtherFiles(from old: CommitID, to new: CommitID) throws(SyncError) {
-    let moved = try git.run(
-      "check out the other files", ["read-tree", "-m", "-u", old.hex, new.hex],
-      accepting: [0, 128])
-    if !moved.succeeded { throw StoreRepository.refusal(of: moved) }
+  /// How many documents and categories differ between two commits.
+  private func changedObjectCount(from old: CommitID?, to new: CommitID) throws(SyncError) -> Int {
+    try changedPaths(from: old, to: new).keys.filter { layout.isDocumentPlace($0) }.count
   }
 
-  /// The error for a `read-tree` that refused: the files in the way when git names them.
-  private static func refusal(of output: GitOutput) -> SyncError {
-    let text = String(decoding: output.errorOutput, as: UTF8.self)
-    var paths: [String] = []
-    for line in text.split(separator: "\n")
-    where line.contains("' not uptodate") || line.contains("' would be overwritten") {
-      guard let open = line.firstIndex(of: "'") else { continue }
-      let rest = line[line.index(after: open)...]
-      guard let close = rest.firstRange(of: "' ")?.lowerBound else { continue }
-      paths.append(String(rest[..<close]))
-    }
-    if !paths.isEmpty { return .localChangesInTheWay(paths) }
-    return .gitFailed(step: "check out the other files", message: output.lastErrorLine)
+  /// Whether the store file is missing or holds no category.
+  private func storeHoldsNothing() throws(SyncError) -> Bool {
+    guard let bytes = try storeFileBytes() else { return true }
+    return (try? ParsedStore(bytes: bytes, name: storePath))?.graph.categories.isEmpty ?? false
   }
 
   /// The result of a push.
@@ -426,37 +393,4 @@ extension StoreRepository {
     return chosen
   }
 
-  // MARK: - Reading versions
-
-  /// The bytes of the store at `commit`, `nil` when it holds none.
-  func storeBytes(at commit: CommitID) throws(SyncError) -> [UInt8]? {
-    try git.blobs([commit.hex + ":" + pathInRepository], step: "read the store").first ?? nil
-  }
-
-  /// Whether the store file is missing or holds no category.
-  private func storeHoldsNothing() throws(SyncError) -> Bool {
-    guard let bytes = try storeFileBytes() else { return true }
-    return (try? parsed(bytes))?.graph.categories.isEmpty ?? false
-  }
-
-  /// `bytes` parsed as the store at `commit` (the file when `nil`).
-  func parsed(_ bytes: [UInt8], at commit: CommitID? = nil) throws(SyncError) -> ParsedStore {
-    do {
-      return try ParsedStore(
-        bytes: bytes, name: commit.map { "\($0.short):\(pathInRepository)" } ?? storePath)
-    } catch {
-      if let commit { throw .notAStoreAtCommit(commit.short, reason: error.description) }
-      throw .store(error)
-    }
-  }
-
-  /// `bytes` (`nil`: no store) read in full as the store at `commit`.
-  private func snapshot(_ bytes: [UInt8]?, at commit: CommitID) throws(SyncError) -> StoreSnapshot {
-    guard let bytes else { return .empty }
-    do {
-      return try StoreSnapshot(bytes: bytes, name: "\(commit.short):\(pathInRepository)")
-    } catch {
-      throw .notAStoreAtCommit(commit.short, reason: error.description)
-    }
-  }
 }

@@ -7,9 +7,15 @@
 /// store file (git replaces work-tree files by unlink and create, not atomically; docsh
 /// writes the store itself, with its atomic save).
 ///
+/// Commits hold one file per document and a record per category (``RepositoryLayout``), so
+/// that a clone of the remote is a folder of notes; the store file itself is not tracked.
+/// The repository is the store folder's `.git`, without a work tree (`core.bare`): nothing
+/// in the folder stands for the documents but the store file.
+///
 /// Find one with ``locate(storePath:runner:fileSystem:)``; a store in no repository has none
-/// and works as it always did. One is "set up for docsh" when its config registers the merge
-/// driver (``isSetUp()``); only then do saves commit and `sync` run.
+/// and works as it always did. One is "set up for docsh" when its config says so
+/// (``isSetUp()``); only then do saves commit and `sync` run. A repository of docsh before
+/// 0.4, which tracked the store file, counts as set up and converts on its next commit.
 public final class StoreRepository {
   /// The store file, as an absolute path.
   public let storePath: String
@@ -25,13 +31,16 @@ public final class StoreRepository {
   let prefix: String
   let git: Git
   let fileSystem: any FileSystem
-  /// The identity a commit needs where the user configured none, found once.
-  var identityArguments: [String]?
+  /// `Name <email>` of commits, found once.
+  var identity: String?
+  /// Whether git has no work tree here (the layout of one file per document).
+  let isBare: Bool
 
   init(
-    storePath: String, topLevel: String, gitDirectory: String, prefix: String,
+    storePath: String, topLevel: String, gitDirectory: String, prefix: String, isBare: Bool,
     runner: any GitRunner, fileSystem: any FileSystem
   ) {
+    self.isBare = isBare
     self.storePath = storePath
     self.topLevel = topLevel
     self.gitDirectory = gitDirectory
@@ -46,6 +55,21 @@ public final class StoreRepository {
 
   /// The file name of the store (`store.json`).
   var storeFileName: String { AtomicFile.splitPath(storePath).name }
+
+  /// Where the store's objects lie in a commit's tree.
+  var layout: RepositoryLayout { RepositoryLayout(prefix: prefix) }
+
+  /// The files of the store's folder the old layout kept docsh's lines in, and those lines.
+  var legacySupportFiles: [(name: String, lines: [String])] {
+    let name = storeFileName
+    return [
+      (".gitattributes", ["\(name) merge=docsh"]),
+      (
+        ".gitignore",
+        ["\(name).lock", "\(name).bak", ".\(name).*", "\(name).unsaved-*", "\(name).recovered-*"]
+      ),
+    ]
+  }
 
   // MARK: - Finding the repository
 
@@ -66,7 +90,7 @@ public final class StoreRepository {
     let git = Git(runner: runner, folder: folder)
     let output = try git.run(
       "find the repository",
-      ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix"],
+      ["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--show-prefix"],
       accepting: [0, 128])
     guard output.succeeded else {
       if hasGitEntry(atOrAbove: folder, fileSystem: fileSystem) {
@@ -78,17 +102,29 @@ public final class StoreRepository {
     guard lines.count >= 2 else {
       throw .gitFailed(step: "find the repository", message: "unexpected output of git rev-parse")
     }
+    let gitDirectory = String(lines[0])
+    if lines[1] == "true" {
+      // docsh's own repository has no work tree: it is the store folder's `.git`.
+      guard gitDirectory == (folder == "/" ? "" : folder) + "/.git" else { return nil }
+      return StoreRepository(
+        storePath: absolute, topLevel: folder, gitDirectory: gitDirectory, prefix: "",
+        isBare: true, runner: runner, fileSystem: fileSystem)
+    }
+    let topLevel = try git.text("find the repository", ["rev-parse", "--show-toplevel"])
     return StoreRepository(
-      storePath: absolute, topLevel: String(lines[0]), gitDirectory: String(lines[1]),
-      prefix: lines.count > 2 ? String(lines[2]) : "", runner: runner, fileSystem: fileSystem)
+      storePath: absolute, topLevel: topLevel, gitDirectory: gitDirectory,
+      prefix: lines.count > 2 ? String(lines[2]) : "", isBare: false, runner: runner,
+      fileSystem: fileSystem)
   }
 
-  /// Whether the repository is set up for docsh: its config registers the merge driver.
-  /// Saves commit and `sync` runs only then.
+  /// Whether the repository is set up for docsh: its config says `docsh.layout = files`,
+  /// or (a repository of docsh before 0.4, converted on its next commit) registers the old
+  /// merge driver. Saves commit and `sync` runs only then.
   /// - Throws: ``SyncError`` when git cannot be run.
   public func isSetUp() throws(SyncError) -> Bool {
     try git.run(
-      "read the repository's config", ["config", "--local", "--get", "merge.docsh.driver"],
+      "read the repository's config",
+      ["config", "--local", "--get-regexp", "^(docsh\\.layout|merge\\.docsh\\.driver)$"],
       accepting: [0, 1]
     ).succeeded
   }
@@ -182,6 +218,28 @@ public final class StoreRepository {
       return try fileSystem.readToEnd(file)
     } catch {
       throw .store(.system(path, operation: error.operation, errno: error.code))
+    }
+  }
+
+  /// The first few KiB of the store file, where its header lies; `nil` when there is none.
+  /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
+  func storeFileHead() throws(SyncError) -> [UInt8]? {
+    let file: Int32
+    do {
+      file = try fileSystem.open(storePath, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+    } catch {
+      if error.code == ENOENT { return nil }
+      throw .store(.system(storePath, operation: "open", errno: error.code))
+    }
+    defer { try? fileSystem.close(file) }  // read-only: closing cannot lose anything
+    var bytes = [UInt8](repeating: 0, count: 4096)
+    let count = bytes.withUnsafeMutableBytes { buffer in
+      Result { () throws(SystemCallError) in try fileSystem.readFully(file, into: buffer, at: 0) }
+    }
+    switch count {
+    case .success(let count): return Array(bytes.prefix(count))
+    case .failure(let failure):
+      throw .store(.system(storePath, operation: failure.operation, errno: failure.code))
     }
   }
 

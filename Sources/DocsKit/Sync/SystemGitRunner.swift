@@ -9,7 +9,10 @@
 /// either stream nothing waits on a full pipe. The child gets the user's environment (ssh
 /// agent, credential helpers, `HOME`) without the variables that would point git at another
 /// repository than the folder given (`GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE` …), plus
-/// ``environment``; with `GIT_TERMINAL_PROMPT=0` unless somebody can answer a prompt.
+/// ``environment``; with `GIT_TERMINAL_PROMPT=0` unless somebody can answer a prompt. git
+/// runs in the C locale (`LC_ALL=C`, no `LANGUAGE`), since docsh reads what it prints: with
+/// `LANGUAGE=de` it would print `Schwerwiegend:` for `fatal:` and translate the texts docsh
+/// matches.
 /// SIGPIPE, SIGINT and SIGQUIT are at their defaults in the child whatever docsh does.
 public struct SystemGitRunner: GitRunner {
   /// The program run: `git`, found on `PATH`.
@@ -49,6 +52,8 @@ public struct SystemGitRunner: GitRunner {
     if !canPrompt { variables["GIT_TERMINAL_PROMPT"] = "0" }
     for (name, value) in environment { variables[name] = value }
     for (name, value) in extra { variables[name] = value }
+    variables["LANGUAGE"] = nil  // last: nothing may make git translate what docsh reads
+    variables["LC_ALL"] = "C"
 
     let errors: Int32
     let inputFile: Int32
@@ -81,9 +86,12 @@ public struct SystemGitRunner: GitRunner {
       try? fileSystem.close(end)
       writeEnd = nil
     }
-    let output = readEnd.flatMap { try? fileSystem.readToEnd($0) } ?? []
+    // A pipe that cannot be read is a failure, never an empty successful run; the child is
+    // waited for either way, so that none is left behind.
+    var output: Result<[UInt8], SystemCallError> = .success([])
     if let end = readEnd {
-      try? fileSystem.close(end)
+      output = Result { () throws(SystemCallError) in try fileSystem.readToEnd(end) }
+      try? fileSystem.close(end)  // read to its end or failed: nothing more comes from it
       readEnd = nil
     }
     let exitStatus: Int32
@@ -91,7 +99,12 @@ public struct SystemGitRunner: GitRunner {
     case .success(let status): exitStatus = status
     case .failure(let failure): throw .failed(program, errno: failure.code)
     }
-    return GitOutput(status: exitStatus, output: output, errorOutput: readWhole(errors))
+    switch output {
+    case .success(let bytes):
+      return GitOutput(status: exitStatus, output: bytes, errorOutput: try readWhole(errors))
+    case .failure(let failure):
+      throw .failed(program, errno: failure.code)
+    }
   }
 
   private func spawn(
@@ -149,14 +162,23 @@ public struct SystemGitRunner: GitRunner {
   }
 
   /// Everything in `file` from its start.
-  private func readWhole(_ file: Int32) -> [UInt8] {
-    guard let size = try? fileSystem.status(of: file).size, size > 0 else { return [] }
+  /// - Throws: ``GitLaunchError/failed(_:errno:)`` when it cannot be read.
+  private func readWhole(_ file: Int32) throws(GitLaunchError) -> [UInt8] {
+    let size: Int
+    do {
+      size = try fileSystem.status(of: file).size
+    } catch {
+      throw .failed(program, errno: error.code)
+    }
+    guard size > 0 else { return [] }
     var bytes = [UInt8](repeating: 0, count: size)
-    let count =
-      bytes.withUnsafeMutableBytes { buffer in
-        try? fileSystem.readFully(file, into: buffer, at: 0)
-      } ?? 0
-    return Array(bytes.prefix(count))
+    let count = bytes.withUnsafeMutableBytes { buffer in
+      Result { () throws(SystemCallError) in try fileSystem.readFully(file, into: buffer, at: 0) }
+    }
+    switch count {
+    case .success(let count): return Array(bytes.prefix(count))
+    case .failure(let failure): throw .failed(program, errno: failure.code)
+    }
   }
 
   /// `TMPDIR`, else `/tmp`.

@@ -7,13 +7,15 @@ struct SyncCommand: ShellCommand {
     name: "sync",
     abstract: "sync the store with a git remote: save, commit, fetch, merge, push",
     discussion: """
-      The first time, sync REMOTE makes the store's folder a git repository (if it is in
-      none), registers docsh's merge driver, and syncs with REMOTE (any git remote: a path,
-      ssh, https) as origin; plain sync afterwards. Unsaved changes are saved first (the
-      REPL asks). Both sides' changes are merged per document and property; when both
-      changed the same thing, yours stays and theirs becomes a sibling "NAME (conflict
-      DATE)". git never writes the store file: docsh merges and saves it itself. Every save
-      in a synced store also commits it, so 'log' shows every saved version.
+      The first time, sync REMOTE makes the store's folder a git repository of its own and
+      syncs with REMOTE (any git remote: a path, ssh, https) as origin; plain sync
+      afterwards. The repository holds a folder per category and a text file per document,
+      so a clone of REMOTE is a folder of notes to read and edit with any tool. Unsaved
+      changes are saved first (the REPL asks). Both sides' changes are merged per document
+      and property, contents line by line; when both changed the same lines, yours stays
+      and theirs becomes a sibling "NAME (conflict DATE)". git never writes the store file:
+      docsh merges and saves it itself. Every save in a synced store also commits it, so
+      'log' shows every saved version.
       """,
     example: "sync ~/notes.git",
     arguments: ArgumentSpec(
@@ -47,11 +49,10 @@ struct SyncCommand: ShellCommand {
       "syncing", total: SyncStep.allCases.count, unit: .items("steps")
     ) { advance in
       try withoutActuallyEscaping(advance) { advance in
-        try repository.sync(
-          SyncOptions(driverExecutable: access.driverExecutable),
-          observer: StepsObserver(advance: advance))
+        try repository.sync(SyncOptions(), observer: StepsObserver(advance: advance))
       }
     }
+    for warning in report.warnings { session.tell("docsh: warning: \(warning)") }
     // The session holds the merged graph.
     if session.storeRefusal != nil, let reopen = session.collaborators.reopenStore {
       session.replaceContext(with: try reopen())

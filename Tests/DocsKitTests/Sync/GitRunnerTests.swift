@@ -76,6 +76,30 @@ import Testing
     #expect(promptOff == !canPrompt)
   }
 
+  @Test func gitSpeaksEnglishWhateverLanguageTheUserChose() throws {
+    let german = ["LANGUAGE": "de", "LANG": "de_DE.UTF-8", "LC_MESSAGES": "de_DE.UTF-8"]
+    // The translations are installed here: plain git, asked the same, answers in German.
+    let plain = Process()
+    plain.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    plain.arguments = ["git", "-C", sandbox.folder.path, "rev-parse", "--verify", "nothing"]
+    plain.environment = ProcessInfo.processInfo.environment.merging(
+      sandbox.environment.merging(german) { $1 }
+    ) { $1 }
+    let errors = Pipe()
+    plain.standardError = errors
+    try plain.run()
+    plain.waitUntilExit()
+    let plainText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(!plainText.hasPrefix("fatal:"), "git printed English without being asked: \(plainText)")
+
+    let runner = SystemGitRunner(environment: sandbox.environment.merging(german) { $1 })
+    let output = try runner.run(
+      ["rev-parse", "--verify", "nothing"], in: sandbox.folder.path, environment: german,
+      input: nil)
+    #expect(String(decoding: output.errorOutput, as: UTF8.self).hasPrefix("fatal: "))
+    #expect(output.lastErrorLine.hasPrefix("not a git repository"))
+  }
+
   @Test func aMissingGitIsAClearError() throws {
     let runner = SystemGitRunner(program: "/no/such/folder/git")
     #expect(throws: GitLaunchError.notFound("/no/such/folder/git")) {

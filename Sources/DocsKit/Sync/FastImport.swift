@@ -1,0 +1,84 @@
+/// One commit written by `git fast-import`: files put, folders renamed and paths deleted on
+/// top of a parent's tree, in one git process that reads only the trees on the paths it
+/// changes — how a save is committed without reading, hashing or listing the whole store.
+struct FastImportCommit {
+  /// A change to the parent's tree, applied in order.
+  enum Change: Equatable {
+    /// The file at this path holds these bytes.
+    case put(String, [UInt8])
+    /// The file at this path is this existing blob.
+    case putBlob(String, GitBlobID)
+    /// The file or folder at this path is gone.
+    case delete(String)
+    /// The file or folder at the first path moves to the second.
+    case rename(String, String)
+  }
+
+  /// The ref fast-import writes (a ref of docsh's own; HEAD's branch then moves with
+  /// `update-ref`, only from the commit it was at).
+  var ref: String
+  /// `Name <email>` of the author and committer.
+  var identity: String
+  /// When, in seconds since 1970 (UTC).
+  var date: Int64
+  var message: String
+  /// The first parent, whose tree the changes apply to; `nil` for a first commit.
+  var parent: CommitID?
+  /// Further parents (a merge).
+  var mergedParents: [CommitID] = []
+  var changes: [Change] = []
+
+  /// The stream fast-import reads: the commit, then `get-mark` to print its name.
+  func stream() -> [UInt8] {
+    var out: [UInt8] = []
+    func line(_ text: String) { out += Array(text.utf8) + [0x0A] }
+    func data(_ bytes: [UInt8]) {
+      line("data \(bytes.count)")
+      out += bytes
+      out.append(0x0A)
+    }
+    line("feature done")
+    line("commit " + ref)
+    line("mark :1")
+    line("author \(identity) \(date) +0000")
+    line("committer \(identity) \(date) +0000")
+    data(Array(message.utf8))
+    if let parent { line("from " + parent.hex) }
+    for merged in mergedParents { line("merge " + merged.hex) }
+    for change in changes {
+      switch change {
+      case .put(let path, let bytes):
+        line("M 100644 inline " + FastImportCommit.quoted(path))
+        data(bytes)
+      case .putBlob(let path, let blob):
+        line("M 100644 \(blob.hex) " + FastImportCommit.quoted(path))
+      case .delete(let path):
+        line("D " + FastImportCommit.quoted(path))
+      case .rename(let from, let to):
+        line("R " + FastImportCommit.quoted(from) + " " + FastImportCommit.quoted(to))
+      }
+    }
+    line("")
+    line("get-mark :1")
+    line("done")
+    return out
+  }
+
+  /// `path` as fast-import reads it: in C-style double quotes (always, so that spaces,
+  /// quotes and a leading `"` mean nothing special).
+  static func quoted(_ path: String) -> String {
+    var result = "\""
+    for scalar in path.unicodeScalars {
+      switch scalar.value {
+      case 0x22: result += "\\\""
+      case 0x5C: result += "\\\\"
+      case 0x0A: result += "\\n"
+      case 0x00..<0x20, 0x7F:
+        let digits = String(scalar.value, radix: 8)
+        result += "\\" + String(repeating: "0", count: 3 - digits.count) + digits
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
+  }
+}

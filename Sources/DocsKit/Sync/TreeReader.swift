@@ -1,0 +1,205 @@
+/// A file of a commit that cannot be a document, or a category folder docsh cannot read:
+/// left untouched in the repository, named once by the sync that brings it in.
+public struct SyncWarning: Hashable, Sendable, CustomStringConvertible {
+  /// The file's path in the repository.
+  public var path: String
+  /// Why docsh does not take it in.
+  public var reason: String
+
+  public var description: String { "\(path): \(reason); left in the repository as it is" }
+}
+
+/// The store as one commit's tree holds it: every category's id and name, and the documents
+/// of the category folders asked for — what a sync reads of each of the three commits it
+/// merges, so that it costs what changed.
+struct TreeReading {
+  /// The categories, with the documents of the folders read (others empty).
+  var snapshot = StoreSnapshot.empty
+  /// The folder of each category.
+  var folders: [ObjectID: String] = [:]
+  /// Every file of the folders read, by path, and of the top level.
+  var files: [String: GitBlobID] = [:]
+  /// The paths of those files that are docsh's (documents and records).
+  var docshFiles: Set<String> = []
+  /// What could not be read, by path.
+  var warnings: [String: String] = [:]
+  /// The documents read from files without docsh's header, and the categories of folders
+  /// without a record: taken in from other tools, so new to docsh's history.
+  var madeElsewhere: Set<ObjectID> = []
+
+  /// The snapshot as docsh's history knows it: without what was made elsewhere.
+  var describedSnapshot: StoreSnapshot {
+    StoreSnapshot(
+      generation: snapshot.generation,
+      categories: snapshot.categories.compactMap { category in
+        guard !madeElsewhere.contains(category.id) else { return nil }
+        var category = category
+        category.documents.removeAll { madeElsewhere.contains($0.id) }
+        return category
+      })
+  }
+}
+
+/// Reads ``TreeReading``s through git.
+struct TreeReader {
+  let git: Git
+  let layout: RepositoryLayout
+
+  /// Reads `commit`'s tree: all category records, and the documents of `folders` (paths of
+  /// category folders). A plain text file becomes a document whose id is derived from its
+  /// path and bytes (two machines taking in the same file make the same document) and whose
+  /// date is `date`; a folder without a record, a category whose id derives from its name.
+  func read(_ commit: CommitID, folders wanted: Set<String>, date: Timestamp) throws(SyncError)
+    -> TreeReading
+  {
+    var reading = TreeReading()
+    let top = try listing(commit.hex + ":" + layout.prefix)
+    var categoryFolders: [(folder: String, name: Name)] = []
+    for entry in top {
+      let path = layout.prefix + entry.name
+      guard entry.isFolder else {
+        if let blob = entry.blob { reading.files[path] = blob }
+        reading.warnings[path] = "a file at the top level is not in a category"
+        continue
+      }
+      guard let name = FileNameEncoding.decode(entry.name) else {
+        reading.warnings[path + "/"] = "not a category name docsh accepts"
+        continue
+      }
+      categoryFolders.append((path, name))
+    }
+    // Every record, through one process.
+    let records = try git.blobs(
+      categoryFolders.map { commit.hex + ":" + $0.folder + "/" + CategoryFile.fileName },
+      step: "read the repository")
+    var categories: [SnapshotCategory] = []
+    var keys = Set<NameKey>()
+    for ((folder, name), record) in zip(categoryFolders, records) {
+      var id = TreeReader.derivedID("category", Array(folder.utf8))
+      if record == nil { reading.madeElsewhere.insert(id) }
+      if let record {
+        if case .category(let recorded, _) = CategoryFile.parse(record) {
+          id = recorded
+        } else {
+          reading.warnings[folder + "/" + CategoryFile.fileName] = "not a category record docsh reads"
+        }
+        reading.docshFiles.insert(folder + "/" + CategoryFile.fileName)
+      }
+      guard keys.insert(name.key).inserted, reading.folders[id] == nil else {
+        reading.warnings[folder + "/"] = "another category has this name or id"
+        continue
+      }
+      reading.folders[id] = folder
+      var category = SnapshotCategory(id: id, name: name, documents: [])
+      if wanted.contains(folder) {
+        category.documents = try documents(
+          in: folder, of: commit, date: date, into: &reading)
+      }
+      categories.append(category)
+    }
+    reading.snapshot = StoreSnapshot(generation: 0, categories: categories)
+    return reading
+  }
+
+  /// The documents of the category folder `folder` at `commit`, recording its files.
+  private func documents(
+    in folder: String, of commit: CommitID, date: Timestamp, into reading: inout TreeReading
+  ) throws(SyncError) -> [SnapshotDocument] {
+    let entries = try listing(commit.hex + ":" + folder)
+    var candidates: [(path: String, name: Name, blob: GitBlobID)] = []
+    var names = Set<NameKey>()
+    for entry in entries where entry.name != CategoryFile.fileName {
+      let path = folder + "/" + entry.name
+      guard let blob = entry.blob else {
+        reading.warnings[path + "/"] = "a folder inside a category holds no documents"
+        continue
+      }
+      reading.files[path] = blob
+      guard let name = FileNameEncoding.decode(entry.name) else {
+        reading.warnings[path] = "not a document name docsh accepts"
+        continue
+      }
+      guard names.insert(name.key).inserted else {
+        reading.warnings[path] = "another document of the category has this name"
+        continue
+      }
+      candidates.append((path, name, blob))
+    }
+    if let record = entries.first(where: { $0.name == CategoryFile.fileName }), let blob = record.blob {
+      reading.files[folder + "/" + CategoryFile.fileName] = blob
+    }
+    let contents = try git.blobs(candidates.map(\.blob.hex), step: "read the repository")
+    var documents: [SnapshotDocument] = []
+    var ids = Set<ObjectID>()
+    for (candidate, bytes) in zip(candidates, contents) {
+      guard let bytes else { continue }
+      let document: SnapshotDocument
+      switch DocumentFile.parse(bytes) {
+      case .docsh(let id, let modified, let content):
+        document = SnapshotDocument(
+          id: id, name: candidate.name, size: content.utf8.count, modified: modified,
+          content: content)
+      case .plain(let content):
+        reading.madeElsewhere.insert(
+          TreeReader.derivedID("document", Array(candidate.path.utf8) + Array(candidate.blob.hex.utf8)))
+        document = SnapshotDocument(
+          id: TreeReader.derivedID("document", Array(candidate.path.utf8) + Array(candidate.blob.hex.utf8)),
+          name: candidate.name, size: content.utf8.count, modified: date, content: content)
+      case .invalid(let reason):
+        reading.warnings[candidate.path] = "\(reason)"
+        continue
+      }
+      guard ids.insert(document.id).inserted else {
+        reading.warnings[candidate.path] = "another document has the same id"
+        continue
+      }
+      reading.docshFiles.insert(candidate.path)
+      documents.append(document)
+    }
+    return documents
+  }
+
+  /// One entry of a tree.
+  struct Entry {
+    var name: String
+    var isFolder: Bool
+    /// The blob of a file (a folder has none).
+    var blob: GitBlobID?
+  }
+
+  /// The entries of the tree `revision` (`COMMIT:path`); none when it names no tree.
+  func listing(_ revision: String) throws(SyncError) -> [Entry] {
+    let output = try git.run(
+      "read the repository", ["ls-tree", "-z", revision], accepting: [0, 128])
+    guard output.succeeded else { return [] }
+    var entries: [Entry] = []
+    for record in output.output.split(separator: 0, omittingEmptySubsequences: true) {
+      guard let tab = record.firstIndex(of: 0x09) else { continue }
+      let fields = record[..<tab].split(separator: 0x20)
+      guard fields.count == 3 else { continue }
+      let isFolder = fields[1].elementsEqual("tree".utf8)
+      let isBlob = fields[1].elementsEqual("blob".utf8)
+      guard isFolder || isBlob else { continue }  // a submodule is no document
+      entries.append(
+        Entry(
+          name: String(decoding: record[(tab + 1)...], as: UTF8.self), isFolder: isFolder,
+          blob: isBlob ? GitBlobID(hex: String(decoding: fields[2], as: UTF8.self)) : nil))
+    }
+    return entries
+  }
+
+  /// An id made from `bytes`, the same on every machine (version 4's bits set, as random
+  /// ids have).
+  static func derivedID(_ kind: String, _ bytes: [UInt8]) -> ObjectID {
+    var high = StableHash()
+    high.combine(Array(kind.utf8))
+    high.combine(bytes)
+    var low = StableHash()
+    low.combine(bytes)
+    low.combine(Array(kind.utf8))
+    low.combine(high.value)
+    return ObjectID(
+      high: (high.value & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000,
+      low: (low.value & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
+  }
+}
