@@ -10,11 +10,16 @@
 /// end up as the same lines, that is a clean merge (git's "zealous" refinement of
 /// conflicts).
 ///
-/// One rule beyond git's default: when both sides only added lines after the base's last
-/// line (a log or a journal, both appending), both additions are kept, this side's (mine)
-/// first, then theirs — git's `union` merge for that case alone. A base without a final
-/// newline gets one between it and what follows (appending `b` to `a` gives `a\nb`); when
-/// mine's addition ends without a newline and theirs follows it, one is put between them.
+/// One rule beyond git's default: when both sides added lines after the base's last line
+/// (a log or a journal, both appending), both additions are kept, this side's (mine) first,
+/// then theirs — git's `union` merge for that case alone. It holds for the additions at the
+/// end also when a side changed other lines, as long as neither changed the base's last
+/// line: a log merged this way puts this side's line before lines the other saved, so the
+/// other's next merge sees its base with a line inserted inside it and its own line added
+/// at the end, and that must merge too. A base without a final newline gets one between it
+/// and what follows (appending `b` to `a` gives `a\nb`); when mine's addition ends without a
+/// newline and theirs follows it, one is put between them. Additions that are the same on
+/// both sides are the same change, taken once, as git does.
 ///
 /// Lines are the bytes up to and including each `\n` (the last one may have none), so a
 /// `\r` stays part of its line and a merge that changes nothing of a line gives back its
@@ -64,6 +69,9 @@ enum LineMerge {
 // MARK: - The merge by lines
 
 extension LineMerge {
+  /// A line: its bytes up to and including its `\n` (the last line of a text may have none).
+  typealias Line = ArraySlice<UInt8>
+
   /// A run of changed lines of one side: `base` lines replaced by that side's `side` lines.
   /// An insertion has an empty `base` range, a deletion an empty `side` range.
   struct Hunk: Hashable {
@@ -72,8 +80,8 @@ extension LineMerge {
   }
 
   /// The lines of `text`: each up to and including its `\n`, the last maybe without.
-  static func lines(of text: [UInt8]) -> [ArraySlice<UInt8>] {
-    var lines: [ArraySlice<UInt8>] = []
+  static func lines(of text: [UInt8]) -> [Line] {
+    var lines: [Line] = []
     var start = 0
     for (index, byte) in text.enumerated() where byte == UInt8(ascii: "\n") {
       lines.append(text[start...index])
@@ -116,9 +124,9 @@ extension LineMerge {
   /// One merge of three texts by lines: their lines, their codes (equal lines, equal codes)
   /// and the two sides' hunks against the base.
   private struct Merge {
-    let baseLines: [ArraySlice<UInt8>]
-    let mineLines: [ArraySlice<UInt8>]
-    let theirsLines: [ArraySlice<UInt8>]
+    let baseLines: [Line]
+    let mineLines: [Line]
+    let theirsLines: [Line]
     let mineCodes: [Int]
     let theirsCodes: [Int]
     let mineHunks: [Hunk]
@@ -131,8 +139,8 @@ extension LineMerge {
       baseLines = LineMerge.lines(of: base)
       mineLines = LineMerge.lines(of: mine)
       theirsLines = LineMerge.lines(of: theirs)
-      var codes: [ArraySlice<UInt8>: Int] = [:]
-      func code(_ line: ArraySlice<UInt8>) -> Int {
+      var codes: [Line: Int] = [:]
+      func code(_ line: Line) -> Int {
         if let known = codes[line] { return known }
         codes[line] = codes.count
         return codes.count - 1
@@ -184,9 +192,16 @@ extension LineMerge {
         let start = min(mineHunks[m].base.lowerBound, theirsHunks[t].base.lowerBound)
         let mineRange = Self.sideRange(of: mineHunks[m...mineLast], from: start, to: end)
         let theirsRange = Self.sideRange(of: theirsHunks[t...theirsLast], from: start, to: end)
-        // Both sides' lines for the region the same: the same change, taken once.
-        guard mineCodes[mineRange] == theirsCodes[theirsRange] else { return nil }
-        take(start..<end, mineLines[mineRange])
+        if mineCodes[mineRange] == theirsCodes[theirsRange] {
+          // Both sides' lines for the region the same: the same change, taken once.
+          take(start..<end, mineLines[mineRange])
+        } else if mineLast == m, theirsLast == t,
+          let union = appendedByBoth(mineHunks[m], theirsHunks[t])
+        {
+          take(start..<end, union[...])
+        } else {
+          return nil
+        }
         m = mineLast + 1
         t = theirsLast + 1
       }
@@ -194,8 +209,35 @@ extension LineMerge {
       return output
     }
 
+    /// Both hunks' lines, mine first, when each only adds lines after the base's last one
+    /// (a last line without a newline given one); `nil` otherwise.
+    private func appendedByBoth(_ mine: Hunk, _ theirs: Hunk) -> [Line]? {
+      guard added(by: mine, mineLines) != nil, let theirsAdded = added(by: theirs, theirsLines)
+      else { return nil }
+      var union = Array(mineLines[mine.side])
+      guard !theirsAdded.isEmpty else { return union }
+      if let last = union.last, last.last != UInt8(ascii: "\n") {
+        union[union.count - 1] = last + [UInt8(ascii: "\n")]
+      }
+      union += theirsAdded
+      return union
+    }
+
+    /// The lines `hunk` of a side adds after the base's last line, when that is all it does:
+    /// an insertion at the end, or (the base's last line without a newline) that line given
+    /// one and lines after it.
+    private func added(by hunk: Hunk, _ lines: [Line]) -> ArraySlice<Line>? {
+      let count = baseLines.count
+      if hunk.base == count..<count { return lines[hunk.side] }
+      guard hunk.base == (count - 1)..<count, let last = baseLines.last,
+        last.last != UInt8(ascii: "\n"), let first = hunk.side.first,
+        lines[first].elementsEqual(last + [UInt8(ascii: "\n")])
+      else { return nil }
+      return lines[hunk.side.dropFirst()]
+    }
+
     /// Writes the base lines up to `replaced`, then `lines` in place of `replaced`.
-    private mutating func take(_ replaced: Range<Int>, _ lines: ArraySlice<ArraySlice<UInt8>>) {
+    private mutating func take(_ replaced: Range<Int>, _ lines: ArraySlice<Line>) {
       for line in baseLines[position..<replaced.lowerBound] { output += line }
       for line in lines { output += line }
       position = replaced.upperBound
