@@ -49,7 +49,9 @@ enum LineMerge {
   }
 
   /// Both additions, mine first, when `mine` and `theirs` (different, both changed) only
-  /// added lines after `base`'s last line; `nil` otherwise.
+  /// added lines after `base`'s last line; `nil` otherwise. Looked at on the whole texts
+  /// before any diff, so that a pure append is one whatever shortest diff stands for it (an
+  /// added line equal to a base line may be aligned with that line instead).
   static func appendedByBoth(base: [UInt8], mine: [UInt8], theirs: [UInt8]) -> [UInt8]? {
     let newline = UInt8(ascii: "\n")
     let stem = base.isEmpty || base.last == newline ? base : base + [newline]
