@@ -109,6 +109,69 @@ import Testing
     #expect(try result.content(of: try document(result, "Work", "X").id) == "mine")
   }
 
+  /// Work/X set to `content` and saved.
+  func seedContent(_ content: String) throws {
+    let seed = try open()
+    try seed.setContent(content, of: try document(seed, "Work", "X").id)
+    try seed.save()
+  }
+
+  static let paragraphs = "First paragraph.\n\nSecond, line one.\nSecond, line two.\n\nThird.\n"
+
+  @Test func editsOfDifferentParagraphsAreBothSaved() throws {
+    try seedContent(Self.paragraphs)
+    let mine = try open()
+    let theirs = try open()
+    try theirs.setContent(
+      "First paragraph, theirs.\n\nSecond, line one.\nSecond, line two.\n\nThird.\n",
+      of: try document(theirs, "Work", "X").id)
+    try theirs.save()
+    try mine.setContent(
+      "First paragraph.\n\nSecond, line one.\nSecond, line two.\n\nThird, mine.\n",
+      of: try document(mine, "Work", "X").id)
+    try mine.save()
+    #expect(mine.conflicts.isEmpty)
+    let merged =
+      "First paragraph, theirs.\n\nSecond, line one.\nSecond, line two.\n\nThird, mine.\n"
+    let result = try onDisk()
+    let x = try document(result, "Work", "X")
+    #expect(try result.content(of: x.id) == merged)
+    #expect(x.size == merged.utf8.count)
+    #expect(try mine.content(of: try document(mine, "Work", "X").id) == merged)
+    #expect(!mine.hasChanges)
+  }
+
+  @Test func linesAppendedByBothAreBothSavedMineFirst() throws {
+    try seedContent("log\n")
+    let mine = try open()
+    let theirs = try open()
+    try theirs.setContent("log\ntheirs\n", of: try document(theirs, "Work", "X").id)
+    try theirs.save()
+    try mine.setContent("log\nmine\n", of: try document(mine, "Work", "X").id)
+    try mine.save()
+    #expect(mine.conflicts.isEmpty)
+    let result = try onDisk()
+    #expect(try result.content(of: try document(result, "Work", "X").id) == "log\nmine\ntheirs\n")
+  }
+
+  @Test func editsOfOneLineInALongerTextStillConflict() throws {
+    try seedContent(Self.paragraphs)
+    let mine = try open()
+    let theirs = try open()
+    try theirs.setContent(
+      "First paragraph.\n\nSecond, theirs.\nSecond, line two.\n\nThird, theirs.\n",
+      of: try document(theirs, "Work", "X").id)
+    try theirs.save()
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    let myText = "First paragraph.\n\nSecond, mine.\nSecond, line two.\n\nThird.\n"
+    try mine.setContent(myText, of: try document(mine, "Work", "X").id)
+    #expect(throws: ContextError.self) { try mine.save() }
+    #expect(mine.conflicts == [MergeConflict(path: "Work/X", kind: .bothChanged("content"))])
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    try mine.save(keepingMine: true)
+    #expect(try (try onDisk()).content(of: try document(try onDisk(), "Work", "X").id) == myText)
+  }
+
   @Test func revertTakesTheirsAfterAConflict() throws {
     let mine = try open()
     let theirs = try open()

@@ -38,6 +38,42 @@ import Testing
     #expect(JSONStore(path: store).check().isSound)
   }
 
+  /// Eight processes append to one document at once, saving after every line: their
+  /// contents merge by lines, so every line lands, once, and each process's lines in the
+  /// order it appended them (a save puts its line right after what it loaded).
+  @Test func eightProcessesAppendingToOneDocumentKeepEveryLine() throws {
+    let folder = try DocshProcess.Folder()
+    let store = folder.path("store.json")
+    let seed = try DocshProcess.run(
+      ["-s", store, "-c", "mkdir Shared; new Shared/log start"], home: folder.path("home"))
+    #expect(seed.status == 0, "\(seed.errors)")
+    let writers = (1...8).map { "w\($0)" }
+    let rounds = 30
+    let processes = try Self.runAtOnce(
+      writers.map { name in
+        let script = (0..<rounds).map { "append Shared/log \(name) line \($0)\nsave\n" }
+        return (name, store, script.joined())
+      }, in: folder)
+
+    for entry in processes {
+      let errors = try String(contentsOf: entry.errors, encoding: .utf8)
+      #expect(entry.process.terminationStatus == 0, "\(entry.name): \(errors)")
+      #expect(errors.isEmpty, "\(entry.name): \(errors)")
+    }
+    let context = try Context(store: JSONStore(path: store))
+    let shared = try #require(context.category(named: "Shared"))
+    let log = try #require(context.document(named: "log", in: shared.id))
+    let content = try context.content(of: log.id)
+    #expect(content.hasPrefix("start\n") && content.hasSuffix("\n"))
+    let lines = content.split(separator: "\n").dropFirst().map(String.init)
+    #expect(lines.count == writers.count * rounds)
+    for name in writers {
+      let own = lines.filter { $0.hasPrefix(name + " ") }
+      #expect(own == (0..<rounds).map { "\(name) line \($0)" }, "\(name)'s lines")
+    }
+    #expect(JSONStore(path: store).check().isSound)
+  }
+
   /// One process saves through a symbolic link, the other through the file it names, at the
   /// same time: they share one lock, every save lands in the target, the link stays a link.
   @Test func savesThroughALinkAndThroughItsTargetAllLandInTheTarget() throws {

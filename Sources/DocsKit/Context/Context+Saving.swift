@@ -5,8 +5,9 @@ extension Context {
   ///
   /// When another session saved since this one loaded, the save merges: this session's
   /// changes are replayed, object by object and property by property, onto what the other
-  /// session saved. Changes that touch different objects or properties combine; real
-  /// conflicts stop the save (nothing is written) unless `keepingMine` is set, which keeps
+  /// session saved. Changes that touch different objects or properties combine, and a
+  /// content both changed merges by lines (``LineMerge``: as git merges text, both appends
+  /// kept, this session's first); real conflicts stop the save (nothing is written) unless `keepingMine` is set, which keeps
   /// this session's values for them. Either way the context then holds the merged graph.
   ///
   /// After a save that wrote the store, the ``SaveHook`` given at `init` follows it up

@@ -53,10 +53,16 @@ public enum TextDiff {
       codes[key] = next
       return next
     }
-    var comparison = Comparison(a: oldLines.map(code), b: newLines.map(code))
-    comparison.compare(0, oldLines.count, 0, newLines.count)
-    let script = comparison.script()
+    let script = editScript(from: oldLines.map(code), to: newLines.map(code))
     return group(script, old: oldLines, new: newLines, context: max(0, context))
+  }
+
+  /// The shortest edit script from `old` to `new`, sequences of line codes (equal lines,
+  /// equal codes): removals before additions within each run of changes.
+  static func editScript(from old: [Int], to new: [Int]) -> [Step] {
+    var comparison = Comparison(a: old, b: new)
+    comparison.compare(0, old.count, 0, new.count)
+    return comparison.script()
   }
 
   /// The lines of `text`, each knowing whether a newline ended it.

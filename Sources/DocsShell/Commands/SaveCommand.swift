@@ -8,9 +8,12 @@ struct SaveCommand: FlagsCommand {
     name: "save", abstract: "commit the changes to the store",
     discussion: """
       When another session saved since this one loaded, save merges: changes to different
-      objects or properties combine; real conflicts (both changed the same property, one
-      deleted what the other changed, both used one name) are listed and nothing is written.
-      Then 'save --mine' keeps your values for them, or 'revert' takes the other session's.
+      objects or properties combine, and a content both changed merges by line as git
+      merges text (when both only appended lines, both are kept, yours first). Real
+      conflicts (both changed the same property, for a content the same or neighbouring
+      lines; one deleted what the other changed; both used one name) are listed and nothing
+      is written. Then 'save --mine' keeps your values for them, or 'revert' takes the
+      other session's.
       """,
     example: "save",
     arguments: ArgumentSpec(options: [mine], whenExtra: "takes no names"),

@@ -117,6 +117,21 @@ import Testing
     Dictionary(uniqueKeysWithValues: store.categories.map { ($0.id, $0.name.text) })
   }
 
+  /// The line merge of a content both sides changed, differently, when their edits
+  /// combine; `nil` otherwise.
+  static func lineMerged(base: Placed?, here: Placed, there: Placed?, hereIsCurrent: Bool)
+    -> String?
+  {
+    guard let base, let there, here.content != base.content, there.content != base.content,
+      here.content != there.content
+    else { return nil }
+    let (mine, theirs) =
+      hereIsCurrent ? (here.content, there.content) : (there.content, here.content)
+    guard case .merged(let text) = LineMerge.merge(base: base.content, mine: mine, theirs: theirs)
+    else { return nil }
+    return text
+  }
+
   func merge(_ base: StoreSnapshot, _ current: StoreSnapshot, _ other: StoreSnapshot)
     -> StoreMerge
   {
@@ -153,7 +168,15 @@ import Testing
       let there = Self.documents(opposite)
       for (id, document) in here where before[id] != document {
         let original = before[id]
-        if original?.content != document.content {
+        if let lineMerged = Self.lineMerged(
+          base: original, here: document, there: there[id], hereIsCurrent: label == "CURRENT")
+        {
+          // Both sides changed the content and their edits combine: the merge's content is
+          // both, merged by lines.
+          #expect(
+            after[id]?.content == lineMerged,
+            "seed \(seed): \(label)'s \(document.name) is not the line merge of both")
+        } else if original?.content != document.content {
           // Created, or its content changed on this side: the content survives, as the
           // document itself or as a sibling.
           #expect(

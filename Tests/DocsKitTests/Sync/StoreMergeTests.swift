@@ -98,6 +98,59 @@ import Testing
       ])
   }
 
+  static let paragraphs = "Intro.\n\nMiddle one.\nMiddle two.\n\nThe end.\n"
+
+  @Test func editsOfDifferentParagraphsMergeByLinesWithoutASibling() throws {
+    let base = try edited(Self.base()) { $0.categories[0].documents[0].content = Self.paragraphs }
+    let current = edited(base) {
+      $0.categories[0].documents[0].content =
+        "Intro, mine.\n\nMiddle one.\nMiddle two.\n\nThe end.\n"
+    }
+    let other = edited(base) {
+      $0.categories[0].documents[0].content =
+        "Intro.\n\nMiddle one.\nMiddle two.\n\nThe end, theirs.\n"
+    }
+    let result = merge(base, current, other)
+    #expect(result.conflicts.isEmpty)
+    let merged = "Intro, mine.\n\nMiddle one.\nMiddle two.\n\nThe end, theirs.\n"
+    #expect(
+      result.merged.contentsByPath == [
+        "Work/Plan": merged, "Work/Notes": "notes 0\n", "Home/List": "list 0\n",
+      ])
+    #expect(result.merged.document(SequentialIDs.id(11))?.document.size == merged.utf8.count)
+  }
+
+  @Test func linesAppendedOnBothSidesAreAllKeptCurrentsFirst() throws {
+    let base = try Self.base()
+    let current = edited(base) {
+      $0.categories[0].documents[0].content = "plan 0\nmine 1\nmine 2\n"
+    }
+    let other = edited(base) { $0.categories[0].documents[0].content = "plan 0\ntheirs 1\n" }
+    let result = merge(base, current, other)
+    #expect(result.conflicts.isEmpty)
+    #expect(result.merged.contentsByPath["Work/Plan"] == "plan 0\nmine 1\nmine 2\ntheirs 1\n")
+    #expect(result.merged.documentCount == 3)
+  }
+
+  @Test func editsOfOneLineStillMakeASiblingWhenTheOtherEditsCombine() throws {
+    // Two paragraphs edited on both sides, one of them the same line both ways: a conflict,
+    // the whole of OTHER's version as the sibling.
+    let base = try edited(Self.base()) { $0.categories[0].documents[0].content = Self.paragraphs }
+    let current = edited(base) {
+      $0.categories[0].documents[0].content = "Intro.\n\nMiddle mine.\nMiddle two.\n\nThe end.\n"
+    }
+    let theirs = "Intro, theirs.\n\nMiddle theirs.\nMiddle two.\n\nThe end.\n"
+    let other = edited(base) { $0.categories[0].documents[0].content = theirs }
+    let result = merge(base, current, other)
+    #expect(
+      result.merged.document(SequentialIDs.id(11))?.document.content
+        == current.document(SequentialIDs.id(11))?.document.content)
+    #expect(result.merged.contentsByPath["Work/Plan (conflict 2026-05-01)"] == theirs)
+    #expect(
+      result.conflicts.first?.kind
+        == .changedOnBothSides([.content], otherVersion: "Work/Plan (conflict 2026-05-01)"))
+  }
+
   @Test func aTakenSiblingNameCountsUp() throws {
     let base = try edited(Self.base()) {
       $0.categories[0].documents.append(

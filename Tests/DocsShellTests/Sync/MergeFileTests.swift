@@ -153,6 +153,33 @@ import Testing
       ])
   }
 
+  @Test func editsOfDifferentLinesOfOneDocumentMergeWithoutAConflictCopy() throws {
+    try edit(base, idsAfter: 0) { context in
+      let work = try context.createCategory(named: "Work")
+      try context.createDocument(named: "Plan", in: work.id, content: "one\ntwo\nthree\nfour\n")
+      try context.createDocument(named: "Log", in: work.id, content: "start\n")
+    }
+    try FileManager.default.copyItem(atPath: base, toPath: current)
+    try FileManager.default.copyItem(atPath: base, toPath: other)
+    try edit(current, idsAfter: 100) { context in
+      try context.setContent(
+        "ONE\ntwo\nthree\nfour\n", of: try document("Work", "Plan", in: context).id)
+      try context.setContent("start\nmine\n", of: try document("Work", "Log", in: context).id)
+    }
+    try edit(other, idsAfter: 200) { context in
+      try context.setContent(
+        "one\ntwo\nthree\nFOUR\n", of: try document("Work", "Plan", in: context).id)
+      try context.setContent("start\ntheirs\n", of: try document("Work", "Log", in: context).id)
+    }
+    let result = try mergeFile([base, current, other])
+    #expect(result.status == 0)
+    #expect(result.errors == "")
+    #expect(
+      try contents(current) == [
+        "Work/": "", "Work/Plan": "ONE\ntwo\nthree\nFOUR\n", "Work/Log": "start\nmine\ntheirs\n",
+      ])
+  }
+
   static let valid =
     "{\"format\":\"docsh-store\",\"version\":1,\"generation\":1,\"categories\":[]}\n"
 
