@@ -54,8 +54,7 @@ final class ShellHarness {
     let clock = TestClock(start: ShellHarness.start, step: 1000)
     let ids = SequentialIDs()
     let repository = runner.map { runner in
-      RepositoryAccess(
-        storePath: storePath, runner: runner, driverExecutable: DocshProcess.executable.path)
+      RepositoryAccess(storePath: storePath, runner: runner)
     }
     // The store as docsh opens it: with its index, in a cache folder of the test's own.
     let cacheFolder = folder.path("cache")

@@ -231,19 +231,10 @@ extension StoreRepository {
     try git.blobs(blobs.map(\.hex), step: "read the repository")
   }
 
-  /// Whether `commit` holds the store: its file (the old layout) or a category's record.
+  /// Whether `commit` holds the store: its file (the old layout) or a category folder.
   func treeHoldsStore(_ commit: CommitID) throws(SyncError) -> Bool {
-    let output = try git.run(
-      "read the last commit", ["ls-tree", "-z", "--name-only", commit.hex], accepting: [0, 128])
-    guard output.succeeded else { return false }
-    let names = output.output.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-    if names.contains(storeFileName) { return true }
-    return try git.run(
-      "read the last commit",
-      ["ls-tree", "-r", "-z", "--name-only", commit.hex], accepting: [0]
-    ).output.split(separator: 0).contains {
-      $0.reversed().starts(with: ("/" + CategoryFile.fileName).utf8.reversed())
-    }
+    let entries = try TreeReader(git: git, layout: layout).listing(commit.hex + ":" + prefix)
+    return entries.contains { $0.name == storeFileName || ($0.isFolder && !$0.name.hasPrefix(".")) }
   }
 
   // MARK: - What was last committed

@@ -323,6 +323,7 @@ extension StoreRepository {
   /// Whether the store file is missing or holds no category.
   private func storeHoldsNothing() throws(SyncError) -> Bool {
     guard let bytes = try storeFileBytes() else { return true }
+    // A file that does not parse holds something: never overwritten as if it were empty.
     return (try? ParsedStore(bytes: bytes, name: storePath))?.graph.categories.isEmpty ?? false
   }
 

@@ -64,7 +64,7 @@ extension SyncError: CustomStringConvertible {
       return "another git or docsh is working in the repository (\(lock) is held); try again"
     case .storeMissing(let path, let commit):
       return
-        "\(path) is missing, but the last commit (\(commit)) holds it: 'sync' restores it (or 'git checkout HEAD -- \(AtomicFile.splitPath(path).name)' in its folder)"
+        "\(path) is missing, but the last commit (\(commit)) holds the store: 'sync' writes it anew from there"
     case .storeDamaged(let path, let reason, let commit):
       return
         "\(path) does not load (\(reason)), but the last commit (\(commit)) holds the store: 'sync' restores it"

@@ -55,7 +55,8 @@ struct TreeReader {
     var reading = TreeReading()
     let top = try listing(commit.hex + ":" + layout.prefix)
     var categoryFolders: [(folder: String, name: Name)] = []
-    for entry in top {
+    // Dot files are git's or a tool's (`.gitattributes`, `.github`): never documents.
+    for entry in top where !entry.name.hasPrefix(".") {
       let path = layout.prefix + entry.name
       guard entry.isFolder else {
         if let blob = entry.blob { reading.files[path] = blob }
@@ -108,7 +109,7 @@ struct TreeReader {
     let entries = try listing(commit.hex + ":" + folder)
     var candidates: [(path: String, name: Name, blob: GitBlobID)] = []
     var names = Set<NameKey>()
-    for entry in entries where entry.name != CategoryFile.fileName {
+    for entry in entries where !entry.name.hasPrefix(".") {
       let path = folder + "/" + entry.name
       guard let blob = entry.blob else {
         reading.warnings[path + "/"] = "a folder inside a category holds no documents"
@@ -167,11 +168,10 @@ struct TreeReader {
     var blob: GitBlobID?
   }
 
-  /// The entries of the tree `revision` (`COMMIT:path`); none when it names no tree.
+  /// The entries of the tree `revision` (`COMMIT:path`), which must exist: a listing that
+  /// fails is an error, never an empty folder (which a merge would take for deletions).
   func listing(_ revision: String) throws(SyncError) -> [Entry] {
-    let output = try git.run(
-      "read the repository", ["ls-tree", "-z", revision], accepting: [0, 128])
-    guard output.succeeded else { return [] }
+    let output = try git.run("read the repository", ["ls-tree", "-z", revision])
     var entries: [Entry] = []
     for record in output.output.split(separator: 0, omittingEmptySubsequences: true) {
       guard let tab = record.firstIndex(of: 0x09) else { continue }

@@ -8,8 +8,6 @@ import Testing
 /// sandbox's git with a bare remote on local disk.
 final class Machine {
   static let mergeDate = MergeDate(year: 2026, month: 5, day: 1)
-  /// The driver registered; these tests never let git run it, so it fails if git does.
-  static let driver = "/bin/false"
 
   let sandbox: GitSandbox
   let name: String
@@ -61,8 +59,7 @@ final class Machine {
   /// Sets the store's folder up to sync with `remote`.
   @discardableResult
   func setUp(remote: String) throws -> StoreRepository {
-    try StoreRepository.setUp(
-      storePath: storePath, remote: remote, driverExecutable: Machine.driver, runner: runner)
+    try StoreRepository.setUp(storePath: storePath, remote: remote, runner: runner)
   }
 
   /// Syncs.
@@ -70,8 +67,7 @@ final class Machine {
   func sync(attempts: Int = 3) throws -> SyncReport {
     let repository = try #require(try repository())
     return try repository.sync(
-      SyncOptions(
-        driverExecutable: Machine.driver, mergeDate: Machine.mergeDate, maximumAttempts: attempts))
+      SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: attempts))
   }
 
   /// Every document of the store as `Category/Name` → content.
@@ -99,14 +95,78 @@ final class Machine {
     try sandbox.text(arguments, in: folder)
   }
 
-  /// `git status --porcelain`: empty when the work tree and index match HEAD.
-  func status() throws -> String {
-    try gitText(["status", "--porcelain"])
+  /// Whether HEAD's tree holds exactly the store: every category and document, contents
+  /// and names, as the store file has them.
+  func headHoldsTheStore() throws -> Bool {
+    let repository = try #require(try repository())
+    guard let head = try repository.git.commit("HEAD") else { return try contents().isEmpty }
+    var committed: [String: String] = [:]
+    for category in try repository.wholeTree(of: head, progress: nil).snapshot.categories {
+      committed[category.name.text + "/"] = ""
+      for document in category.documents {
+        committed[category.name.text + "/" + document.name.text] = document.content
+      }
+    }
+    return try committed == contents()
+  }
+
+  /// The paths of HEAD's tree, sorted.
+  func trackedPaths() throws -> [String] {
+    try gitText(["ls-tree", "-r", "--name-only", "HEAD"]).split(separator: "\n").map(String.init)
   }
 
   /// The subjects of the branch's commits, newest first.
   func subjects() throws -> [String] {
     try gitText(["log", "--format=%s"]).split(separator: "\n").map(String.init)
+  }
+}
+
+/// A clone of a remote in a work tree of its own, where files are edited as a person would
+/// with any tool, committed and pushed with plain git.
+struct Clone {
+  let sandbox: GitSandbox
+  let folder: String
+
+  /// Clones `remote` into the sandbox's folder `name`.
+  init(of remote: String, named name: String, in sandbox: GitSandbox) throws {
+    self.sandbox = sandbox
+    folder = sandbox.folder.path(name)
+    try sandbox.text(["clone", "--quiet", remote, folder], in: sandbox.folder.path)
+  }
+
+  /// The file at `path` (`Work/Plan`), as bytes; `nil` when there is none.
+  func bytes(_ path: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: folder + "/" + path).map(Array.init)
+  }
+
+  /// Writes the file at `path`, making its folder.
+  func write(_ path: String, _ bytes: [UInt8]) throws {
+    let url = URL(fileURLWithPath: folder + "/" + path)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(bytes).write(to: url)
+  }
+
+  /// Writes the file at `path` holding `text`.
+  func write(_ path: String, _ text: String) throws { try write(path, Array(text.utf8)) }
+
+  /// Runs git in the clone; the test fails when git does.
+  @discardableResult
+  func git(_ arguments: [String]) throws -> String { try sandbox.text(arguments, in: folder) }
+
+  /// Commits everything with `message` and pushes.
+  func commitAndPush(_ message: String) throws {
+    try git(["add", "-A"])
+    try git(["commit", "--quiet", "-m", message])
+    try git(["push", "--quiet", "origin", "HEAD"])
+  }
+
+  /// Pulls what the remote has now.
+  func pull() throws { try git(["pull", "--quiet", "--ff-only"]) }
+
+  /// The files of the work tree (git's own folder left out), sorted.
+  func files() throws -> [String] {
+    try git(["ls-files"]).split(separator: "\n").map(String.init)
   }
 }
 

@@ -77,7 +77,7 @@ import Testing
   }
 
   @Test func gitSpeaksEnglishWhateverLanguageTheUserChose() throws {
-    let german = ["LANGUAGE": "de", "LANG": "de_DE.UTF-8", "LC_MESSAGES": "de_DE.UTF-8"]
+    let german = ["LANGUAGE": "de", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]
     // The translations are installed here: plain git, asked the same, answers in German.
     let plain = Process()
     plain.executableURL = URL(fileURLWithPath: "/usr/bin/env")

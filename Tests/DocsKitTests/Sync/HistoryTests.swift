@@ -138,15 +138,17 @@ import Testing
     #expect(versions.first?.commit == laptopCommit)
   }
 
-  @Test func commitsMadeWithoutDocshAreSearchedByGit() throws {
+  @Test func commitsMadeInACloneAreFoundByReadingTheFilesTheyChanged() throws {
     let context = try laptop.edit { try put("one\n", at: "Work", "Plan", in: $0) }
     let id = try document("Work", "Plan", in: context).id
-    // The store changed and committed by hand, without docsh's trailers.
-    let plain = try Context(store: JSONStore(path: laptop.storePath))
-    try plain.setContent("by hand\n", of: id)
-    try plain.save()
-    try laptop.git(["commit", "--quiet", "-am", "edited by hand"])
-    let byHand = try head()
+    try laptop.sync()
+    // The document edited in a clone, with plain git: no docsh trailers.
+    let clone = try Clone(of: remote, named: "clone", in: sandbox)
+    let file = try #require(clone.bytes("Work/Plan"))
+    try clone.write("Work/Plan", file + Array("by hand\n".utf8))
+    try clone.commitAndPush("edited by hand")
+    let byHand = CommitID(try clone.git(["rev-parse", "HEAD"]))
+    try laptop.sync()
     try context.reload()
     try context.renameDocument(id, to: "Renamed")
     try context.save()
@@ -154,8 +156,9 @@ import Testing
     #expect(versions.count == 3)
     #expect(versions[1].commit == byHand)
     #expect(versions[1].name == "Plan")
-    #expect(versions[1].size == 8)
+    #expect(versions[1].size == 12)
     #expect(versions[0].name == "Renamed")
+    #expect(try repository().document(id, at: byHand)?.content == "one\nby hand\n")
   }
 }
 

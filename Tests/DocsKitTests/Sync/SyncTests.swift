@@ -26,11 +26,12 @@ import Testing
   @Test func aSecondMachineWithoutNotesFetchesThem() throws {
     try startBoth()
     #expect(try desktop.contents() == laptop.contents())
-    #expect(try desktop.status() == "")
+    #expect(try desktop.headHoldsTheStore())
     #expect(try desktop.gitText(["rev-parse", "HEAD"]) == laptop.gitText(["rev-parse", "HEAD"]))
     #expect(try desktop.gitText(["config", "branch.main.merge"]) == "refs/heads/main")
-    // A plain git pull now knows where to pull from.
-    #expect(try desktop.git(["pull", "--ff-only", "--quiet"]).succeeded)
+    // A plain git fetch knows where the branch comes from.
+    #expect(try desktop.git(["fetch", "--quiet"]).succeeded)
+    #expect(try desktop.gitText(["rev-parse", "@{upstream}"]) == laptop.gitText(["rev-parse", "HEAD"]))
   }
 
   @Test func theFirstSyncOfAnEmptyMachineSaysItFetchedTheNotes() throws {
@@ -72,8 +73,8 @@ import Testing
     ]
     #expect(try laptop.contents() == expected)
     #expect(try desktop.contents() == expected)
-    #expect(try laptop.status() == "")
-    #expect(try desktop.status() == "")
+    #expect(try laptop.headHoldsTheStore())
+    #expect(try desktop.headHoldsTheStore())
     // The desktop's merge has both sides as parents.
     #expect(try desktop.gitText(["log", "-1", "--format=%p"]).split(separator: " ").count == 2)
   }
@@ -153,7 +154,7 @@ import Testing
     }
     #expect(try laptop.contents()["Work/Plan"] == "plan")
     #expect(try laptop.subjects() == ["2 new: Work/, Work/Plan"])
-    #expect(try laptop.status() == "")
+    #expect(try laptop.headHoldsTheStore())
   }
 
   @Test func aRemoteThatRefusesIsAnErrorAndTheNextSyncPushes() throws {
@@ -210,129 +211,10 @@ import Testing
         "push to origin: refused 1 times"))
     // Committed locally, nothing lost: the next sync merges and pushes.
     #expect(try racing.contents()["Work/Plan"] == "plan laptop\n")
-    #expect(try racing.status() == "")
+    #expect(try racing.headHoldsTheStore())
     try racing.sync()
     try desktop.sync()
     #expect(try desktop.contents() == racing.contents())
-  }
-
-  @Test func theRepositorysOtherFilesAreMergedByGitAndNeverTheStoreFile() throws {
-    try startBoth()
-    try Data("laptop readme\n".utf8).write(to: URL(fileURLWithPath: laptop.folder + "/README"))
-    try laptop.git(["add", "README"])
-    try laptop.git(["commit", "--quiet", "-m", "readme"])
-    try Data("desktop todo\n".utf8).write(to: URL(fileURLWithPath: desktop.folder + "/TODO"))
-    try desktop.git(["add", "TODO"])
-    try desktop.git(["commit", "--quiet", "-m", "todo"])
-    try laptop.edit { try put("plan laptop\n", at: "Work", "Plan", in: $0) }
-    try desktop.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
-    try laptop.sync()
-    let inode = try status(of: desktop.storePath).inode
-    try desktop.sync()
-    try laptop.sync()
-    for machine in [laptop, desktop] {
-      #expect(
-        FileManager.default.contents(atPath: machine.folder + "/README")
-          == Data("laptop readme\n".utf8))
-      #expect(
-        FileManager.default.contents(atPath: machine.folder + "/TODO")
-          == Data("desktop todo\n".utf8))
-      #expect(try machine.status() == "")
-    }
-    // The desktop's store was replaced by docsh's atomic save (a new file), once.
-    #expect(try status(of: desktop.storePath).inode != inode)
-  }
-
-  @Test func otherFilesThatConflictStopTheMergeBeforeTheStoreIsTouched() throws {
-    try startBoth()
-    for (machine, text) in [(laptop, "laptop\n"), (desktop, "desktop\n")] {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: machine.folder + "/README"))
-      try machine.git(["add", "README"])
-      try machine.git(["commit", "--quiet", "-m", "readme"])
-    }
-    try laptop.sync()
-    try desktop.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
-    let before = try bytes(at: desktop.storePath)
-    let head = try desktop.gitText(["rev-parse", "HEAD"])
-    #expect(throws: SyncError.otherFilesConflict(["README"])) { try desktop.sync() }
-    #expect(try bytes(at: desktop.storePath) == before)
-    #expect(try desktop.gitText(["rev-parse", "HEAD"]) == head)
-    #expect(try desktop.status() == "")
-  }
-
-  @Test func localChangesToOtherFilesInTheWayStopTheMerge() throws {
-    try startBoth()
-    try Data("v1\n".utf8).write(to: URL(fileURLWithPath: laptop.folder + "/README"))
-    try laptop.git(["add", "README"])
-    try laptop.git(["commit", "--quiet", "-m", "readme"])
-    try laptop.sync()
-    try desktop.sync()
-    try Data("v2\n".utf8).write(to: URL(fileURLWithPath: laptop.folder + "/README"))
-    try laptop.git(["commit", "--quiet", "-am", "readme 2"])
-    try laptop.sync()
-    try Data("my local edit\n".utf8).write(to: URL(fileURLWithPath: desktop.folder + "/README"))
-    try desktop.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
-    let before = try bytes(at: desktop.storePath)
-    #expect(throws: SyncError.localChangesInTheWay(["README"])) { try desktop.sync() }
-    #expect(try bytes(at: desktop.storePath) == before)
-  }
-
-  @Test func aMergeLeftHalfDoneIsAbortedAndTheSyncCarriesOn() throws {
-    try startBoth()
-    try Data("base\n".utf8).write(to: URL(fileURLWithPath: laptop.folder + "/README"))
-    try laptop.git(["add", "README"])
-    try laptop.git(["commit", "--quiet", "-m", "readme"])
-    try laptop.sync()
-    try desktop.sync()
-    for (machine, text) in [(laptop, "laptop\n"), (desktop, "desktop\n")] {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: machine.folder + "/README"))
-      try machine.git(["commit", "--quiet", "-am", "readme " + text])
-    }
-    try laptop.edit { try put("plan laptop\n", at: "Work", "Plan", in: $0) }
-    try laptop.sync()
-    try desktop.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
-    // The user pulls by hand: README conflicts, and the driver (which fails here) leaves
-    // the store conflicted too.
-    try desktop.git(["fetch", "--quiet", "origin"])
-    #expect(try !desktop.git(["merge", "origin/main"]).succeeded)
-    #expect(FileManager.default.fileExists(atPath: desktop.folder + "/.git/MERGE_HEAD"))
-    try Data("desktop\n".utf8).write(to: URL(fileURLWithPath: desktop.folder + "/README"))
-
-    #expect(throws: SyncError.otherFilesConflict(["README"])) { try desktop.sync() }
-    #expect(!FileManager.default.fileExists(atPath: desktop.folder + "/.git/MERGE_HEAD"))
-    #expect(try desktop.contents()["Home/List"] == "list desktop\n")
-    // The user settles README by taking the laptop's; the next sync goes through.
-    try desktop.git(["checkout", "origin/main", "--", "README"])
-    try desktop.git(["commit", "--quiet", "-m", "take the laptop's README"])
-    let report = try desktop.sync()
-    #expect(report.conflicts.isEmpty)
-    #expect(try desktop.contents()["Work/Plan"] == "plan laptop\n")
-    #expect(try desktop.contents()["Home/List"] == "list desktop\n")
-    #expect(try desktop.status() == "")
-  }
-
-  @Test func aMergeLeftWithConflictMarkersInTheStoreIsAbortedAndTheStoreRestored() throws {
-    try startBoth()
-    try laptop.edit { try put("plan laptop\n", at: "Work", "Plan", in: $0) }
-    try laptop.sync()
-    try desktop.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
-    try desktop.git(["fetch", "--quiet", "origin"])
-    // A text merge, as a clone without the driver would do: markers in the store.
-    #expect(
-      try !desktop.git([
-        "-c", "merge.docsh.driver=printf '<<<<<<< ours\\n' >> %A; false", "merge", "origin/main",
-      ]).succeeded)
-    #expect(try StoreSnapshot.hasConflictMarkers(bytes(at: desktop.storePath)))
-    let report = try desktop.sync()
-    #expect(report.notes.contains(.abortedMerge))
-    #expect(
-      report.notes.contains { if case .restoredStore = $0 { return true } else { return false } })
-    try laptop.sync()
-    for machine in [laptop, desktop] {
-      #expect(try machine.contents()["Work/Plan"] == "plan laptop\n")
-      #expect(try machine.contents()["Home/List"] == "list desktop\n")
-    }
-    #expect(try desktop.status() == "")
   }
 
   @Test func aStaleIndexLockIsRemovedButAHeldOneIsNot() throws {
@@ -350,27 +232,6 @@ import Testing
     #expect(report.outgoing == 1)
   }
 
-  @Test func theTemporaryFilesOfAKilledMergeDriverAreRemovedWhenStale() throws {
-    try startBoth()
-    // What a git killed while it ran a merge driver leaves at the work tree's top.
-    let stale = desktop.folder + "/.merge_file_a1B2c3"
-    let fresh = desktop.folder + "/.merge_file_d4E5f6"
-    for path in [stale, fresh] {
-      #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
-    }
-    try FileManager.default.setAttributes(
-      [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: stale)
-    // Dated a minute ahead: still young when the sync looks at it, however slow the machine
-    // (made now, it would pass the two seconds of a stale lock on a loaded one).
-    try FileManager.default.setAttributes(
-      [.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: fresh)
-    let report = try desktop.sync()
-    #expect(report.notes == [.removedStaleLock(stale)])
-    #expect(!FileManager.default.fileExists(atPath: stale))
-    // One that may still be in use stays.
-    #expect(FileManager.default.fileExists(atPath: fresh))
-  }
-
   @Test func aMissingStoreIsRestoredBySyncFromTheLastCommit() throws {
     try startBoth()
     let expected = try desktop.contents()
@@ -379,7 +240,7 @@ import Testing
     let report = try desktop.sync()
     #expect(report.notes == [.restoredStore(fromCommit: head)])
     #expect(try desktop.contents() == expected)
-    #expect(try desktop.status() == "")
+    #expect(try desktop.headHoldsTheStore())
   }
 
   @Test func aDamagedStoreIsRestoredAndKeptAsTheBackup() throws {
@@ -407,9 +268,9 @@ import Testing
       store: JSONStore(path: concurrent), makeID: SequentialIDs(after: 9_000_000).make)
     try put("saved meanwhile\n", at: "Home", "Meanwhile", in: other)
     try other.save()
-    // It lands just before the sync checks the other files, after it read the store.
+    // It lands just before the sync writes the merge's commit, after it read the commits.
     faults.arm(
-      .command("read-tree", occurrence: 2),
+      .command("fast-import", occurrence: 1),
       .runFirst(
         arguments: ["-c", "alias.swap=!cp '\(concurrent)' store.json", "swap"],
         folder: racing.folder))
@@ -420,30 +281,7 @@ import Testing
     #expect(contents["Home/Meanwhile"] == "saved meanwhile\n")
     #expect(contents["Home/List"] == "list desktop\n")
     #expect(contents["Work/Plan"] == "plan laptop\n")
-    #expect(try racing.status() == "")
-  }
-
-  @Test func aStoreInASubfolderOfAnotherRepositoryIsSyncedThere() throws {
-    let dotfiles = sandbox.folder.path("dotfiles")
-    let machine = try Machine("dotfiles", in: sandbox, number: 3)
-    try Data("alias ll='ls -l'\n".utf8).write(to: URL(fileURLWithPath: dotfiles + "/bashrc"))
-    try sandbox.git(["init", "--quiet"], in: dotfiles)
-    try sandbox.git(["add", "bashrc"], in: dotfiles)
-    try sandbox.git(["commit", "--quiet", "-m", "bashrc"], in: dotfiles)
-    try machine.edit { try put("plan", at: "Work", "Plan", in: $0) }
-    let repository = try machine.setUp(remote: remote)
-    #expect(repository.topLevel == URL(fileURLWithPath: dotfiles).resolvingSymlinksInPath().path)
-    try machine.sync()
-    #expect(
-      try sandbox.text(["ls-files"], in: dotfiles)
-        == "bashrc\nnotes/.gitattributes\nnotes/.gitignore\nnotes/store.json")
-    #expect(
-      try sandbox.text(["check-attr", "merge", "--", "notes/store.json"], in: dotfiles)
-        == "notes/store.json: merge: docsh")
-    let context = try machine.edit { try put("plan 2", at: "Work", "Plan", in: $0) }
-    let versions = try repository.history(ofDocument: try document("Work", "Plan", in: context).id)
-    #expect(versions.map(\.size) == [6, 4])
-    #expect(try sandbox.text(["status", "--porcelain"], in: dotfiles) == "")
+    #expect(try racing.headHoldsTheStore())
   }
 
   @Test func aSyncWithoutSetUpOrRemoteSaysWhatToDo() throws {
@@ -451,11 +289,11 @@ import Testing
     try laptop.git(["init", "--quiet"])
     let repository = try #require(try laptop.repository())
     #expect(throws: SyncError.notSetUp(folder: laptop.folder)) {
-      try repository.sync(SyncOptions(driverExecutable: Machine.driver))
+      try repository.sync(SyncOptions())
     }
-    try repository.registerMergeDriver(executable: Machine.driver)
+    try repository.configureLayout()
     #expect(throws: SyncError.noRemote(folder: laptop.folder)) {
-      try repository.sync(SyncOptions(driverExecutable: Machine.driver))
+      try repository.sync(SyncOptions())
     }
   }
 }
