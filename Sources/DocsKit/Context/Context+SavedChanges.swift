@@ -63,7 +63,7 @@ extension Context {
           SavedChanges.Place(category: $0, name: record.document.name)
         }
         let after = try savedDocument(id)
-        if after == nil || !isUnchanged(id, since: before) {
+        if saved.changed.contains(id) {
           documents.append(.init(id: id, before: place, after: after))
         }
       case .absent:
@@ -96,6 +96,8 @@ struct LastSave: Sendable {
   var generationBefore: Int
   /// The state at the save before of every object the save wrote.
   var baseline: [ObjectID: Baseline]
+  /// Those of them that differ from that state (not changed back).
+  var changed: Set<ObjectID>
   /// The context's edit count just after the save: any later change makes it stale.
   var editCount: Int
 }

@@ -63,6 +63,10 @@ extension Context {
       return nil
     }
     try loadContentsOfUndoHistory(except: currentFaults)
+    // Which touched objects differ from the save before, asked while the baseline's faults
+    // still point into the file they were read from.
+    let changedBeforeSaving = Set(
+      baseline.compactMap { id, saved in isUnchanged(id, since: saved) ? nil : id })
     let receipt: SaveReceipt
     do {
       receipt = try store.save(graphToSave())
@@ -86,7 +90,9 @@ extension Context {
       }
       return record
     }
-    lastSave = LastSave(generationBefore: generation, baseline: baseline, editCount: editCount + 1)
+    lastSave = LastSave(
+      generationBefore: generation, baseline: baseline, changed: changedBeforeSaving,
+      editCount: editCount + 1)
     baseline = [:]
     generation = receipt.generation
     editCount += 1

@@ -17,10 +17,8 @@ struct FastImportCommit {
   /// The ref fast-import writes (a ref of docsh's own; HEAD's branch then moves with
   /// `update-ref`, only from the commit it was at).
   var ref: String
-  /// `Name <email>` of the author and committer.
-  var identity: String
-  /// When, in seconds since 1970 (UTC).
-  var date: Int64
+  /// `Name <email> SECONDS ZONE` of the author and committer, as `git var` gives it.
+  var committer: String
   var message: String
   /// The first parent, whose tree the changes apply to; `nil` for a first commit.
   var parent: CommitID?
@@ -40,8 +38,8 @@ struct FastImportCommit {
     line("feature done")
     line("commit " + ref)
     line("mark :1")
-    line("author \(identity) \(date) +0000")
-    line("committer \(identity) \(date) +0000")
+    line("author " + committer)
+    line("committer " + committer)
     data(Array(message.utf8))
     if let parent { line("from " + parent.hex) }
     for merged in mergedParents { line("merge " + merged.hex) }

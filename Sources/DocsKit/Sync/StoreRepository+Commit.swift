@@ -61,8 +61,7 @@ extension StoreRepository {
     saved: SavedChanges? = nil, progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> CommitID? {
     try withRepositoryLock { () throws(SyncError) -> CommitID? in
-      let before = try git.commit("HEAD")
-      let after = try commitLocked(saved: saved, progress: progress)
+      let (before, after) = try commitHoldingLock(saved: saved, progress: progress)
       return after == before ? nil : after
     }
   }
@@ -74,16 +73,28 @@ extension StoreRepository {
     saved: SavedChanges? = nil, messagePrefix: String = "",
     progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> CommitID? {
+    try commitHoldingLock(saved: saved, messagePrefix: messagePrefix, progress: progress).after
+  }
+
+  /// HEAD before and after committing the store; the repository lock is held. What was
+  /// committed last (``CommittedState``) tells when the store is committed already, and when
+  /// `saved` describes what changed since.
+  private func commitHoldingLock(
+    saved: SavedChanges?, messagePrefix: String = "", progress: (any ProgressObserver)?
+  ) throws(SyncError) -> (before: CommitID?, after: CommitID?) {
     try finishInterruptedMove()
     let head = try git.commit("HEAD")
-    if let saved, let head, committedState() == CommittedState(head: head, generation: saved.generationBefore),
-      try storeFileGeneration() == saved.generation
-    {
-      return try commitChanges(saved, onto: head, messagePrefix: messagePrefix)
+    if let head, let state = committedState(), state.head == head {
+      let generation = try storeFileGeneration()
+      if let saved, state.generation == saved.generationBefore, generation == saved.generation {
+        return (head, try commitChanges(saved, onto: head, messagePrefix: messagePrefix))
+      }
+      if saved == nil, let generation, state.generation == generation { return (head, head) }
     }
-    return try withStoreLock { () throws(SyncError) -> CommitID? in
+    let after = try withStoreLock { () throws(SyncError) -> CommitID? in
       try commitWholeStore(onto: head, messagePrefix: messagePrefix, progress: progress)
     }
+    return (head, after)
   }
 
   /// Commits the changes of one save onto `head`, whose tree is the store that save replaced.
@@ -110,8 +121,8 @@ extension StoreRepository {
     message: String
   ) throws(SyncError) -> CommitID {
     let commit = FastImportCommit(
-      ref: StoreRepository.buildRef, identity: try identityLine(), date: Timestamp.now().secondsSince1970,
-      message: message, parent: parent, mergedParents: mergedParents, changes: changes)
+      ref: StoreRepository.buildRef, committer: try committerLine(), message: message,
+      parent: parent, mergedParents: mergedParents, changes: changes)
     let output = try git.run(
       "commit the store", ["fast-import", "--quiet", "--force", "--done"], input: commit.stream())
     guard let line = output.lines.last, line.count >= 40 else {
@@ -270,26 +281,31 @@ extension StoreRepository {
       ["update-ref", "-m", "docsh: " + reason, "HEAD", new.hex, old?.hex ?? ""])
   }
 
-  /// `Name <email>` for commits: the configured identity, with `docsh` and
-  /// `docsh@HOST` for what git has no value of; found once.
-  func identityLine() throws(SyncError) -> String {
-    if let identity { return identity }
-    let output = try git.run(
-      "read the identity", ["config", "--get-regexp", "^user\\.(name|email)$"],
-      accepting: [0, 1])
-    var name = "docsh"
-    var email = "docsh@" + StoreRepository.hostName()
-    for line in output.lines {
-      let fields = line.split(separator: " ", maxSplits: 1)
-      guard fields.count == 2 else { continue }
-      if fields[0] == "user.name" { name = String(fields[1]) }
-      if fields[0] == "user.email" { email = String(fields[1]) }
+  /// `Name <email> SECONDS ZONE` for a commit now, as git gives it (honouring the
+  /// configuration and `GIT_COMMITTER_DATE`); where git has no identity configured,
+  /// `docsh` and `docsh@HOST` for what is missing, supplied for the one command without
+  /// writing any config (found once).
+  func committerLine() throws(SyncError) -> String {
+    let asked = ["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]
+    if identity == nil {
+      let output = try git.run("read the identity", asked, accepting: [0, 128])
+      if output.succeeded, let line = output.lines.first {
+        identity = ""
+        return String(line)
+      }
+      let configured = try git.run(
+        "read the identity", ["config", "--get-regexp", "^user\\.(name|email)$"],
+        accepting: [0, 1])
+      let keys = Set(configured.lines.compactMap { $0.split(separator: " ").first.map(String.init) })
+      var missing: [String] = []
+      if !keys.contains("user.name") { missing += ["-c", "user.name=docsh"] }
+      if !keys.contains("user.email") {
+        missing += ["-c", "user.email=docsh@" + StoreRepository.hostName()]
+      }
+      identity = missing.joined(separator: "\u{0}")
     }
-    let line =
-      name.filter { $0 != "<" && $0 != ">" && $0 != "\n" } + " <"
-      + email.filter { $0 != "<" && $0 != ">" && $0 != "\n" } + ">"
-    identity = line
-    return line
+    let missing = (identity ?? "").split(separator: "\u{0}").map(String.init)
+    return try git.text("read the identity", missing + asked)
   }
 
   /// The machine's host name (`localhost` when it has none).

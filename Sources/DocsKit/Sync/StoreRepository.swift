@@ -31,7 +31,8 @@ public final class StoreRepository {
   let prefix: String
   let git: Git
   let fileSystem: any FileSystem
-  /// `Name <email>` of commits, found once.
+  /// The `-c user.…` arguments commits need where git has no identity configured (joined
+  /// by NUL; empty when it has one), found once.
   var identity: String?
   /// Whether git has no work tree here (the layout of one file per document).
   let isBare: Bool

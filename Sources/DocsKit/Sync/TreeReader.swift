@@ -53,7 +53,10 @@ struct TreeReader {
     -> TreeReading
   {
     var reading = TreeReading()
-    let top = try listing(commit.hex + ":" + layout.prefix)
+    // Paths are looked up in the commit's tree, not through the commit: git would read the
+    // commit object, message and all, for every lookup.
+    let root = try git.text("read the repository", ["rev-parse", commit.hex + "^{tree}"])
+    let top = try listing(root + ":" + layout.prefix)
     var categoryFolders: [(folder: String, name: Name)] = []
     // Dot files are git's or a tool's (`.gitattributes`, `.github`): never documents.
     for entry in top where !entry.name.hasPrefix(".") {
@@ -71,7 +74,7 @@ struct TreeReader {
     }
     // Every record, through one process.
     let records = try git.blobs(
-      categoryFolders.map { commit.hex + ":" + $0.folder + "/" + CategoryFile.fileName },
+      categoryFolders.map { root + ":" + $0.folder + "/" + CategoryFile.fileName },
       step: "read the repository")
     var categories: [SnapshotCategory] = []
     var keys = Set<NameKey>()
@@ -93,8 +96,7 @@ struct TreeReader {
       reading.folders[id] = folder
       var category = SnapshotCategory(id: id, name: name, documents: [])
       if wanted.contains(folder) {
-        category.documents = try documents(
-          in: folder, of: commit, date: date, into: &reading)
+        category.documents = try documents(in: folder, of: root, date: date, into: &reading)
       }
       categories.append(category)
     }
@@ -102,11 +104,11 @@ struct TreeReader {
     return reading
   }
 
-  /// The documents of the category folder `folder` at `commit`, recording its files.
+  /// The documents of the category folder `folder` of the tree `root`, recording its files.
   private func documents(
-    in folder: String, of commit: CommitID, date: Timestamp, into reading: inout TreeReading
+    in folder: String, of root: String, date: Timestamp, into reading: inout TreeReading
   ) throws(SyncError) -> [SnapshotDocument] {
-    let entries = try listing(commit.hex + ":" + folder)
+    let entries = try listing(root + ":" + folder)
     var candidates: [(path: String, name: Name, blob: GitBlobID)] = []
     var names = Set<NameKey>()
     for entry in entries where !entry.name.hasPrefix(".") {

@@ -25,36 +25,119 @@ import Testing
 
   // MARK: - The first time
 
-  @Test func theFirstSyncMakesTheFolderARepositoryThatPlainGitCanUse() throws {
-    let output = try laptop.succeed("mkdir Work; new Work/Plan Ship it; sync '\(remote)'")
-    #expect(output == "Synced: 0 changes in, 2 out.\n")
+  @Test func theFirstSyncMakesTheFolderARepositoryWhoseCloneIsAFolderOfNotes() throws {
+    let output = try laptop.succeed(
+      "mkdir Work Empty; new Work/Plan Ship it; new 'Work/Q: why?' because; sync '\(remote)'")
+    #expect(output == "Synced: 0 changes in, 4 out.\n")
     #expect(FileManager.default.fileExists(atPath: laptop.folder + "/.git"))
-    // The driver is this binary, by its absolute path, in the repository's own config.
-    let binary = DocshProcess.executable.resolvingSymlinksInPath().path
-    #expect(
-      try laptop.gitText(["config", "--local", "merge.docsh.driver"])
-        == "'\(binary)' --merge-file %O %A %B %P")
-    #expect(
-      try laptop.gitText(["check-attr", "merge", "--", "store.json"])
-        == "store.json: merge: docsh")
-    #expect(try laptop.gitText(["ls-files"]) == ".gitattributes\n.gitignore\nstore.json")
-    // The lock, the backup, a save's temporary files and recovery journals are ignored.
-    #expect(
-      try laptop.gitText([
-        "check-ignore", "--no-index", "store.json.lock", "store.json.bak", ".store.json.Xq1w2e",
-        "store.json.unsaved-4242", "store.json.recovered-2026-12-01T1849",
-      ])
-        == "store.json.lock\nstore.json.bak\n.store.json.Xq1w2e\nstore.json.unsaved-4242\n"
-        + "store.json.recovered-2026-12-01T1849")
+    // Nothing in the repository's config names a program: docsh moved elsewhere, or another
+    // docsh, finds the repository working.
+    let config = try laptop.gitText(["config", "--local", "--list"])
+    #expect(!config.contains("--merge-file") && !config.contains("merge.docsh"))
+    #expect(!config.contains(DocshProcess.executable.resolvingSymlinksInPath().path))
+    #expect(try laptop.gitText(["config", "--local", "docsh.layout"]) == "files")
     #expect(try laptop.gitText(["remote", "get-url", "origin"]) == remote)
-    #expect(try laptop.gitText(["config", "branch.main.remote"]) == "origin")
     #expect(try laptop.gitText(["config", "branch.main.merge"]) == "refs/heads/main")
-    #expect(try laptop.workTreeStatus() == "")
+    // Stock git in the store's folder: the log names the documents' files; there is no work
+    // tree, so nothing shows as deleted.
+    let stat = try laptop.gitText(["log", "--stat", "--format=%s"])
+    #expect(stat.contains("Work/Plan") && stat.contains("Work/Q%3A why%3F"))
+    #expect(!(try laptop.git(["status"]).text.contains("deleted")))
+    #expect(try laptop.headHoldsTheStore())
+    // A clone of the remote is a folder per category, a file per document.
+    let clone = sandbox.folder.path("clone")
+    try sandbox.text(["clone", "--quiet", remote, clone], in: sandbox.folder.path)
     #expect(
-      try sandbox.text(["log", "--format=%s", "main"], in: remote) == "2 new: Work/, Work/Plan")
-    // A plain git pull knows where to pull from.
-    let pull = try laptop.git(["pull"])
-    #expect(pull.succeeded, "\(pull.lastErrorLine)")
+      try sandbox.text(["ls-files"], in: clone)
+        == "Empty/.docsh-category\nWork/.docsh-category\nWork/Plan\nWork/Q%3A why%3F")
+    let plan = try String(contentsOfFile: clone + "/Work/Plan", encoding: .utf8)
+    #expect(plan.hasPrefix("---\nid: ") && plan.hasSuffix("\n---\nShip it"))
+  }
+
+  @Test func editsAdditionsDeletionsAndRenamesMadeInACloneComeIn() throws {
+    try startBoth()
+    let clone = sandbox.folder.path("clone")
+    try sandbox.text(["clone", "--quiet", remote, clone], in: sandbox.folder.path)
+    func write(_ path: String, _ text: String) throws {
+      let url = URL(fileURLWithPath: clone + "/" + path)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url)
+    }
+    let planID = try laptop.succeed("info Work/Plan").split(separator: "\n")
+      .first { $0.hasPrefix("id") }
+    let plan = try String(contentsOfFile: clone + "/Work/Plan", encoding: .utf8)
+    try write("Work/Plan", plan + "\nedited in an editor")
+    try write("Work/Fresh", "written with another tool\n")
+    try write("Garden/Seeds", "tomatoes\n")
+    for arguments in [
+      ["mv", "Home/List", "Home/Groceries"], ["add", "-A"],
+      ["commit", "--quiet", "-m", "by hand"], ["push", "--quiet", "origin", "HEAD"],
+    ] {
+      try sandbox.text(arguments, in: clone)
+    }
+    try sandbox.text(["rm", "--quiet", "Work/Fresh"], in: clone)
+    try sandbox.text(["commit", "--quiet", "-m", "not that one"], in: clone)
+    try write("Work/Kept", "kept\n")
+    try sandbox.text(["add", "-A"], in: clone)
+    try sandbox.text(["commit", "--quiet", "-m", "this one"], in: clone)
+    try sandbox.text(["push", "--quiet", "origin", "HEAD"], in: clone)
+
+    let result = try laptop.run("sync")
+    #expect(result.status == 0)
+    #expect(result.errors == "")
+    #expect(
+      try laptop.contents() == [
+        "Work/": "", "Home/": "", "Garden/": "", "Work/Plan": "plan 0\nedited in an editor",
+        "Work/Kept": "kept\n", "Home/Groceries": "list 0", "Garden/Seeds": "tomatoes\n",
+      ])
+    // The edited file kept its document: the same id, and its history.
+    #expect(
+      try laptop.succeed("info Work/Plan").split(separator: "\n").first { $0.hasPrefix("id") }
+        == planID)
+    #expect(try laptop.succeed("log Work/Plan").split(separator: "\n").count == 2)
+    #expect(try laptop.headHoldsTheStore())
+    try desktop.sync()
+    #expect(try desktop.contents() == laptop.contents())
+  }
+
+  @Test func filesInACloneThatCannotBeDocumentsAreWarnedAboutOnceAndKept() throws {
+    try startBoth()
+    let clone = sandbox.folder.path("clone")
+    try sandbox.text(["clone", "--quiet", remote, clone], in: sandbox.folder.path)
+    try FileManager.default.createDirectory(
+      atPath: clone + "/Work/Sub", withIntermediateDirectories: true)
+    try Data("top\n".utf8).write(to: URL(fileURLWithPath: clone + "/README.md"))
+    try Data("deep\n".utf8).write(to: URL(fileURLWithPath: clone + "/Work/Sub/Note"))
+    try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: clone + "/Work/Binary"))
+    try Data("---\nid: not-an-id\n---\nx".utf8).write(
+      to: URL(fileURLWithPath: clone + "/Work/Header"))
+    try Data("ok\n".utf8).write(to: URL(fileURLWithPath: clone + "/Work/Good"))
+    try sandbox.text(["add", "-A"], in: clone)
+    try sandbox.text(["commit", "--quiet", "-m", "odd files"], in: clone)
+    try sandbox.text(["push", "--quiet", "origin", "HEAD"], in: clone)
+
+    let result = try laptop.run("sync")
+    #expect(result.status == 0)
+    let warnings = result.errors.split(separator: "\n").map(String.init)
+    #expect(warnings.count == 4, "\(warnings)")
+    for path in ["README.md", "Work/Sub/", "Work/Binary", "Work/Header"] {
+      #expect(
+        warnings.contains {
+          $0.hasPrefix("docsh: warning: \(path)") && $0.hasSuffix("left in the repository as it is")
+        }, "\(path): \(warnings)")
+    }
+    #expect(try laptop.contents()["Work/Good"] == "ok\n")
+    // Nothing is lost on either side: the files stay in the repository, the next sync is
+    // quiet about them.
+    try laptop.succeed("write Work/Plan plan 1")
+    let again = try laptop.run("sync")
+    #expect(again.errors == "")
+    try sandbox.text(["pull", "--quiet", "--ff-only"], in: clone)
+    for path in ["README.md", "Work/Sub/Note", "Work/Binary", "Work/Header"] {
+      #expect(FileManager.default.fileExists(atPath: clone + "/" + path), "\(path)")
+    }
+    #expect(try String(contentsOfFile: clone + "/Work/Plan", encoding: .utf8).hasSuffix("plan 1"))
   }
 
   @Test(arguments: [false, true])
@@ -69,7 +152,7 @@ import Testing
         == "Synced: 2 changes in, 0 out.\nnote: fetched the notes of the remote\n")
     #expect(try desktop.contents() == ["Work/": "", "Work/Plan": "plan"])
     #expect(try desktop.gitText(["rev-parse", "HEAD"]) == laptop.gitText(["rev-parse", "HEAD"]))
-    #expect(try desktop.workTreeStatus() == "")
+    #expect(try desktop.headHoldsTheStore())
     #expect(try desktop.succeed("cat Work/Plan") == "plan")
   }
 
@@ -80,12 +163,13 @@ import Testing
     #expect(
       try desktop.sync(remote)
         == """
-        Synced: 2 changes in, 7 out.
+        Synced: 2 changes in, 5 out.
         conflict: Work/Plan: created on both sides; the other side's is Work/Plan (conflict DATE)
 
         """)
     // Counted by object: the two Work categories became the desktop's one, so from the
     // laptop's side its Work/ went, the desktop's came, and its documents moved into it.
+    // Out, by file of the remote's tree: two records, Home/Desk, Plan and its copy.
     #expect(try laptop.sync() == "Synced: 7 changes in, 0 out.\n")
     let expected = [
       "Work/": "", "Home/": "", "Work/Plan": "desktop plan",
@@ -111,8 +195,8 @@ import Testing
     ]
     #expect(try laptop.contents() == expected)
     #expect(try desktop.contents() == expected)
-    #expect(try laptop.workTreeStatus() == "")
-    #expect(try desktop.workTreeStatus() == "")
+    #expect(try laptop.headHoldsTheStore())
+    #expect(try desktop.headHoldsTheStore())
   }
 
   @Test func conflictingEditsKeepBothVersionsAndSettleAfterOneMoreSync() throws {
@@ -139,33 +223,6 @@ import Testing
     #expect(try laptop.sync() == "Synced: 0 changes in, 0 out.\n")
   }
 
-  @Test func aPlainGitPullMergesByMeaning() throws {
-    try startBoth()
-    try laptop.succeed("write Work/Plan plan laptop; new Work/Ideas laptop ideas")
-    try desktop.succeed("write Work/Plan plan desktop; write Home/List list desktop")
-    try desktop.sync()
-    // The user pulls with git itself: git runs docsh as the store's merge driver.
-    let pull = try laptop.git(["pull", "--no-edit"])
-    #expect(pull.succeeded, "git pull: \(pull.lastErrorLine)")
-    #expect(
-      SyncMachine.withoutDates(String(decoding: pull.errorOutput, as: UTF8.self)).contains(
-        "docsh: conflict: Work/Plan: content changed on both sides; the other side's version is Work/Plan (conflict DATE)"
-      ))
-    #expect(try laptop.gitText(["log", "-1", "--format=%p"]).split(separator: " ").count == 2)
-    #expect(try laptop.workTreeStatus() == "")
-    let expected = [
-      "Work/": "", "Home/": "", "Work/Plan": "plan laptop",
-      "Work/Plan (conflict DATE)": "plan desktop", "Work/Ideas": "laptop ideas",
-      "Home/List": "list desktop",
-    ]
-    #expect(try laptop.contents() == expected)
-    #expect(try laptop.succeed("cat Work/Ideas") == "laptop ideas")
-    // sync carries git's merge to the other machine.
-    #expect(try laptop.sync() == "Synced: 0 changes in, 3 out.\n")
-    try desktop.sync()
-    #expect(try desktop.contents() == expected)
-  }
-
   // MARK: - Saving commits
 
   @Test func onceSetUpEverySaveCommitsSayingWhatChanged() throws {
@@ -176,7 +233,7 @@ import Testing
       try laptop.subjects().prefix(3) == [
         "1 deleted: Home/List", "1 changed: Home/Notes", "1 new, 1 changed: Work/Plan, Work/Notes",
       ])
-    #expect(try laptop.workTreeStatus() == "")
+    #expect(try laptop.headHoldsTheStore())
     #expect(
       try laptop.succeed("status")
         == "No unsaved changes.\n3 commits not pushed yet ('sync' sends them).\n")
@@ -242,7 +299,7 @@ import Testing
     )
     #expect(try laptop.contents() == ["Work/": "", "Work/Plan": "plan"])
     #expect(try laptop.subjects() == ["2 new: Work/, Work/Plan"])
-    #expect(try laptop.workTreeStatus() == "")
+    #expect(try laptop.headHoldsTheStore())
     // Once the remote exists, plain sync sends what was saved.
     try FileManager.default.moveItem(atPath: remote, toPath: missing)
     #expect(try laptop.sync() == "Synced: 0 changes in, 2 out.\n")
@@ -331,7 +388,7 @@ import Testing
     let how =
       damaged
       ? "but the last commit (\(head)) holds the store: 'sync' restores it"
-      : "is missing, but the last commit (\(head)) holds it: 'sync' restores it (or 'git checkout HEAD -- store.json' in its folder)"
+      : "is missing, but the last commit (\(head)) holds the store: 'sync' writes it anew from there"
     for command in [
       "ls", "status", "cat Work/Plan", "new Work/Other x", "save", "log", "diff Work/Plan", "undo",
     ] {
@@ -359,6 +416,6 @@ import Testing
       #expect(
         try Data(contentsOf: URL(fileURLWithPath: desktop.storePath + ".bak")) == garbage)
     }
-    #expect(try desktop.workTreeStatus() == "")
+    #expect(try desktop.headHoldsTheStore())
   }
 }

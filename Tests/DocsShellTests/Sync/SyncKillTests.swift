@@ -126,9 +126,8 @@ import Testing
       if last[path] == nil { last[path] = "desktop \(round)" }
     }
     for (path, content) in lastOfDesktop { #expect(expected[path] == content, "\(path)") }
-    let laptopStatus = try laptop.workTreeStatus()
-    #expect(laptopStatus == "", "git status: \(laptopStatus)")
-    #expect(try desktop.workTreeStatus() == "")
+    #expect(try laptop.headHoldsTheStore())
+    #expect(try desktop.headHoldsTheStore())
     #expect(try laptop.sync() == "Synced: 0 changes in, 0 out.\n")
   }
 

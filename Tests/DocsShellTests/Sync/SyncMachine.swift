@@ -5,9 +5,8 @@ import Testing
 
 /// One machine of a sync test driven through the real `docsh` binary: a home of its own
 /// (`HOME`, its own global git config, caches), a store in `NAME/notes/`, and git run with
-/// that environment — so the binary registers itself as the merge driver and a plain
-/// `git pull` or `git merge` there runs the real `docsh --merge-file`. The remotes are bare
-/// repositories on local disk; nothing reaches the network.
+/// that environment. The remotes are bare repositories on local disk; nothing reaches the
+/// network.
 final class SyncMachine {
   /// The sandbox the machine lives in, kept as long as the machine is.
   let sandbox: GitSandbox
@@ -148,9 +147,29 @@ final class SyncMachine {
     try gitText(["log", "--format=%s"]).split(separator: "\n").map(String.init)
   }
 
-  /// `git status --porcelain`: empty when the work tree and the index match HEAD.
-  func workTreeStatus() throws -> String {
-    try gitText(["status", "--porcelain"])
+  /// What HEAD's tree holds, read as a person's tools would (a file per document, a folder
+  /// per category), as `Category/Name` → content.
+  func committedContents() throws -> [String: String] {
+    var result: [String: String] = [:]
+    let paths = try gitText(["ls-tree", "-r", "--name-only", "HEAD"]).split(separator: "\n")
+    for path in paths {
+      let parts = path.split(separator: "/")
+      guard parts.count == 2, let category = FileNameEncoding.decode(String(parts[0])) else {
+        continue
+      }
+      result[SyncMachine.withoutDates(category.text + "/")] = ""
+      guard let name = FileNameEncoding.decode(String(parts[1])) else { continue }
+      let bytes = try git(["cat-file", "blob", "HEAD:" + path]).output
+      if case .docsh(_, _, let content) = DocumentFile.parse(bytes) {
+        result[SyncMachine.withoutDates(category.text + "/" + name.text)] = content
+      }
+    }
+    return result
+  }
+
+  /// Whether HEAD's tree holds exactly what the store file holds.
+  func headHoldsTheStore() throws -> Bool {
+    try committedContents() == contents()
   }
 }
 

@@ -201,8 +201,8 @@ import Testing
       where done.allSatisfy({ !$0.deleted.contains(id) && $0.changed[id] == nil }) {
         #expect(final.documents[id] == entry, "\(place): an untouched document changed")
       }
-      #expect(try laptop.workTreeStatus() == "", "\(place)")
-      #expect(try desktop.workTreeStatus() == "", "\(place)")
+      #expect(try laptop.headHoldsTheStore(), "\(place)")
+      #expect(try desktop.headHoldsTheStore(), "\(place)")
     }
     // Settled: nothing more moves.
     #expect(try laptop.sync() == "Synced: 0 changes in, 0 out.\n")
