@@ -44,7 +44,7 @@ let package = Package(
     .testTarget(
       name: "DocsShellTests",
       dependencies: ["DocsShell", "DocsKit", "DocsTestSupport"],
-      exclude: ["Transcripts", "FuzzRegressions", "Reference"]
+      exclude: ["Transcripts", "FuzzRegressions", "Reference", "Sync/Fixtures"]
     ),
   ],
   swiftLanguageModes: [.v6]
