@@ -179,7 +179,8 @@ extension IndexedStore {
       // process has it open: that one would go on with files nobody else sees.
       failed.closeRemovingFilesIfUnused()
     }
-    warn(.indexFailed(path: failed.path, reason: error.message))
+    // The whole error, statement and extended code with it: what a person needs to act.
+    warn(.indexFailed(path: failed.path, reason: error.description))
   }
 
   /// Throws ``SQLiteError/interrupted`` when the interruption asks `work` to stop.

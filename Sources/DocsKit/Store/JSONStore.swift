@@ -79,6 +79,12 @@ public final class JSONStore: DocumentStore {
     isResolved = true
   }
 
+  // The `try?` in this file drop two kinds of failure only: closing a descriptor opened
+  // for reading (nothing is lost, and Linux frees the descriptor even when close fails),
+  // and the questions the index asks whose answer is documented as `nil` when it cannot
+  // tell (a header, a run, a status): the caller then reads the file itself, and that
+  // read reports the failure. Saving (JSONStore+Saving.swift) says why at each one.
+
   deinit {
     if let loadedFile { try? fileSystem.close(loadedFile) }
   }
