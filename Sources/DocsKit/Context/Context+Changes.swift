@@ -102,6 +102,8 @@ extension Context {
       case (.fault, .fault):
         properties.insert(.content)
       default:
+        // A text that cannot be read counts as changed: the save that follows writes it and
+        // reads it again, and reports the failure there; "unchanged" would skip writing it.
         let old = try? text(of: then.content)
         if old == nil || old != (try? text(of: now.content)) { properties.insert(.content) }
       }

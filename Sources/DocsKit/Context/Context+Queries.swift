@@ -19,14 +19,10 @@ extension Context {
   /// The number of documents, total size and latest modification of the category `id`.
   public func summary(of id: ObjectID) -> CategorySummary {
     if let unloaded = unloadedCategories[id] { return unloaded.summary }
-    var summary = CategorySummary(documentCount: 0, totalSize: 0, latestModification: nil)
+    var summary = CategorySummary.empty
     for documentID in membersByCategory[id]?.values ?? [:].values {
       guard let document = documentRecords[documentID]?.document else { continue }
-      summary.documentCount += 1
-      summary.totalSize += document.size
-      if summary.latestModification.map({ $0 < document.modified }) ?? true {
-        summary.latestModification = document.modified
-      }
+      summary.count(size: document.size, modified: document.modified)
     }
     return summary
   }
@@ -196,4 +192,23 @@ public struct CategorySummary: Hashable, Sendable {
   public var totalSize: Int
   /// The latest modification of any of them; `nil` when it is empty.
   public var latestModification: Timestamp?
+}
+
+extension CategorySummary {
+  /// The summary of no documents.
+  static let empty = CategorySummary(documentCount: 0, totalSize: 0, latestModification: nil)
+
+  /// The summary of `documents`.
+  init(summing documents: some Sequence<StoredDocument>) {
+    self = .empty
+    for document in documents { count(size: document.size, modified: document.modified) }
+  }
+
+  /// Counts one more document, of `size` bytes, modified at `modified`: the one fold every
+  /// summary is made by.
+  mutating func count(size: Int, modified: Timestamp) {
+    documentCount += 1
+    totalSize += size
+    if latestModification.map({ $0 < modified }) ?? true { latestModification = modified }
+  }
 }

@@ -100,7 +100,7 @@ struct ParsedStore {
     do {
       graph = try reader.readGraph()
     } catch {
-      throw ParsedStore.storeError(for: error, in: bytes, name: name)
+      throw error.storeError(in: name) { ParsedStore.position(of: $0, in: bytes) }
     }
     graph.index = try GraphIndex(checking: graph, in: name)
     self.graph = graph
@@ -131,22 +131,6 @@ struct ParsedStore {
   /// The bytes of `location`.
   func slice(_ location: StoredLocation) -> ArraySlice<UInt8> {
     bytes[location.offset..<min(location.end, bytes.count)]
-  }
-
-  private static func storeError(
-    for failure: StoreReadFailure, in bytes: [UInt8], name: String
-  ) -> StoreError {
-    switch failure.kind {
-    case .system(let error):
-      return .system(name, operation: error.operation, errno: error.code)
-    case .notAStore(let format):
-      return .notAStore(name, format: format)
-    case .newerVersion(let version):
-      return .newerVersion(name, version: version, supported: StoreReader.supportedVersion)
-    case .malformed:
-      let (line, column) = position(of: failure.offset, in: bytes)
-      return .malformed(name, line: line, column: column, reason: failure.reason)
-    }
   }
 
   /// The line and column (from 1, columns in bytes) of `offset` in `bytes`.

@@ -19,23 +19,23 @@ public final class JSONStore: DocumentStore {
   public let path: String
   /// The store file's path with its symbolic links followed, once resolved; `path` before.
   private(set) var targetPath: String
-  private var folder: String
-  private var fileName: String
-  private var isResolved = false
-  private let fileSystem: any FileSystem
+  var folder: String
+  var fileName: String
+  var isResolved = false
+  let fileSystem: any FileSystem
 
   /// The loaded file, open for reading contents; `nil` when there was none.
-  private var loadedFile: Int32?
+  var loadedFile: Int32?
   /// What the loaded file was when loaded: a save refuses when the store is another file now.
-  private var loadedStatus: FileStatus?
-  private var loadedGeneration = 0
-  private var hasLoaded = false
+  var loadedStatus: FileStatus?
+  var loadedGeneration = 0
+  var hasLoaded = false
   /// The folder and lock file while ``withSaveLock(_:)`` holds the lock.
-  private var heldLock: (directory: Int32, lock: Int32)?
+  var heldLock: (directory: Int32, lock: Int32)?
   /// How long a save waits for another session's save to let go of the lock before it
   /// gives up as ``StoreError/locked(_:)``: ten seconds (a test sets less).
   var lockWaitMilliseconds = 10_000
-  private var loadFailed = false
+  var loadFailed = false
 
   public var displayName: String { path }
 
@@ -52,7 +52,7 @@ public final class JSONStore: DocumentStore {
 
   /// Follows the links at `path` to the file they name, once per store.
   /// - Throws: ``StoreError`` when a link cannot be read or the chain loops.
-  private func resolveLinks() throws(StoreError) {
+  func resolveLinks() throws(StoreError) {
     guard !isResolved else { return }
     var current = path
     var hops = 0
@@ -78,6 +78,12 @@ public final class JSONStore: DocumentStore {
     (folder, fileName) = AtomicFile.splitPath(current)
     isResolved = true
   }
+
+  // The `try?` in this file drop two kinds of failure only: closing a descriptor opened
+  // for reading (nothing is lost, and Linux frees the descriptor even when close fails),
+  // and the questions the index asks whose answer is documented as `nil` when it cannot
+  // tell (a header, a run, a status): the caller then reads the file itself, and that
+  // read reports the failure. Saving (JSONStore+Saving.swift) says why at each one.
 
   deinit {
     if let loadedFile { try? fileSystem.close(loadedFile) }
@@ -168,7 +174,7 @@ public final class JSONStore: DocumentStore {
       graph = try reader.readGraph()
     } catch {
       loadFailed = true
-      throw storeError(for: error, in: opened.descriptor)
+      throw error.storeError(in: path) { position(of: $0, in: opened.descriptor) }
     }
     do {
       graph.index = try GraphIndex(checking: graph, in: path)
@@ -370,7 +376,8 @@ public final class JSONStore: DocumentStore {
     do {
       graph = try reader.readGraph()
     } catch {
-      report.problems.append(storeError(for: error, in: file).description)
+      report.problems.append(
+        error.storeError(in: path) { position(of: $0, in: file) }.description)
       return (report, nil, nil)
     }
     report.generation = graph.generation
@@ -404,194 +411,7 @@ public final class JSONStore: DocumentStore {
     return (report, graph, try? fileSystem.status(of: file))
   }
 
-  // MARK: - Saving
-
-  public func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
-    guard hasLoaded, !loadFailed else { throw .refusedToOverwriteDamagedStore(path) }
-    do {
-      return try saveLocked(categories)
-    } catch let error as StoreError {
-      throw error
-    } catch let error as SystemCallError {
-      throw .system(path, operation: error.operation, errno: error.code)
-    } catch {
-      throw .invalidStore(path, reason: "\(error)")
-    }
-  }
-
-  public func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result {
-    if heldLock != nil { return try body() }
-    do {
-      heldLock = try takeLock()
-    } catch let error as StoreError {
-      throw error
-    } catch let error as SystemCallError {
-      throw StoreError.system(path, operation: error.operation, errno: error.code)
-    }
-    defer {
-      if let held = heldLock {
-        try? fileSystem.close(held.lock)  // closing releases the lock
-        try? fileSystem.close(held.directory)
-      }
-      heldLock = nil
-    }
-    return try body()
-  }
-
-  /// Opens the folder and the lock file and takes the lock.
-  private func takeLock() throws -> (directory: Int32, lock: Int32) {
-    try resolveLinks()
-    try makeFolders()
-    let directory = try fileSystem.open(
-      folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-    do {
-      let lock = try fileSystem.open(
-        at: directory, fileName + ".lock", flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-        mode: 0o600)
-      do {
-        try acquire(lock)
-      } catch {
-        try? fileSystem.close(lock)
-        throw error
-      }
-      return (directory, lock)
-    } catch {
-      try? fileSystem.close(directory)
-      throw error
-    }
-  }
-
-  private func saveLocked(_ categories: [CategoryToSave]) throws -> SaveReceipt {
-    let ownsLock = heldLock == nil
-    let held = try heldLock ?? takeLock()
-    defer {
-      if ownsLock {
-        try? fileSystem.close(held.lock)  // closing releases the lock
-        try? fileSystem.close(held.directory)
-      }
-    }
-    let directory = held.directory
-
-    let current = try fileSystem.status(at: directory, fileName)
-    if current == nil && loadedStatus != nil { throw StoreError.deletedElsewhere(path) }
-    if !isSameFile(current, as: loadedStatus) {
-      throw StoreError.modifiedElsewhere(
-        path, loadedGeneration: loadedGeneration, currentGeneration: generationOnDisk())
-    }
-
-    let generation = loadedGeneration + 1
-    let (temporaryName, temporary) = try AtomicFile.createTemporaryFile(
-      for: fileName, in: directory, fileSystem: fileSystem)
-    var temporaryIsOpen = true
-    var renamed = false
-    defer {
-      if !renamed { try? fileSystem.unlink(at: directory, temporaryName) }
-    }
-    var reader: Int32?
-    defer { if !renamed, let reader { try? fileSystem.close(reader) } }
-    do {
-      var writer = StoreWriter(file: temporary, source: loadedFile, fileSystem: fileSystem)
-      try writer.write(categories, generation: generation)
-      let mode = current.map { $0.mode & 0o7777 } ?? 0o600
-      try fileSystem.setPermissions(temporary, mode)
-      try fileSystem.synchronize(temporary)
-      temporaryIsOpen = false  // on Linux the descriptor is gone even when close fails
-      try fileSystem.close(temporary)
-      // Open the new file for reading before it replaces the store, so that every step
-      // that can fail comes before the rename.
-      reader = try fileSystem.open(
-        at: directory, temporaryName, flags: O_RDONLY | O_CLOEXEC, mode: 0)
-      let newStatus = try reader.map { file throws(SystemCallError) in
-        try fileSystem.status(of: file)
-      }
-      if current != nil {
-        try AtomicFile.keepBackup(of: fileName, in: directory, fileSystem: fileSystem)
-      }
-      try fileSystem.rename(at: directory, temporaryName, to: fileName)
-      renamed = true
-      do {
-        try fileSystem.synchronize(directory)
-      } catch {
-        // The rename may not survive a power cut: put the old file back, report failure.
-        try? undoRename(in: directory, hadOldFile: current != nil)
-        if let reader { try? fileSystem.close(reader) }
-        throw error
-      }
-      if let loadedFile { try? fileSystem.close(loadedFile) }
-      loadedFile = reader
-      loadedStatus = newStatus
-      loadedGeneration = generation
-      var receipt = SaveReceipt(generation: generation, locations: writer.locations)
-      receipt.placements = writer.placements
-      return receipt
-    } catch {
-      if temporaryIsOpen { try? fileSystem.close(temporary) }
-      throw error
-    }
-  }
-
-  private func undoRename(in directory: Int32, hadOldFile: Bool) throws {
-    if hadOldFile {
-      // The backup is the old store's own inode.
-      try fileSystem.rename(at: directory, fileName + ".bak", to: fileName)
-    } else {
-      try fileSystem.unlink(at: directory, fileName)
-    }
-    try? fileSystem.synchronize(directory)
-  }
-
-  private func acquire(_ lock: Int32) throws {
-    // Another save is short, but on a slow or busy disk a large store's can take seconds:
-    // wait for it, up to ``lockWaitMilliseconds``, trying every 10 ms.
-    let attempts = max(1, lockWaitMilliseconds / 10)
-    for attempt in 0..<attempts {
-      if try fileSystem.lockExclusively(lock) { return }
-      if attempt < attempts - 1 { usleep(10_000) }
-    }
-    throw StoreError.locked(path)
-  }
-
-  private func makeFolders() throws {
-    guard folder != "." && folder != "/" else { return }
-    try fileSystem.makeDirectories(folder, mode: 0o700)
-  }
-
-  private func isSameFile(_ current: FileStatus?, as loaded: FileStatus?) -> Bool {
-    switch (current, loaded) {
-    case (nil, nil): return true
-    case (let current?, let loaded?):
-      return current.device == loaded.device && current.inode == loaded.inode
-        && current.size == loaded.size
-        && current.modificationNanoseconds == loaded.modificationNanoseconds
-    default: return false
-    }
-  }
-
-  /// The generation of the file now at `path`, read from its first bytes; `nil` if unknown.
-  private func generationOnDisk() -> Int? {
-    guard let file = try? fileSystem.open(targetPath, flags: O_RDONLY | O_CLOEXEC, mode: 0) else {
-      return nil
-    }
-    defer { try? fileSystem.close(file) }
-    var reader = StoreReader(file: file, fileSystem: fileSystem)
-    return try? reader.readGraph().generation
-  }
-
   // MARK: - Messages
-
-  private func storeError(for failure: StoreReadFailure, in file: Int32) -> StoreError {
-    switch failure.kind {
-    case .system(let error):
-      return .system(path, operation: error.operation, errno: error.code)
-    case .notAStore(let format):
-      return .notAStore(path, format: format)
-    case .newerVersion(let version):
-      return .newerVersion(path, version: version, supported: StoreReader.supportedVersion)
-    case .malformed:
-      let (line, column) = position(of: failure.offset, in: file)
-      return .malformed(path, line: line, column: column, reason: failure.reason)
-    }
-  }
 
   /// The line and column (from 1, columns in bytes) of `offset` in `file`.
   private func position(of offset: Int, in file: Int32) -> (line: Int, column: Int) {
@@ -602,6 +422,8 @@ public final class JSONStore: DocumentStore {
     var done = 0
     while done < offset {
       let wanted = min(chunk.count, offset - done)
+      // Counting lines reads the file again: when that read fails, the failure being
+      // reported is still the parse's, at the line counted so far.
       guard
         let count = try? fileSystem.read(
           file, into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted]), at: done),

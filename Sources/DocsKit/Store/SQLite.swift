@@ -4,97 +4,28 @@ import CSQLite
   import Glibc
 #endif
 
-// The only file that imports CSQLite: every SQLite call the index makes goes through the
-// `SQLiteLibrary` seam below, so a test can fail any of them (as `FileSystem` does for
-// system calls), and `SQLiteDatabase` / `SQLiteStatement` give the rest of DocsKit a small
-// typed interface over it. The FTS5 parts docsh adds, its tokenizer and its rank function,
-// are C callbacks too and live here, at the end.
+// The only file that imports CSQLite: the C calls, and nothing else. Every SQLite call the
+// index makes goes through the `SQLiteLibrary` seam (SQLiteLibrary.swift), so a test can
+// fail any of them (as `FileSystem` does for system calls); `SystemSQLite` below is the real
+// one, and `SQLiteDatabase` (SQLiteDatabase.swift) gives the rest of DocsKit a small typed
+// interface over it. The FTS5 parts docsh adds, its tokenizer and its rank function, are C
+// callbacks too and live here, at the end.
 
-/// A failed SQLite call: which one, its result code and SQLite's message.
-struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The call ("open", "prepare", "step" …).
-  var operation: String
-  /// The (extended) result code.
-  var code: Int32
-  /// SQLite's text for it.
-  var message: String
+// MARK: - Result codes
 
-  /// Whether the database file is damaged or not a database at all.
-  var isDamage: Bool {
-    let primary = code & 0xFF
-    return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
-  }
-
-  /// Whether another connection holds a lock this one needed.
-  var isBusy: Bool {
-    let primary = code & 0xFF
-    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED
-  }
-
-  /// Whether the work was stopped on purpose (``interrupted``): no sign of any damage.
-  var isInterruption: Bool { code & 0xFF == SQLITE_INTERRUPT }
-
-  /// Work on the index stopped because the person at the terminal asked (Ctrl-C); thrown
-  /// by docsh itself between statements, never by SQLite, and rolled back like any failure.
-  static let interrupted = SQLiteError(
-    operation: "interrupt", code: SQLITE_INTERRUPT, message: "interrupted")
-
-  var description: String { "\(operation): \(message)" }
-
-  /// The primary result codes the tests inject.
+extension SQLiteError {
+  /// The primary result codes docsh looks at (and the tests inject).
+  static let error = SQLITE_ERROR
   static let ioError = SQLITE_IOERR
   static let full = SQLITE_FULL
   static let corrupt = SQLITE_CORRUPT
+  static let notADatabase = SQLITE_NOTADB
   static let busy = SQLITE_BUSY
-}
-
-/// A value bound to a statement parameter.
-enum SQLiteValue: Sendable, Equatable {
-  case integer(Int64)
-  case real(Double)
-  case text(String)
-  case blob([UInt8])
-  case null
-}
-
-/// Every SQLite call the index makes, so tests can swap in one that fails on demand. Each
-/// method makes one SQLite call (column reads, which cannot fail, are not part of it).
-protocol SQLiteLibrary: AnyObject {
-  /// `sqlite3_open_v2` read-write, creating the file when `create`.
-  func open(_ path: String, create: Bool) throws(SQLiteError) -> OpaquePointer
-  /// `sqlite3_close_v2`.
-  func close(_ connection: OpaquePointer)
-  /// `sqlite3_exec` of `sql` (no rows wanted).
-  func execute(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError)
-  /// `sqlite3_prepare_v2`.
-  func prepare(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) -> OpaquePointer
-  /// `sqlite3_bind_*` of parameter `index` (from 1).
-  func bind(_ statement: OpaquePointer, _ index: Int32, _ value: SQLiteValue) throws(SQLiteError)
-  /// `sqlite3_bind_text` of UTF-8 bytes, copied.
-  func bind(_ statement: OpaquePointer, _ index: Int32, utf8: UnsafeRawBufferPointer)
-    throws(SQLiteError)
-  /// `sqlite3_step`: `true` for a row, `false` when done.
-  func step(_ statement: OpaquePointer) throws(SQLiteError) -> Bool
-  /// `sqlite3_reset` and `sqlite3_clear_bindings`.
-  func reset(_ statement: OpaquePointer)
-  /// `sqlite3_finalize`.
-  func finalize(_ statement: OpaquePointer)
-  /// Creates the index's tokenizer (`docsh remove_diacritics 2`) on `connection`.
-  func makeTokenizer(_ connection: OpaquePointer) throws(SQLiteError) -> FTSTokenizer
-  /// `sqlite3_progress_handler`: while set, `handler` is asked every `instructions` steps
-  /// of SQLite's virtual machine whether to stop the statement running (it then fails with
-  /// SQLITE_INTERRUPT); `nil` removes it. The caller keeps `handler` alive while it is set.
-  func setProgressHandler(
-    _ connection: OpaquePointer, every instructions: Int32, _ handler: SQLiteProgressHandler?)
-}
-
-/// What `sqlite3_progress_handler` asks while a long statement runs: whether to stop it.
-final class SQLiteProgressHandler {
-  let shouldStop: () -> Bool
-
-  init(_ shouldStop: @escaping () -> Bool) {
-    self.shouldStop = shouldStop
-  }
+  static let locked = SQLITE_LOCKED
+  static let interrupt = SQLITE_INTERRUPT
+  static let misuse = SQLITE_MISUSE
+  static let range = SQLITE_RANGE
+  static let constraint = SQLITE_CONSTRAINT
 }
 
 // MARK: - The real library
@@ -238,13 +169,19 @@ final class SystemSQLite: SQLiteLibrary {
       }, Unmanaged.passUnretained(handler).toOpaque())
   }
 
+  /// The failure of `operation` that returned `code`, with the connection's extended code
+  /// and message (the statement's SQL is added by ``SQLiteDatabase``, which knows it).
   private func error(_ operation: String, _ code: Int32, _ connection: OpaquePointer?)
     -> SQLiteError
   {
-    let message =
-      connection.map { String(cString: sqlite3_errmsg($0)) }
-      ?? String(cString: sqlite3_errstr(code))
-    return SQLiteError(operation: operation, code: code, message: message)
+    guard let connection else {
+      return SQLiteError(
+        operation: operation, code: code, message: String(cString: sqlite3_errstr(code)))
+    }
+    let extended = sqlite3_extended_errcode(connection)
+    return SQLiteError(
+      operation: operation, code: extended & 0xFF == code & 0xFF ? extended : code,
+      message: String(cString: sqlite3_errmsg(connection)))
   }
 
   private func withCStrings<Result>(
@@ -345,141 +282,12 @@ final class FTSTokenizer {
   }
 }
 
-// MARK: - Connections and statements
-
-/// One connection to an SQLite database, through a ``SQLiteLibrary``.
-final class SQLiteDatabase {
-  let library: any SQLiteLibrary
-  let connection: OpaquePointer
-  private var statements: [String: OpaquePointer] = [:]
-  private var isOpen = true
-
-  /// Opens the database at `path` (`:memory:` for one in memory).
-  /// - Throws: ``SQLiteError`` when it cannot be opened.
-  init(path: String, create: Bool, library: any SQLiteLibrary) throws(SQLiteError) {
-    self.library = library
-    connection = try library.open(path, create: create)
-  }
-
-  deinit {
-    close()
-  }
-
-  /// Closes the connection; every call after it throws `SQLITE_MISUSE`.
-  func close() {
-    guard isOpen else { return }
-    isOpen = false
-    for statement in statements.values { library.finalize(statement) }
-    statements = [:]
-    library.close(connection)
-  }
-
-  /// Runs `sql`, one or more statements, wanting no rows.
-  /// - Throws: ``SQLiteError``.
-  func execute(_ sql: String) throws(SQLiteError) {
-    try checkOpen()
-    try library.execute(connection, sql)
-  }
-
-  /// Runs `sql` with `values` bound, calling `row` for every row.
-  /// - Throws: ``SQLiteError``, or stops at the first error `row` throws (wrapped).
-  func query(
-    _ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteRow) throws(SQLiteError) -> Void
-  ) throws(SQLiteError) {
-    let statement = try prepared(sql)
-    defer { library.reset(statement) }
-    for (index, value) in values.enumerated() {
-      try library.bind(statement, Int32(index + 1), value)
-    }
-    while try library.step(statement) {
-      try row(SQLiteRow(statement: statement))
-    }
-  }
-
-  /// Runs `sql` with `values` bound, wanting no rows.
-  /// - Throws: ``SQLiteError``.
-  func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) {
-    try query(sql, values) { _ throws(SQLiteError) in }
-  }
-
-  /// Runs `sql` with the values bound, the first text parameters given as UTF-8 bytes.
-  /// - Throws: ``SQLiteError``.
-  func run(_ sql: String, _ values: [SQLiteValue], texts: [UnsafeRawBufferPointer])
-    throws(SQLiteError)
-  {
-    let statement = try prepared(sql)
-    defer { library.reset(statement) }
-    for (index, value) in values.enumerated() {
-      try library.bind(statement, Int32(index + 1), value)
-    }
-    for (index, text) in texts.enumerated() {
-      try library.bind(statement, Int32(values.count + index + 1), utf8: text)
-    }
-    while try library.step(statement) {}
-  }
-
-  /// The first column of the first row of `sql`, as an integer; `nil` when no row.
-  /// - Throws: ``SQLiteError``.
-  func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
-    var result: Int64?
-    try query(sql, values) { row throws(SQLiteError) in
-      if result == nil { result = row.isNull(0) ? nil : row.integer(0) }
-    }
-    return result
-  }
-
-  /// The rowid of the last row inserted.
-  var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
-
-  /// Runs `body` with `handler` asked every `instructions` steps of SQLite's virtual machine
-  /// while each statement runs: when it says stop, the statement fails with SQLITE_INTERRUPT
-  /// (``SQLiteError/isInterruption``).
-  /// - Throws: what `body` throws.
-  func asking<Result>(
-    _ handler: SQLiteProgressHandler, every instructions: Int32,
-    _ body: () throws(SQLiteError) -> Result
-  ) throws(SQLiteError) -> Result {
-    library.setProgressHandler(connection, every: instructions, handler)
-    defer { library.setProgressHandler(connection, every: 0, nil) }
-    return try withExtendedLifetime(handler) { () throws(SQLiteError) -> Result in try body() }
-  }
-
-  /// Runs `body` in a transaction (`BEGIN IMMEDIATE` when `writing`), committing when it
-  /// returns and rolling back when it throws.
-  /// - Throws: ``SQLiteError``, or what `body` throws.
-  func transaction<Result>(
-    writing: Bool, _ body: () throws(SQLiteError) -> Result
-  ) throws(SQLiteError) -> Result {
-    try execute(writing ? "BEGIN IMMEDIATE" : "BEGIN")
-    do {
-      let result = try body()
-      try execute("COMMIT")
-      return result
-    } catch {
-      try? execute("ROLLBACK")
-      throw error
-    }
-  }
-
-  private func checkOpen() throws(SQLiteError) {
-    guard isOpen else {
-      throw SQLiteError(operation: "execute", code: SQLITE_MISUSE, message: "the index is closed")
-    }
-  }
-
-  private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
-    try checkOpen()
-    if let statement = statements[sql] { return statement }
-    let statement = try library.prepare(connection, sql)
-    statements[sql] = statement
-    return statement
-  }
-}
-
 /// The current row of a statement being stepped; valid only inside the callback it is
-/// handed to.
+/// handed to. Read by column name (SQLiteDatabase.swift) rather than by position.
 struct SQLiteRow {
-  fileprivate let statement: OpaquePointer
+  let statement: OpaquePointer
+  /// The statement's columns by name.
+  let columns: SQLiteColumns
 
   /// Column `index` (from 0) as an integer.
   func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
@@ -502,6 +310,26 @@ struct SQLiteRow {
     guard let bytes = sqlite3_column_blob(statement, index) else { return [] }
     let count = Int(sqlite3_column_bytes(statement, index))
     return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+  }
+}
+
+/// What is known of a statement or a connection without a call that can fail.
+enum SQLiteStatementFacts {
+  /// `sqlite3_bind_parameter_count`: the largest parameter number of `statement`.
+  static func parameterCount(_ statement: OpaquePointer) -> Int {
+    Int(sqlite3_bind_parameter_count(statement))
+  }
+
+  /// `sqlite3_column_name` of each result column of `statement`, in order.
+  static func columnNames(_ statement: OpaquePointer) -> [String] {
+    (0..<sqlite3_column_count(statement)).map { column in
+      sqlite3_column_name(statement, column).map { String(cString: $0) } ?? ""
+    }
+  }
+
+  /// `sqlite3_last_insert_rowid`.
+  static func lastInsertedRowID(_ connection: OpaquePointer) -> Int64 {
+    sqlite3_last_insert_rowid(connection)
   }
 }
 

@@ -14,6 +14,10 @@ public enum StoreError: Error, Sendable, Equatable {
   case invalidStore(String, reason: String)
   /// A system call failed.
   case system(String, operation: String, errno: Int32)
+  /// A save renamed its new file over the store, then could neither sync the folder (the
+  /// rename may not survive a power cut) nor put the old file back: the new one stands.
+  case saveNotUndone(
+    String, operation: String, errno: Int32, restoreOperation: String, restoreErrno: Int32)
   /// Another session saved the store since this one loaded it.
   case modifiedElsewhere(String, loadedGeneration: Int, currentGeneration: Int?)
   /// The store file was deleted or moved away since this session loaded it.
@@ -41,6 +45,9 @@ extension StoreError: CustomStringConvertible {
       return "\(path): not a valid docsh store: \(reason)"
     case .system(let path, let operation, let code):
       return "\(path): \(operation) failed: \(StoreError.message(for: code))"
+    case .saveNotUndone(let path, let operation, let code, let restoreOperation, let restoreCode):
+      return
+        "\(path): \(operation) failed: \(StoreError.message(for: code)), so the save may not survive a power cut; putting the old file back failed too (\(restoreOperation): \(StoreError.message(for: restoreCode))): the store file is the new one"
     case .modifiedElsewhere(let path, let loaded, let current):
       let now = current.map { "generation \($0)" } ?? "a different file"
       return

@@ -1,0 +1,156 @@
+// Faulting in: the documents of a category, a document's category, documents by name and
+// contents, answered by the index while it describes the loaded file, by the file otherwise.
+
+extension IndexedStore {
+  // MARK: - Faulting in
+
+  public func documents(of category: ObjectID, _ unloaded: UnloadedCategory) throws(StoreError)
+    -> [StoredDocument]
+  {
+    if let scanned = state.scanned { return scanned.documents(of: category) }
+    if let (index, identity, isRacy) = state.trusted {
+      let answer = ask(index) { () throws(SQLiteError) -> [StoredDocument]?? in
+        try index.reading(identity) { _ throws(SQLiteError) in
+          try index.documents(of: category, base: unloaded.placement.documents.offset)
+        }
+      }
+      if case .answered(let rows) = answer {
+        if let documents = rows, isPlausible(documents, for: unloaded),
+          !isRacy || verify(documents, of: category, unloaded)
+        {
+          issue(documents)
+          return documents
+        }
+        // It describes this file, yet the file contradicts it: rebuild it from the file.
+        return try scanLoadedFile(rebuildingIndex: true).documents(of: category)
+      }
+    }
+    return try scanLoadedFile().documents(of: category)
+  }
+
+  /// Records that `documents` were handed out from the index.
+  private func issue(_ documents: [StoredDocument]) {
+    for document in documents { issuedFromIndex[document.contentLocation] = document.id }
+  }
+
+  /// Whether rows from the index can describe the category: its count, in its run, in order.
+  private func isPlausible(_ documents: [StoredDocument], for unloaded: UnloadedCategory) -> Bool {
+    guard documents.count == unloaded.summary.documentCount else { return false }
+    let run = unloaded.placement.documents
+    var end = run.offset
+    for document in documents {
+      guard document.location.offset >= end, document.location.end <= run.end,
+        document.contentLocation.offset > document.location.offset,
+        document.contentLocation.end < document.location.end
+      else { return false }
+      end = document.location.end
+    }
+    return documents.isEmpty
+      ? run.length == 0 : documents[documents.count - 1].location.end == run.end
+  }
+
+  /// Reads the category's run from the file and compares it with the index's rows.
+  private func verify(
+    _ documents: [StoredDocument], of category: ObjectID, _ unloaded: UnloadedCategory
+  ) -> Bool {
+    guard
+      let read = file.documentRun(
+        unloaded.placement.documents, count: documents.count, of: category)
+    else { return false }
+    return zip(read, documents).allSatisfy { read, indexed in
+      read.id == indexed.id && read.name.text == indexed.name.text && read.size == indexed.size
+        && read.modified == indexed.modified && read.location == indexed.location
+        && read.contentLocation == indexed.contentLocation
+    }
+  }
+
+  public func unloadedCategory(holding id: ObjectID) -> ObjectID? {
+    if let scanned = state.scanned { return scanned.categoryOfDocument[id] }
+    guard let (index, identity, _) = state.trusted else { return nil }
+    let answer = ask(index) { () throws(SQLiteError) -> ObjectID?? in
+      try index.reading(identity) { _ throws(SQLiteError) in try index.category(holding: id) }
+    }
+    if case .answered(let found) = answer { return found }
+    // The index is out of use: the file answers. A file that cannot be read now cannot say
+    // (this question has no way to fail): the document is taken as held by no unloaded
+    // category, and the read failure is reported by the next fault-in or save, which read
+    // the file again and throw.
+    do {
+      return try scanLoadedFile().categoryOfDocument[id]
+    } catch {
+      return nil
+    }
+  }
+
+  public func documents(
+    nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] {
+    func filtered(_ documents: [StoredDocument]) -> [StoredDocument] {
+      documents.filter {
+        categories[$0.categoryID] != nil && (needle.isEmpty || $0.name.key.folded.contains(needle))
+      }
+    }
+    if let scanned = state.scanned { return filtered(scanned.graph.documents) }
+    if let (index, identity, _) = state.trusted {
+      let answer = ask(index) { () throws(SQLiteError) -> [StoredDocument]? in
+        try index.reading(identity) { _ throws(SQLiteError) in
+          try index.documents(nameContaining: needle)
+        }
+      }
+      if case .answered(let documents) = answer {
+        let kept = filtered(documents)
+        issue(kept)
+        return kept
+      }
+    }
+    return filtered(try scanLoadedFile().graph.documents)
+  }
+
+  // MARK: - Contents
+
+  public func readContent(at location: StoredLocation) throws(StoreError) -> String {
+    let resolved = remapped(location)
+    do {
+      return try file.readContent(at: resolved)
+    } catch {
+      // A range from the index that holds no string: the index lied. Read the file.
+      guard state.scanned == nil, issuedFromIndex[location] != nil else { throw error }
+      _ = try scanLoadedFile(rebuildingIndex: true)
+      return try file.readContent(at: remapped(location))
+    }
+  }
+
+  public func withEncodedContents(
+    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    try file.withEncodedContents(at: locations.map(remapped), visit)
+  }
+
+  private func remapped(_ location: StoredLocation) -> StoredLocation {
+    guard let scanned = state.scanned, scanned.indexLied, let id = issuedFromIndex[location],
+      let placed = scanned.locations[id]
+    else { return location }
+    return placed.content
+  }
+
+  /// Reads the loaded file whole, for when the index does not (or no longer) describe it.
+  /// When `rebuildingIndex`, the index described this file but the file contradicts it:
+  /// it is rebuilt from what was read.
+  @discardableResult
+  func scanLoadedFile(rebuildingIndex: Bool = false) throws(StoreError) -> ScannedFile {
+    if let scanned = state.scanned { return scanned }
+    let trusted = state.trusted
+    let graph = try file.readLoadedGraph()
+    let scan = ScannedFile(graph: graph, indexLied: !issuedFromIndex.isEmpty)
+    state.scan(scan)
+    if rebuildingIndex, let (index, identity, _) = trusted {
+      indexState = .rebuilt(reason: "the store contradicted it")
+      withIndex(index) { () throws(SQLiteError) in
+        try index.rebuild(
+          from: graph, identity: identity, when: { _ in isCurrentFile(identity) }
+        ) { _ in }
+      }
+    }
+    return scan
+  }
+}

@@ -1,0 +1,204 @@
+// The full-text index: building it on the first search, and searching it (moved here whole
+// from StoreIndex.swift).
+
+extension StoreIndex {
+  // MARK: - Full text
+
+  /// Every document's row id, name and content range, in file order.
+  func documentsInFileOrder() throws(SQLiteError) -> [(
+    rowID: Int64, name: String, content: StoredLocation
+  )] {
+    var rows: [(rowID: Int64, name: String, content: StoredLocation)] = []
+    try database.query(
+      """
+      SELECT d.id, d.name, c.documents_offset + d.content_offset, d.content_length
+      FROM documents d JOIN categories c ON d.category = c.id ORDER BY c.ordinal, d.position
+      """
+    ) { row throws(SQLiteError) in
+      rows.append(
+        (row.integer(0), row.text(1), StoredLocation(offset: row.int(2), length: row.int(3))))
+    }
+    return rows
+  }
+
+  /// Fills the full-text table: `contents` hands over each document's decoded content in
+  /// the order of ``documentsInFileOrder()``, calling its argument once per document.
+  /// - Throws: ``SQLiteError``, or ``StoreError`` from `contents`; nothing is kept then.
+  func buildFullText(
+    identity: IndexIdentity,
+    contents: ((Int64, String, UnsafeRawBufferPointer) throws(SQLiteError) -> Void) throws -> Void
+  ) throws {
+    try database.execute("PRAGMA synchronous = OFF")
+    defer { try? database.execute("PRAGMA synchronous = NORMAL") }
+    try database.execute("BEGIN IMMEDIATE")
+    do {
+      guard let record = try record(), record.identity == identity else {
+        try database.execute("ROLLBACK")
+        return
+      }
+      if !record.hasFullText {
+        try database.execute("INSERT INTO full_text(full_text) VALUES('delete-all')")
+        try contents { rowID, name, content throws(SQLiteError) in
+          try database.run(
+            "INSERT INTO full_text(rowid, name, content) VALUES(?, ?, ?)",
+            [.integer(rowID), .text(name)], texts: [content])
+        }
+        try database.run("UPDATE identity SET full_text = 1")
+      }
+      try database.execute("COMMIT")
+    } catch {
+      try? database.execute("ROLLBACK")
+      throw error
+    }
+  }
+
+  /// Runs a full-text search; `nil` when the index does not hold full text.
+  func search(_ request: IndexSearchRequest, identity: IndexIdentity) throws(SQLiteError)
+    -> IndexSearchResult??
+  {
+    try reading(identity) { record throws(SQLiteError) -> IndexSearchResult? in
+      guard record.hasFullText else { return nil }
+      let limit = request.limit.map { $0 + request.excluding.count } ?? -1
+      let columns = """
+        d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
+          d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score
+        """
+      // The documents of each ranking group, from the vocabulary when it is one token
+      // (docsh_rank takes the number of rows from FTS5 itself).
+      var counts: [Int] = []
+      for term in request.counting {
+        switch term {
+        case .terms(let tokens):
+          var count = 0
+          for token in tokens {
+            count += Int(
+              try database.integer(
+                "SELECT doc FROM full_text_vocabulary WHERE term = ?", [.text(token)]) ?? 0)
+          }
+          counts.append(count)
+        case .expression(let expression):
+          counts.append(
+            Int(
+              try database.integer(
+                "SELECT count(*) FROM full_text WHERE full_text MATCH ?", [.text(expression)])
+                ?? 0))
+        }
+      }
+      let plan = request.plan.completed(
+        with: SearchStatistics(documentCount: 0, tokenCount: 0, groupDocumentCounts: counts))
+      let sql: String
+      var values: [SQLiteValue]
+      if request.category == nil {
+        // FTS5 picks the best `limit` itself, and only those are joined with their documents.
+        sql = """
+          WITH hits AS (
+            SELECT rowid AS id, docsh_rank(full_text, ?) AS score FROM full_text
+            WHERE full_text MATCH ? ORDER BY 2 DESC LIMIT ?)
+          SELECT \(columns)
+          FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
+          ORDER BY hits.score DESC
+          """
+        values = [.text(plan.encoded), .text(request.expression), .integer(Int64(limit))]
+      } else {
+        var categoryFilter = ""
+        values = [.text(plan.encoded), .text(request.expression)]
+        if let category = request.category {
+          categoryFilter = "AND c.uuid = ?"
+          values.append(.blob(StoreIndex.bytes(of: category)))
+        }
+        values.append(.integer(Int64(limit)))
+        sql = """
+          WITH hits AS (
+            SELECT rowid AS id, docsh_rank(full_text, ?) AS score FROM full_text
+            WHERE full_text MATCH ?)
+          SELECT \(columns)
+          FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
+          WHERE 1 \(categoryFilter)
+          ORDER BY hits.score DESC LIMIT ?
+          """
+      }
+      var hits: [IndexSearchHit] = []
+      try database.query(sql, values) { row throws(SQLiteError) in
+        guard let category = StoreIndex.objectID(row.bytes(8)),
+          let document = StoreIndex.document(row, category: category, base: row.int(9))
+        else { return }
+        let score = row.real(10)
+        let matchesName = score >= RankingPlan.nameTier
+        hits.append(
+          IndexSearchHit(
+            document: document, bm25: matchesName ? score - RankingPlan.nameTier : score,
+            matchesName: matchesName))
+      }
+      var statistics: SearchStatistics?
+      if request.wantsStatistics {
+        let documents = Int(try database.integer("SELECT count(*) FROM documents") ?? 0)
+        // Stems (marked with U+0001) share their token's position: not counted twice.
+        let tokens =
+          try database.integer(
+            "SELECT sum(cnt) FROM full_text_vocabulary WHERE term < char(1) OR term >= char(2)")
+          ?? 0
+        statistics = SearchStatistics(
+          documentCount: documents, tokenCount: Int(tokens), groupDocumentCounts: counts)
+      }
+      return IndexSearchResult(hits: hits, statistics: statistics)
+    }
+  }
+
+  func deleteFullText(rowID: Int64, name: String, content: String) throws(SQLiteError) {
+    try database.run(
+      "INSERT INTO full_text(full_text, rowid, name, content) VALUES('delete', ?, ?, ?)",
+      [.integer(rowID), .text(name), .text(content)])
+  }
+
+  func insertFullText(rowID: Int64, name: String, content: String) throws(SQLiteError) {
+    try database.run(
+      "INSERT INTO full_text(rowid, name, content) VALUES(?, ?, ?)",
+      [.integer(rowID), .text(name), .text(content)])
+  }
+}
+
+// MARK: - Search requests
+
+/// What the context asks of a store's full-text index.
+public struct IndexSearchRequest: Sendable {
+  /// The FTS5 MATCH expression, built from quoted tokens only.
+  var expression: String
+  /// How the hits are scored, once the index has counted each group's documents.
+  var plan: RankingPlan
+  /// What to count for each ranking group of `plan`.
+  var counting: [IndexCountingTerm]
+  /// Only this category's documents, when set.
+  var category: ObjectID?
+  /// At most this many hits (besides `excluding`); `nil` for all.
+  var limit: Int?
+  /// Documents whose indexed text is out of date: the caller matches them itself.
+  var excluding: Set<ObjectID>
+  /// Whether to count the collection for ranking documents the caller matches itself.
+  var wantsStatistics: Bool
+}
+
+/// What the index counts for the IDF of one ranking group.
+enum IndexCountingTerm: Sendable, Equatable {
+  /// The documents holding each of these tokens, summed (the vocabulary knows).
+  case terms([String])
+  /// The documents matching this MATCH expression.
+  case expression(String)
+}
+
+/// One document the full-text index found.
+public struct IndexSearchHit: Sendable {
+  /// The document as the index holds it.
+  var document: StoredDocument
+  /// Its bm25, higher is better.
+  var bm25: Double
+  /// Whether a wanted phrase is in its name.
+  var matchesName: Bool
+}
+
+/// What a full-text search of the index found.
+public struct IndexSearchResult: Sendable {
+  /// The hits, best first: name matches, then by bm25.
+  var hits: [IndexSearchHit]
+  /// The collection's counts, when asked for.
+  var statistics: SearchStatistics?
+}

@@ -1,0 +1,170 @@
+// The identity row, and the reads a session answers from: categories, their documents, a
+// document's category, documents by name.
+
+extension StoreIndex {
+  // MARK: - The identity
+
+  /// The identity row; `nil` when the index describes nothing yet.
+  func record() throws(SQLiteError) -> IndexRecord? {
+    var found: IndexRecord?
+    try database.query(
+      """
+      SELECT store_path, device, inode, size, mtime_ns, ctime_ns, generation, recorded_ns,
+        full_text FROM identity WHERE singleton = 1
+      """
+    ) { row throws(SQLiteError) in
+      found = IndexRecord(
+        identity: IndexIdentity(
+          storePath: row.text("store_path"), device: row.integer("device"),
+          inode: row.integer("inode"), size: row.integer("size"),
+          modificationNanoseconds: row.integer("mtime_ns"),
+          changeNanoseconds: row.integer("ctime_ns"), generation: row.int("generation")),
+        recordedNanoseconds: row.integer("recorded_ns"), hasFullText: row.integer("full_text") != 0)
+    }
+    return found
+  }
+
+  /// Records `identity` as what the index describes, now, with full text or not.
+  func writeRecord(_ identity: IndexIdentity, fullText: Bool) throws(SQLiteError) {
+    try database.run(
+      """
+      INSERT OR REPLACE INTO identity(singleton, store_path, device, inode, size, mtime_ns,
+        ctime_ns, generation, recorded_ns, full_text) VALUES(1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """,
+      [
+        .text(identity.storePath), .integer(identity.device), .integer(identity.inode),
+        .integer(identity.size), .integer(identity.modificationNanoseconds),
+        .integer(identity.changeNanoseconds), .integer(Int64(identity.generation)),
+        .integer(now()), .integer(fullText ? 1 : 0),
+      ])
+  }
+
+  /// Runs `body` in a read transaction, only when the index describes `identity`: `nil`
+  /// (and `body` not run) when it describes anything else. Readers see a whole save or none.
+  /// - Throws: ``SQLiteError``.
+  func reading<Result>(
+    _ identity: IndexIdentity, _ body: (IndexRecord) throws(SQLiteError) -> Result
+  ) throws(SQLiteError) -> Result? {
+    try database.transaction(writing: false) { () throws(SQLiteError) -> Result? in
+      guard let record = try record(), record.identity == identity else { return nil }
+      return try body(record)
+    }
+  }
+
+  // MARK: - Reading
+
+  /// Every category, in file order.
+  func categories() throws(SQLiteError) -> [IndexedCategory] {
+    var categories: [IndexedCategory] = []
+    let columns = CategoryColumn.allCases.map(\.rawValue).joined(separator: ", ")
+    try database.query(
+      "SELECT \(columns) FROM categories ORDER BY ordinal"
+    ) { row throws(SQLiteError) in
+      func column(_ column: CategoryColumn) -> Int { row.int(column.rawValue) }
+      guard let id = StoreIndex.objectID(row.bytes(CategoryColumn.uuid.rawValue)) else {
+        throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "bad uuid")
+      }
+      let latest = CategoryColumn.latestModified.rawValue
+      categories.append(
+        IndexedCategory(
+          rowID: row.integer(CategoryColumn.id.rawValue), id: id,
+          name: row.text(CategoryColumn.name.rawValue), ordinal: column(.ordinal),
+          placement: CategoryPlacement(
+            start: column(.start),
+            documents: StoredLocation(
+              offset: column(.documentsOffset), length: column(.documentsLength))),
+          summary: CategorySummary(
+            documentCount: column(.documentCount), totalSize: column(.totalSize),
+            latestModification: row.isNull(latest)
+              ? nil : Timestamp(millisecondsSince1970: row.integer(latest)))))
+    }
+    return categories
+  }
+
+  /// The documents of the category `id` in file order, their ranges made absolute from
+  /// `base` (where the category's documents start); `nil` when a row is not well-formed.
+  func documents(of id: ObjectID, base: Int) throws(SQLiteError) -> [StoredDocument]? {
+    try rows(of: id, base: base)?.map(\.document)
+  }
+
+  /// ``documents(of:base:)`` with each document's row id.
+  func rows(of id: ObjectID, base: Int) throws(SQLiteError)
+    -> [(rowID: Int64, document: StoredDocument)]?
+  {
+    var rows: [(rowID: Int64, document: StoredDocument)] = []
+    var wellFormed = true
+    try database.query(
+      """
+      SELECT \(DocumentColumn.selecting(DocumentColumn.read + [.position, .id], from: "d"))
+      FROM documents d JOIN categories c ON d.category = c.id
+      WHERE c.uuid = ? ORDER BY d.position
+      """, [.blob(StoreIndex.bytes(of: id))]
+    ) { row throws(SQLiteError) in
+      guard wellFormed, let document = StoreIndex.document(row, category: id, base: base),
+        row.int(DocumentColumn.position.rawValue) == rows.count
+      else {
+        wellFormed = false
+        return
+      }
+      rows.append((row.integer(DocumentColumn.id.rawValue), document))
+    }
+    return wellFormed ? rows : nil
+  }
+
+  /// The uuid of the category holding document `id`, if any.
+  func category(holding id: ObjectID) throws(SQLiteError) -> ObjectID? {
+    var found: ObjectID?
+    try database.query(
+      """
+      SELECT c.uuid AS category_uuid FROM documents d JOIN categories c ON d.category = c.id
+      WHERE d.uuid = ?
+      """, [.blob(StoreIndex.bytes(of: id))]
+    ) { row throws(SQLiteError) in found = StoreIndex.objectID(row.bytes("category_uuid")) }
+    return found
+  }
+
+  /// Documents whose name key holds `needle` (a superset for non-ASCII needles: the caller
+  /// filters), with their category's uuid and base.
+  func documents(nameContaining needle: String) throws(SQLiteError) -> [StoredDocument] {
+    let isASCII = needle.utf8.allSatisfy { $0 < 0x80 }
+    let filter = needle.isEmpty || !isASCII ? "" : "WHERE instr(d.name_key, ?) > 0"
+    var documents: [StoredDocument] = []
+    try database.query(
+      """
+      SELECT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
+        c.uuid AS category_uuid, c.documents_offset AS base
+      FROM documents d JOIN categories c ON d.category = c.id \(filter)
+      """, filter.isEmpty ? [] : [.text(needle)]
+    ) { row throws(SQLiteError) in
+      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
+        let document = StoreIndex.document(row, category: category, base: row.int("base"))
+      else { return }
+      documents.append(document)
+    }
+    return documents
+  }
+
+  /// The document of a row holding the ``DocumentColumn/read`` columns, its ranges made
+  /// absolute from `base`; `nil` when the row is not well-formed (a damaged index: the
+  /// caller rebuilds it, so an invalid name is dropped here, not reported).
+  static func document(_ row: SQLiteRow, category: ObjectID, base: Int) -> StoredDocument? {
+    func column(_ column: DocumentColumn) -> Int { row.int(column.rawValue) }
+    let text = row.text(DocumentColumn.name.rawValue)
+    guard let id = objectID(row.bytes(DocumentColumn.uuid.rawValue)),
+      let name = try? Name(text), name.text == text
+    else { return nil }
+    let size = column(.size)
+    let objectOffset = column(.objectOffset)
+    let objectLength = column(.objectLength)
+    let contentOffset = column(.contentOffset)
+    let contentLength = column(.contentLength)
+    guard size >= 0, objectOffset >= 0, objectLength > 0, contentLength >= 2,
+      contentOffset >= objectOffset, contentOffset + contentLength <= objectOffset + objectLength
+    else { return nil }
+    return StoredDocument(
+      id: id, name: name, categoryID: category, size: size,
+      modified: Timestamp(millisecondsSince1970: row.integer(DocumentColumn.modified.rawValue)),
+      contentLocation: StoredLocation(offset: base + contentOffset, length: contentLength),
+      location: StoredLocation(offset: base + objectOffset, length: objectLength))
+  }
+}
