@@ -44,7 +44,7 @@ public final class JSONStore: DocumentStore {
     self.path = path
     self.fileSystem = fileSystem
     targetPath = path
-    (folder, fileName) = AtomicFile.splitPath(path)
+    (folder, fileName) = splitPath(path)
   }
 
   /// The most links a chain may hold, as the kernel allows (`MAXSYMLINKS`).

@@ -973,13 +973,6 @@ final class StoreIndex {
   }
 }
 
-/// The folder and the last component of `path`.
-func splitPath(_ path: String) -> (folder: String, name: String) {
-  guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
-  let folder = String(path[..<slash])
-  return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
-}
-
 // MARK: - Search requests
 
 /// What the context asks of a store's full-text index.
