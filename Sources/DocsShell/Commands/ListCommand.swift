@@ -77,9 +77,9 @@ struct ListCommand: ShellCommand {
       return .categories(listings, format)
     case .category(let category):
       return .documents(
-        session.context.documents(in: category.id, sortedBy: key, order: order), format)
+        try session.context.documents(in: category.id, sortedBy: key, order: order), format)
     case .entry(let category, let name):
-      guard let document = session.context.document(named: name, in: category.id) else {
+      guard let document = try session.context.document(named: name, in: category.id) else {
         throw ShellError.noSuchDocument(name, in: category.name.text)
       }
       return .documents([document], format)
