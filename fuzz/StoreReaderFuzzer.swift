@@ -21,7 +21,7 @@ public func fuzzStoreReader(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
     return 0
   }
   for category in context.categories() {
-    for document in context.documents(in: category.id) {
+    for document in (try? context.documents(in: category.id)) ?? [] {
       _ = try? context.content(of: document.id)
     }
   }

@@ -24,133 +24,67 @@ enum DocshMain {
     let errors = TextOutput(fileDescriptor: 2, unbuffered: true)
     let output = TextOutput(fileDescriptor: 1, interruption: ctrlC)
     defer { output.flush() }
-    let plainReporter = ErrorReporter(errors: errors, colors: .disabled)
+    let invocation: Invocation
+    switch parse(arguments, environment: environment, output: output, errors: errors) {
+    case .finished(let status): return status
+    case .toRun(let parsed): invocation = parsed
+    }
+    guard let storePath = invocation.resolvedStorePath(environment: environment) else {
+      ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(.noStore)
+      return .badInvocation
+    }
+    let launch = Launch(
+      invocation: invocation, storePath: storePath, environment: environment, output: output,
+      errors: errors, ctrlC: ctrlC)
+    if invocation.check { return launch.check() }
+    let context: Context
+    let refusal: SyncError?
+    switch launch.openContext() {
+    case .success(let opened): (context, refusal) = opened
+    case .failure(let error): return launch.reporter.report(error, at: "docsh")
+    }
+    // Recovery files of sessions that ended with unsaved changes; none for a lost store.
+    let leftBehind =
+      refusal == nil ? RecoveryJournal.filesLeftBehind(storePath: storePath) : []
+    guard launch.settings.isInteractive else {
+      return launch.runNonInteractively(context, refusal: refusal, leftBehind: leftBehind)
+    }
+    return launch.runInteractively(context, refusal: refusal, leftBehind: leftBehind)
+  }
+
+  /// What the first phase, reading the arguments, leaves to do.
+  enum ParsedInvocation {
+    /// Nothing more: the help, the version, a merge or a refusal was the whole run.
+    case finished(ExitStatus)
+    /// The store is to be opened and the invocation run.
+    case toRun(Invocation)
+  }
+
+  /// Reads the arguments, and answers at once what needs no store: `--help`, `--version`,
+  /// `--merge-file` and a bad invocation.
+  static func parse(
+    _ arguments: [String], environment: [String: String], output: TextOutput,
+    errors: TextOutput
+  ) -> ParsedInvocation {
     let invocation: Invocation
     do {
       invocation = try Invocation(arguments: arguments)
     } catch {
-      plainReporter.reportBadInvocation(error)
-      return .badInvocation
+      ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(error)
+      return .finished(.badInvocation)
     }
     if invocation.showHelp {
       output.writeLine(Invocation.helpText)
-      return .success
+      return .finished(.success)
     }
     if invocation.showVersion {
       output.writeLine(Invocation.version)
-      return .success
+      return .finished(.success)
     }
     if let files = invocation.mergeFiles {
-      return mergeFiles(files, errors: errors)
+      return .finished(mergeFiles(files, errors: errors))
     }
-    guard let storePath = invocation.resolvedStorePath(environment: environment) else {
-      plainReporter.reportBadInvocation(.noStore)
-      return .badInvocation
-    }
-    var settings = SessionSettings()
-    settings.isInteractive =
-      invocation.commands.isEmpty && invocation.scriptPath == nil && isatty(0) == 1
-    settings.assumeYes = invocation.assumeYes
-    settings.environment = environment
-    settings.colors = colors(
-      for: invocation.color, isTerminal: output.isTerminal, environment: environment)
-    let reporter = ErrorReporter(errors: errors, colors: settings.colors)
-    // The index lives in the cache: derived data, rebuilt from the store whenever in doubt.
-    let cacheFolder = Invocation.xdgPath(
-      "XDG_CACHE_HOME", fallback: ".cache", file: "docsh", environment: environment)
-    let progress =
-      errors.isTerminal
-      ? ProgressBar(output: errors, delay: ProgressBar.delay(in: environment)) : nil
-    // The store's git repository is looked for only when a save, sync or history needs it.
-    let repository = RepositoryAccess(
-      storePath: storePath,
-      runner: SystemGitRunner(canPrompt: settings.isInteractive))
-    func openStore() throws -> Context {
-      try Context(
-        store: IndexedStore(
-          path: storePath, cacheFolder: cacheFolder, progress: progress, interruption: ctrlC),
-        saveHook: CommitOnSaveWhenSetUp(access: repository), interruption: ctrlC)
-    }
-    if invocation.check {
-      let report = IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress)
-        .check()
-      ResultView(
-        output: output, errors: errors, colors: settings.colors, dates: settings.dates,
-        now: Timestamp.now()
-      ).show(.checkReport(report))
-      return report.isSound ? .success : .commandFailed
-    }
-    // A store file lost in a docsh repository is never taken for an empty store: every
-    // command but sync (which restores it) refuses.
-    let context: Context
-    var refusal: SyncError?
-    do {
-      context = try openStore()
-      if !fileExists(storePath) { refusal = repository.lostStore(loadError: nil) }
-    } catch {
-      guard let storeError = error as? StoreError,
-        let lost = repository.lostStore(loadError: storeError),
-        let placeholder = try? Context(
-          store: IndexedStore(path: unusedPath(beside: storePath), cacheFolder: nil))
-      else {
-        return reporter.report(error, at: "docsh")
-      }
-      context = placeholder
-      refusal = lost
-    }
-
-    // Recovery files of sessions that ended with unsaved changes; none for a lost store.
-    let leftBehind =
-      refusal == nil ? RecoveryJournal.filesLeftBehind(storePath: storePath) : []
-
-    guard settings.isInteractive else {
-      var collaborators = SessionCollaborators.nonInteractive(progress: progress)
-      collaborators.repository = repository
-      collaborators.reopenStore = openStore
-      collaborators.interruption = ctrlC
-      let session = Session(
-        context: context, output: output, errors: errors, settings: settings,
-        collaborators: collaborators)
-      session.storeRefusal = refusal
-      session.warnOnceAboutTheIndex()
-      // A script is all or nothing, and it is its own record: it keeps no journal.
-      RecoveryOffer(session: session, journal: nil).mention(leftBehind)
-      return runNonInteractively(invocation, interpreter: Interpreter(session: session))
-    }
-    let reader = EditLineReader(historyPath: Invocation.historyPath(environment: environment))
-    TerminalEvents.installTerminationHandlers()
-    let terminal = TerminalInput(reader: reader)
-    let pager: Pager? =
-      invocation.noPager || !output.isTerminal
-      ? nil
-      : Pager.fromEnvironment(environment) { Pager.terminalRows(of: 1, environment: environment) }
-    let session = Session(
-      context: context, output: output, errors: errors, settings: settings,
-      collaborators: SessionCollaborators(
-        questions: terminal, typedLines: terminal, history: terminal, pager: pager,
-        clock: { Timestamp.now() }, progress: progress, repository: repository,
-        reopenStore: openStore, interruption: ctrlC))
-    session.storeRefusal = refusal
-    if let refusal { reporter.report(refusal, at: "docsh") }
-    session.warnOnceAboutTheIndex()
-    let journal = makeJournal(for: session, storePath: storePath, environment: environment)
-    if !leftBehind.isEmpty {
-      _ = RecoveryOffer(session: session, journal: journal).offer(leftBehind)
-    }
-    let completer = Completer(session: session)
-    reader.enableCompletion { line, word in completer.complete(lineBeforeCursor: line, word: word) }
-    let interpreter = Interpreter(session: session)
-    if !invocation.noStartupFile, let path = Invocation.startupFilePath(environment: environment) {
-      interpreter.runStartupFile(at: path)
-    }
-    let ending = InteractiveLoop(
-      interpreter: interpreter, terminal: terminal, journal: journal,
-      terminationSignal: { TerminalEvents.terminationSignal }
-    ).run()
-    session.output.flush()
-    terminal.saveHistory()
-    if case .terminated(let signal) = ending { TerminalEvents.endBySignal(signal) }
-    return .success
+    return .toRun(invocation)
   }
 
   /// The journal of the interactive `session`'s unsaved work, written when the terminal is
@@ -269,6 +203,153 @@ enum DocshMain {
       environment[String(decoding: name, as: UTF8.self)] = String(cString: equals + 1)
     }
     return environment
+  }
+}
+
+/// A run of docsh past its arguments: what opening the store and each way of running
+/// (a check, a script or `-c`, the REPL) share, settled once from the invocation.
+private struct Launch {
+  let invocation: Invocation
+  let storePath: String
+  let environment: [String: String]
+  let output: TextOutput
+  let errors: TextOutput
+  let ctrlC: CtrlC
+  let settings: SessionSettings
+  let reporter: ErrorReporter
+  /// Where the index lives: the cache, derived data, rebuilt from the store whenever in doubt.
+  let cacheFolder: String?
+  let progress: ProgressBar?
+  /// The store's git repository, looked for only when a save, sync or history needs it.
+  let repository: RepositoryAccess
+
+  init(
+    invocation: Invocation, storePath: String, environment: [String: String],
+    output: TextOutput, errors: TextOutput, ctrlC: CtrlC
+  ) {
+    self.invocation = invocation
+    self.storePath = storePath
+    self.environment = environment
+    self.output = output
+    self.errors = errors
+    self.ctrlC = ctrlC
+    var settings = SessionSettings()
+    settings.isInteractive =
+      invocation.commands.isEmpty && invocation.scriptPath == nil && isatty(0) == 1
+    settings.assumeYes = invocation.assumeYes
+    settings.environment = environment
+    settings.colors = DocshMain.colors(
+      for: invocation.color, isTerminal: output.isTerminal, environment: environment)
+    self.settings = settings
+    reporter = ErrorReporter(errors: errors, colors: settings.colors)
+    cacheFolder = Invocation.xdgPath(
+      "XDG_CACHE_HOME", fallback: ".cache", file: "docsh", environment: environment)
+    progress =
+      errors.isTerminal
+      ? ProgressBar(output: errors, delay: ProgressBar.delay(in: environment)) : nil
+    repository = RepositoryAccess(
+      storePath: storePath,
+      runner: SystemGitRunner(canPrompt: settings.isInteractive))
+  }
+
+  /// A context on the store, committing each save when the repository is set up.
+  /// - Throws: ``StoreError`` when the store cannot be read.
+  func openStore() throws -> Context {
+    try Context(
+      store: IndexedStore(
+        path: storePath, cacheFolder: cacheFolder, progress: progress, interruption: ctrlC),
+      saveHook: CommitOnSaveWhenSetUp(access: repository), interruption: ctrlC)
+  }
+
+  /// `--check`: verifies the store, shows the report, and exits by it.
+  func check() -> ExitStatus {
+    let report = IndexedStore(path: storePath, cacheFolder: cacheFolder, progress: progress)
+      .check()
+    ResultView(
+      output: output, errors: errors, colors: settings.colors, dates: settings.dates,
+      now: Timestamp.now()
+    ).show(.checkReport(report))
+    return report.isSound ? .success : .commandFailed
+  }
+
+  /// The context to run on, and why every command but sync must refuse, if one must. A
+  /// store file lost in a docsh repository is never taken for an empty store: the context
+  /// is then an empty placeholder, and every command but sync (which restores it) refuses.
+  func openContext() -> Result<(Context, refusal: SyncError?), any Error> {
+    do {
+      let context = try openStore()
+      let refusal = DocshMain.fileExists(storePath) ? nil : repository.lostStore(loadError: nil)
+      return .success((context, refusal))
+    } catch {
+      guard let storeError = error as? StoreError,
+        let lost = repository.lostStore(loadError: storeError),
+        let placeholder = try? Context(
+          store: IndexedStore(path: DocshMain.unusedPath(beside: storePath), cacheFolder: nil))
+      else {
+        return .failure(error)
+      }
+      return .success((placeholder, lost))
+    }
+  }
+
+  /// Runs `-c` texts, a script or standard input on `context`.
+  func runNonInteractively(
+    _ context: Context, refusal: SyncError?, leftBehind: [LeftBehindRecovery]
+  ) -> ExitStatus {
+    var collaborators = SessionCollaborators.nonInteractive(progress: progress)
+    collaborators.repository = repository
+    collaborators.reopenStore = openStore
+    collaborators.interruption = ctrlC
+    let session = Session(
+      context: context, output: output, errors: errors, settings: settings,
+      collaborators: collaborators)
+    session.storeRefusal = refusal
+    session.warnOnceAboutTheIndex()
+    // A script is all or nothing, and it is its own record: it keeps no journal.
+    RecoveryOffer(session: session, journal: nil).mention(leftBehind)
+    return DocshMain.runNonInteractively(invocation, interpreter: Interpreter(session: session))
+  }
+
+  /// Runs the REPL on `context`: the line editor, completion, the recovery offer, the
+  /// startup file, then the loop until `exit`, end of input or a signal.
+  func runInteractively(
+    _ context: Context, refusal: SyncError?, leftBehind: [LeftBehindRecovery]
+  ) -> ExitStatus {
+    let reader = EditLineReader(historyPath: Invocation.historyPath(environment: environment))
+    TerminalEvents.installTerminationHandlers()
+    let terminal = TerminalInput(reader: reader)
+    let pager: Pager? =
+      invocation.noPager || !output.isTerminal
+      ? nil
+      : Pager.fromEnvironment(environment) { Pager.terminalRows(of: 1, environment: environment) }
+    let session = Session(
+      context: context, output: output, errors: errors, settings: settings,
+      collaborators: SessionCollaborators(
+        questions: terminal, typedLines: terminal, history: terminal, pager: pager,
+        clock: { Timestamp.now() }, progress: progress, repository: repository,
+        reopenStore: openStore, interruption: ctrlC))
+    session.storeRefusal = refusal
+    if let refusal { reporter.report(refusal, at: "docsh") }
+    session.warnOnceAboutTheIndex()
+    let journal = DocshMain.makeJournal(
+      for: session, storePath: storePath, environment: environment)
+    if !leftBehind.isEmpty {
+      _ = RecoveryOffer(session: session, journal: journal).offer(leftBehind)
+    }
+    let completer = Completer(session: session)
+    reader.enableCompletion { line, word in completer.complete(lineBeforeCursor: line, word: word) }
+    let interpreter = Interpreter(session: session)
+    if !invocation.noStartupFile, let path = Invocation.startupFilePath(environment: environment) {
+      interpreter.runStartupFile(at: path)
+    }
+    let ending = InteractiveLoop(
+      interpreter: interpreter, terminal: terminal, journal: journal,
+      terminationSignal: { TerminalEvents.terminationSignal }
+    ).run()
+    session.output.flush()
+    terminal.saveHistory()
+    if case .terminated(let signal) = ending { TerminalEvents.endBySignal(signal) }
+    return .success
   }
 }
 

@@ -2,8 +2,6 @@
 enum InvocationError: Error, Equatable, Sendable {
   /// The words do not fit the declared options.
   case arguments(ArgumentError)
-  /// `--color` with a value other than auto, always or never.
-  case invalidColor(String)
   /// More than one script was named.
   case severalScripts([String])
   /// Both `-c` and a script.
@@ -20,7 +18,6 @@ extension InvocationError: CustomStringConvertible {
   var description: String {
     switch self {
     case .arguments(let error): return error.description
-    case .invalidColor(let word): return "--color takes auto, always or never, not \"\(word)\""
     case .severalScripts(let paths):
       return "one script at a time (got \(paths.joined(separator: " ")))"
     case .commandsAndScript: return "give either -c or a SCRIPT, not both"
@@ -35,7 +32,7 @@ extension InvocationError: CustomStringConvertible {
 /// How docsh was called: `docsh [OPTIONS] [SCRIPT.docsh]`, parsed with the same declarations
 /// as the shell's commands.
 struct Invocation: Equatable {
-  enum ColorChoice: String, Equatable, CaseIterable {
+  enum ColorChoice: String, Equatable, CaseIterable, ExpressibleByArgument {
     case auto, always, never
   }
 
@@ -65,13 +62,13 @@ struct Invocation: Equatable {
 
   // MARK: - The options, declared once
 
-  static let store = OptionSpec.value(
+  static let store = ValueOption<String>(
     "-s", "--store", valueName: "PATH",
     help: """
       the store file (default: $DOCSH_STORE, else
       $XDG_DATA_HOME/docsh/store.json, else ~/.local/share/docsh/store.json)
       """)
-  static let command = OptionSpec.value(
+  static let command = ValueOption<String>(
     "-c", "--command", valueName: "TEXT",
     help: """
       run TEXT instead of the REPL (commands on separate lines or
@@ -81,8 +78,8 @@ struct Invocation: Equatable {
   static let noSaveOption = OptionSpec.flag(
     "--no-save",
     help: "at the end of a non-interactive run, discard changes instead of saving")
-  static let colorOption = OptionSpec.value(
-    "--color", "--colour", valueName: "WHEN", allowedValues: ColorChoice.allCases.map(\.rawValue),
+  static let colorOption = ValueOption<ColorChoice>(
+    "--color", "--colour", valueName: "WHEN",
     help: """
       auto | always | never (auto: only on a terminal, never with
       NO_COLOR set or TERM=dumb)
@@ -109,7 +106,8 @@ struct Invocation: Equatable {
   /// docsh's own arguments.
   static let arguments = ArgumentSpec(
     options: [
-      store, command, yes, noSaveOption, colorOption, checkOption, noPagerOption, noRC,
+      store.spec, command.spec, yes, noSaveOption, colorOption.spec, checkOption, noPagerOption,
+      noRC,
       mergeFile, help, versionOption,
     ],
     positionals: [PositionalSpec("SCRIPT.docsh", .zeroOrMore, completing: .file)])
@@ -127,9 +125,10 @@ struct Invocation: Equatable {
     commands = parsed.values(of: Invocation.command)
     assumeYes = parsed.isSet(Invocation.yes)
     noSave = parsed.isSet(Invocation.noSaveOption)
-    if let word = parsed.value(of: Invocation.colorOption) {
-      guard let choice = ColorChoice(rawValue: word) else { throw .invalidColor(word) }
-      color = choice
+    do {
+      color = try parsed.value(of: Invocation.colorOption) ?? .auto
+    } catch {
+      throw .arguments(error)
     }
     showHelp = parsed.isSet(Invocation.help)
     showVersion = parsed.isSet(Invocation.versionOption)

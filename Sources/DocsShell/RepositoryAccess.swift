@@ -49,11 +49,7 @@ final class RepositoryAccess {
   }
 
   /// The folder of the store file.
-  var storeFolder: String {
-    guard let slash = storePath.lastIndex(of: "/") else { return "." }
-    let folder = String(storePath[..<slash])
-    return folder.isEmpty ? "/" : folder
-  }
+  var storeFolder: String { splitPath(storePath).folder }
 
   /// Why the store cannot be used as it is and how to get it back, when its file is missing
   /// or damaged in a docsh repository whose last commit holds it; `nil` otherwise.

@@ -35,7 +35,7 @@ import Testing
     try context.save()
     let reloaded = try harness.openContext()
     #expect(
-      try reloaded.content(of: try #require(reloaded.document(named: "plan", in: work.id)).id)
+      try reloaded.content(of: try #require(try reloaded.document(named: "plan", in: work.id)).id)
         == "plan")
     // The strays are someone else's: left exactly as they were.
     for (name, text) in strays {

@@ -73,7 +73,7 @@ import Testing
     }
     let changes = context.changes()
     #expect(changes.updatedDocuments.count == 1)
-    #expect(changes.updatedDocuments.first?.object == context.document(withID: id))
+    #expect(try changes.updatedDocuments.first?.object == context.document(withID: id))
     #expect(changes.updatedDocuments.first?.properties == Set(properties))
     #expect(changes.count == 1)
   }
@@ -173,7 +173,7 @@ import Testing
     #expect(context.changes().updatedDocuments.map(\.properties) == [[.modified]])
     try context.save()
     let reopened = try saved.reopen()
-    let plan = try #require(reopened.document(named: "Plan", in: saved.work.id))
+    let plan = try #require(try reopened.document(named: "Plan", in: saved.work.id))
     #expect(plan.modified == touched.modified)
     #expect(try reopened.content(of: plan.id) == "plan text")
   }
@@ -185,7 +185,7 @@ import Testing
     #expect(context.hasChanges)
     try context.undo()
     #expect(!context.hasChanges)
-    #expect(context.document(named: "Plan", in: saved.work.id)?.modified == saved.plan.modified)
+    #expect(try context.document(named: "Plan", in: saved.work.id)?.modified == saved.plan.modified)
   }
 
   @Test func aTouchAmongOtherChangesIsReportedAsThoseChanges() throws {

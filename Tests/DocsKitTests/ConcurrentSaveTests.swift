@@ -115,7 +115,7 @@ import Testing
     try context.save()
     let final = try shared.harness.openContext()
     #expect(final.category(named: "Mine") != nil)
-    #expect(final.document(named: "Plan by hand", in: shared.work.id) != nil)
+    #expect(try final.document(named: "Plan by hand", in: shared.work.id) != nil)
   }
 
   @Test func aStoreDeletedSinceLoadingIsNotRecreatedSilently() throws {

@@ -87,7 +87,7 @@ import Testing
         // works or fails with an error; check reports it when the sizes or encoding broke.
         var unreadable = false
         for category in context.categories() {
-          for document in context.documents(in: category.id) {
+          for document in try context.documents(in: category.id) {
             do {
               let content = try context.content(of: document.id)
               if content.utf8.count != document.size { unreadable = true }

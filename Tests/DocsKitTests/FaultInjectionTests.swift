@@ -33,7 +33,7 @@ import Testing
 
       let context = try harness.openContext(fileSystem: fileSystem)
       self.context = context
-      let documents = categories.map { context.documents(in: $0.id) }
+      let documents = try categories.map { try context.documents(in: $0.id) }
       try context.setContent("changed", of: documents[0][1].id)
       try context.renameDocument(documents[1][0].id, to: "renamed")
       try context.moveDocument(documents[1][3].id, to: categories[2].id, renamingTo: "moved")

@@ -34,7 +34,7 @@ import Testing
     }
     var readable = true
     for category in context.categories() {
-      for document in context.documents(in: category.id) {
+      for document in try context.documents(in: category.id) {
         if (try? context.content(of: document.id)) == nil { readable = false }
       }
     }

@@ -128,30 +128,29 @@ final class StoppingInterruption: Interruption {
     let (context, _) = try openWithUnsavedChange(harness, interruption: interruption)
     let category = try #require(context.category(named: "Cat 1"))
     #expect(!context.isLoaded(category.id))
-    #expect(context.documents(in: category.id).isEmpty)
-    guard case .interrupted? = context.takeLoadFailure() else {
-      Issue.record("listing a category did not record its interruption")
+    let listing = #expect(throws: ContextError.self) { try context.documents(in: category.id) }
+    guard case .interrupted? = listing else {
+      Issue.record("listing a category did not throw its interruption")
       return
     }
     #expect(!context.isLoaded(category.id))
     interruption.stopsNothing = true
-    #expect(context.documents(in: category.id).count == 4)
+    #expect(try context.documents(in: category.id).count == 4)
     #expect(context.isLoaded(category.id))
   }
 
-  @Test func findStoppedRecordsTheInterruptionForTheCaller() throws {
+  @Test func findStoppedThrowsTheInterruptionToTheCaller() throws {
     let harness = try Harness()
     try harness.seed()
     let interruption = StoppingInterruption(after: 0, of: .nameSearch)
     let (context, _) = try openWithUnsavedChange(harness, interruption: interruption)
-    _ = context.documents(nameContaining: "Doc")
-    guard case .interrupted? = context.takeLoadFailure() else {
-      Issue.record("find did not record its interruption")
+    let found = #expect(throws: ContextError.self) { try context.documents(nameContaining: "Doc") }
+    guard case .interrupted? = found else {
+      Issue.record("find did not throw its interruption")
       return
     }
     interruption.stopsNothing = true
-    #expect(context.documents(nameContaining: "Doc").count == 12)
-    #expect(context.takeLoadFailure().map { "\($0)" } == nil)
+    #expect(try context.documents(nameContaining: "Doc").count == 12)
   }
 
   @Test func aCheckStoppedSaysItIsIncompleteAndLeavesTheIndexAlone() throws {

@@ -370,7 +370,7 @@ import Testing
       to: harness.storePath)
     let context = try harness.openContext()
     let id = SequentialIDs.id(2)
-    #expect(context.document(withID: id)?.size == 1234)
+    #expect(try context.document(withID: id)?.size == 1234)
     #expect(try context.content(of: id) == "four")
     #expect(context.summary(of: SequentialIDs.id(1)).totalSize == 1234)
   }

@@ -38,7 +38,7 @@ import Testing
     // … and from a fresh one.
     let reloaded = try harness.openContext()
     #expect(Array(try reloaded.content(of: document.id).utf8) == Array(content.utf8))
-    #expect(reloaded.document(withID: document.id)?.size == content.utf8.count)
+    #expect(try reloaded.document(withID: document.id)?.size == content.utf8.count)
     // Another JSON reader agrees.
     let json = try jsonObject(at: harness.storePath)
     let categories = try #require(json["categories"] as? [[String: Any]])
@@ -62,7 +62,7 @@ import Testing
       reloaded.category(withID: category.id).map { Array($0.name.text.unicodeScalars) }
         == Array(name.unicodeScalars))
     #expect(
-      reloaded.document(withID: document.id).map { Array($0.name.text.unicodeScalars) }
+      try reloaded.document(withID: document.id).map { Array($0.name.text.unicodeScalars) }
         == Array(name.unicodeScalars))
   }
 
@@ -84,9 +84,9 @@ import Testing
     try context.save()
     let reloaded = try harness.openContext()
     #expect(try reloaded.content(of: big.id) == content)
-    #expect(reloaded.document(withID: big.id)?.size == content.utf8.count)
+    #expect(try reloaded.document(withID: big.id)?.size == content.utf8.count)
     #expect(try reloaded.content(of: after.id) == "after \"it\"")
-    #expect(reloaded.document(withID: after.id)?.name.text == "After")
+    #expect(try reloaded.document(withID: after.id)?.name.text == "After")
   }
 
   @Test func manyBackslashesRightAtTheBufferBoundaryAreRead() throws {

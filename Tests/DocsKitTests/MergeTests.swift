@@ -25,7 +25,7 @@ import Testing
 
   func document(_ context: Context, _ category: String, _ name: String) throws -> Document {
     let category = try #require(context.category(named: category))
-    return try #require(context.document(named: name, in: category.id))
+    return try #require(try context.document(named: name, in: category.id))
   }
 
   func onDisk() throws -> Context { try open() }
@@ -86,7 +86,7 @@ import Testing
     try mine.save()
     let result = try onDisk()
     let work = try #require(result.category(named: "Work"))
-    #expect(result.documents(in: work.id).map(\.name.text) == ["X", "Z"])
+    #expect(try result.documents(in: work.id).map(\.name.text) == ["X", "Z"])
     #expect(result.category(named: "Old") == nil)
     #expect(try result.content(of: try document(result, "Work", "X").id) == "x mine")
   }
@@ -219,7 +219,7 @@ import Testing
     let result = try onDisk()
     let merged = try #require(result.category(named: "New"))
     #expect(result.categories().filter { $0.name.key == merged.name.key }.count == 1)
-    #expect(result.documents(in: merged.id).map(\.name.text) == ["a", "b"])
+    #expect(try result.documents(in: merged.id).map(\.name.text) == ["a", "b"])
   }
 
   @Test func bothCreatingOneNameWithDifferentTextIsAConflict() throws {

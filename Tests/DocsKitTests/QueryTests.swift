@@ -99,7 +99,7 @@ import Testing
     throws
   {
     let listing = try Listing()
-    let documents = listing.context.documents(in: listing.work.id, sortedBy: key, order: order)
+    let documents = try listing.context.documents(in: listing.work.id, sortedBy: key, order: order)
     #expect(documents.map(\.name.text) == expected)
     // The order agrees with the rule stated independently.
     func value(_ document: Document) -> Int64 {
@@ -120,13 +120,13 @@ import Testing
   @Test func documentsDefaultToNameAscending() throws {
     let listing = try Listing()
     #expect(
-      listing.context.documents(in: listing.work.id).map(\.name.text)
+      try listing.context.documents(in: listing.work.id).map(\.name.text)
         == ["Alpha", "bravo", "charlie", "delta", "Echo", "foxtrot"])
   }
 
   @Test func documentsOfAMissingCategoryAreNone() throws {
     let listing = try Listing()
-    #expect(listing.context.documents(in: SequentialIDs.id(999)).isEmpty)
+    #expect(try listing.context.documents(in: SequentialIDs.id(999)).isEmpty)
   }
 
   @Test func nameContainingIgnoresCaseAndSpansCategories() throws {
@@ -138,13 +138,13 @@ import Testing
     try context.createDocument(named: "Notebook", in: work.id)
     try context.createDocument(named: "Plan", in: work.id)
     try context.createDocument(named: "Café notes", in: home.id)
-    let found = context.documents(nameContaining: "NoTe")
+    let found = try context.documents(nameContaining: "NoTe")
     // Sorted by category name (home before Work), then by name.
     #expect(found.map(\.name.text) == ["Café notes", "notes", "Meeting NOTES", "Notebook"])
     #expect(found.map(\.categoryID) == [home.id, home.id, work.id, work.id])
-    #expect(context.documents(nameContaining: "zzz").isEmpty)
-    #expect(context.documents(nameContaining: "CAFÉ").map(\.name.text) == ["Café notes"])
-    #expect(context.documents(nameContaining: "").count == 5)
+    #expect(try context.documents(nameContaining: "zzz").isEmpty)
+    #expect(try context.documents(nameContaining: "CAFÉ").map(\.name.text) == ["Café notes"])
+    #expect(try context.documents(nameContaining: "").count == 5)
   }
 
   @Test func summaryCountsSizesAndLatestModification() throws {

@@ -73,7 +73,7 @@ import Testing
     // The session that will end: a new document and an edit.
     let ended = try harness.openContext()
     try ended.createDocument(named: "Mine", in: work.id, content: "mine")
-    let plan = try #require(ended.document(named: "Plan", in: work.id))
+    let plan = try #require(try ended.document(named: "Plan", in: work.id))
     _ = try ended.setContent("v2 mine", of: plan.id)
     let bytes = RecoveryFileFormat.encode(
       RecoveryJournalTests.record(try ended.pendingChanges()))
@@ -86,9 +86,9 @@ import Testing
     #expect(fresh.conflicts.isEmpty)
     try fresh.save()
     let reopened = try harness.openContext()
-    let names = reopened.documents(in: work.id).map(\.name.text).sorted()
+    let names = try reopened.documents(in: work.id).map(\.name.text).sorted()
     #expect(names == ["Mine", "Plan", "Theirs"])
-    let savedPlan = try #require(reopened.document(named: "Plan", in: work.id))
+    let savedPlan = try #require(try reopened.document(named: "Plan", in: work.id))
     #expect(try reopened.content(of: savedPlan.id) == "v2 mine")
   }
 

@@ -85,7 +85,7 @@ import Testing
       Self.store("size", number).replacingOccurrences(of: "¶", with: ""), to: harness.storePath)
     let context = try harness.openContext()
     let id = try #require(ObjectID(Store.documentID))
-    #expect(context.document(withID: id)?.size == Int(number))
+    #expect(try context.document(withID: id)?.size == Int(number))
 
     let generation = try Harness()
     try write(

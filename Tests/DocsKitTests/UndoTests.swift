@@ -39,13 +39,13 @@ import Testing
     #expect(try snapshot(of: context) == before)
     #expect(context.category(withID: fixture.work.id) == fixture.work)
     for document in fixture.documents {
-      #expect(context.document(withID: document.id) == document)
+      #expect(try context.document(withID: document.id) == document)
     }
     #expect(!context.hasChanges)
     #expect(try context.redo() == "rmdir Work")
     #expect(context.category(withID: fixture.work.id) == nil)
     for document in fixture.documents.prefix(3) {
-      #expect(context.document(withID: document.id) == nil)
+      #expect(try context.document(withID: document.id) == nil)
     }
     #expect(context.documentCount == 1)
   }
@@ -129,7 +129,7 @@ import Testing
     #expect(context.redoActionName == "write Plan")
     #expect(try context.redo() == "write Plan")
     #expect(try context.content(of: plan.id) == "2")
-    #expect(context.document(withID: plan.id)?.name.text == "Plan")
+    #expect(try context.document(withID: plan.id)?.name.text == "Plan")
     // A new change forgets what could be redone.
     try context.appendContent("3", to: plan.id)
     #expect(!context.canRedo)

@@ -24,20 +24,20 @@ import Testing
     harness.run("mkdir Work; new Work/Plan text; save")
     let context = harness.session.context
     let work = try #require(context.category(named: "Work"))
-    let before = try #require(context.document(named: "Plan", in: work.id))
+    let before = try #require(try context.document(named: "Plan", in: work.id))
     #expect(harness.run("touch Work/Plan Work/New").errors == "")
-    let plan = try #require(context.document(named: "Plan", in: work.id))
+    let plan = try #require(try context.document(named: "Plan", in: work.id))
     #expect(plan.modified > before.modified)
     #expect(try context.content(of: plan.id) == "text")
-    let new = try #require(context.document(named: "New", in: work.id))
+    let new = try #require(try context.document(named: "New", in: work.id))
     #expect(try context.content(of: new.id) == "")
     #expect(
       harness.run("status").output
         == "2 unsaved changes (save to keep, revert to discard):\n"
         + "  new:      Work/New\n  changed:  Work/Plan (modified)\n")
     harness.run("undo")
-    #expect(context.document(named: "Plan", in: work.id)?.modified == before.modified)
-    #expect(context.document(named: "New", in: work.id) == nil)
+    #expect(try context.document(named: "Plan", in: work.id)?.modified == before.modified)
+    #expect(try context.document(named: "New", in: work.id) == nil)
     #expect(!context.hasChanges)
   }
 

@@ -44,7 +44,7 @@ import Testing
       result.errors
         == "Delete category \"Work\" and its 2 documents? [y/N] no\nrmdir: kept \"Work\"\n")
     let work = try #require(harness.session.context.category(named: "Work"))
-    #expect(harness.session.context.documents(in: work.id).count == 2)
+    #expect(try harness.session.context.documents(in: work.id).count == 2)
   }
 
   @Test func assumeYesAnswersEveryQuestion() throws {

@@ -76,7 +76,7 @@ import Testing
         expected["Doc-\(number)-\(index)"] = "written by \(number) as \(index)"
       }
     }
-    let documents = context.documents(in: category.id)
+    let documents = try context.documents(in: category.id)
     #expect(Set(documents.map(\.name.text)) == Set(expected.keys))
     for document in documents {
       #expect(try context.content(of: document.id) == expected[document.name.text])

@@ -75,18 +75,18 @@ import Testing
       let fromIndex = try Context(store: indexed)
       let indexedCategory = try #require(fromIndex.category(named: "C"), "round \(round)")
       #expect(
-        fromIndex.documents(in: indexedCategory.id).map(\.name.text) == ["doc", "other"],
+        try fromIndex.documents(in: indexedCategory.id).map(\.name.text) == ["doc", "other"],
         "round \(round)")
-      if let doc = fromIndex.document(named: "doc", in: indexedCategory.id) {
+      if let doc = try fromIndex.document(named: "doc", in: indexedCategory.id) {
         #expect(states.contains(try fromIndex.content(of: doc.id)), "round \(round): index")
       }
       #expect(fromIndex.check().index == .trusted, "round \(round): \(indexed.indexState)")
       let category = try #require(context.category(named: "C"), "round \(round)")
-      let document = try #require(context.document(named: "doc", in: category.id))
+      let document = try #require(try context.document(named: "doc", in: category.id))
       let content = try context.content(of: document.id)
       #expect(states.contains(content), "round \(round): the store holds no saved state")
       #expect(document.size == content.utf8.count)
-      let other = try #require(context.document(named: "other", in: category.id))
+      let other = try #require(try context.document(named: "other", in: category.id))
       #expect(try context.content(of: other.id) == "fixed")
       seen.insert(String(content.prefix(9)))
     }

@@ -45,7 +45,7 @@ private struct DocumentRecordForTest: Hashable {
 private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
   var result: Set<DocumentRecordForTest> = []
   for category in context.categories() {
-    for document in context.documents(in: category.id) {
+    for document in try context.documents(in: category.id) {
       result.insert(
         DocumentRecordForTest(
           category: category.name.text, name: document.name.text,
@@ -182,14 +182,14 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     let result = harness.run("import \(quoted(files + "/plan.txt")) \(quoted(files + "/empty"))")
     #expect(result.errors == "")
     let work = try #require(context.category(named: "Work"))
-    let plan = try #require(context.document(named: "plan.txt", in: work.id))
+    let plan = try #require(try context.document(named: "plan.txt", in: work.id))
     #expect(plan.size == 8)
     #expect(plan.modified.millisecondsSince1970 == 1_234_567_890_123)
     #expect(try context.content(of: plan.id) == "Ship it\n")
-    #expect(context.document(named: "empty", in: work.id)?.size == 0)
+    #expect(try context.document(named: "empty", in: work.id)?.size == 0)
     // One undo group: one undo takes both back.
     #expect(harness.run("undo").errors.hasPrefix("Undid import "))
-    #expect(context.documents(in: work.id).isEmpty)
+    #expect(try context.documents(in: work.id).isEmpty)
   }
 
   @Test func aFolderAtTheTopBecomesACategoryAndSkipsWhatIsNotAFile() throws {
@@ -211,7 +211,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
 
         """)
     let work = try #require(context.category(named: "Work"))
-    #expect(context.documents(in: work.id).map(\.name.text) == ["a"])
+    #expect(try context.documents(in: work.id).map(\.name.text) == ["a"])
   }
 
   @Test func aSymbolicLinkNamedByTheUserIsFollowed() throws {
@@ -221,7 +221,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     harness.run("mkdir Work; cd Work")
     #expect(harness.run("import \(quoted(files + "/alias"))").errors == "")
     let work = try #require(context.category(named: "Work"))
-    let document = try #require(context.document(named: "alias", in: work.id))
+    let document = try #require(try context.document(named: "alias", in: work.id))
     #expect(try context.content(of: document.id) == "real text")
   }
 
@@ -263,7 +263,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
       saying: "\"Work/Plan\" exists (use --replace to replace it)")
     #expect(harness.run("import --replace \(quoted(files + "/Plan"))").errors == "")
     let work = try #require(context.category(named: "Work"))
-    let plan = try #require(context.document(named: "Plan", in: work.id))
+    let plan = try #require(try context.document(named: "Plan", in: work.id))
     #expect(try context.content(of: plan.id) == "from the file\n")
     #expect(plan.modified.millisecondsSince1970 == 1_111_111_111_111)
     #expect(context.changes().updatedDocuments.map(\.object.name.text) == ["Plan"])
@@ -277,7 +277,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     try expectRefused(
       "import \(quoted(files + "/work"))", saying: "a category named \"Work\" exists")
     #expect(harness.run("import --replace \(quoted(files + "/work"))").errors == "")
-    #expect(context.documents(in: work.id).map(\.name.text) == ["New", "Other", "Plan"])
+    #expect(try context.documents(in: work.id).map(\.name.text) == ["New", "Other", "Plan"])
   }
 
   @Test func refusesBadInputWithOneLineAndChangesNothing() throws {

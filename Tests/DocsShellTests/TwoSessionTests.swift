@@ -27,10 +27,10 @@ import Testing
       let errors = try String(contentsOf: entry.errors, encoding: .utf8)
       #expect(entry.process.terminationStatus == 0, "\(entry.name): \(errors)")
       let category = try #require(context.category(named: entry.name))
-      let names = Set(context.documents(in: category.id).map(\.name.text))
+      let names = Set(try context.documents(in: category.id).map(\.name.text))
       #expect(names == Set((0..<rounds).map { "doc-\($0)" }), "\(entry.name) lost documents")
       for index in [0, rounds - 1] {
-        let document = try #require(context.document(named: "doc-\(index)", in: category.id))
+        let document = try #require(try context.document(named: "doc-\(index)", in: category.id))
         #expect(
           try context.content(of: document.id) == "written by \(entry.name) in round \(index)")
       }
@@ -62,7 +62,7 @@ import Testing
     }
     let context = try Context(store: JSONStore(path: store))
     let shared = try #require(context.category(named: "Shared"))
-    let log = try #require(context.document(named: "log", in: shared.id))
+    let log = try #require(try context.document(named: "log", in: shared.id))
     let content = try context.content(of: log.id)
     #expect(content.hasPrefix("start\n") && content.hasSuffix("\n"))
     let lines = content.split(separator: "\n").dropFirst().map(String.init)
@@ -108,7 +108,7 @@ import Testing
       let errors = try String(contentsOf: entry.errors, encoding: .utf8)
       #expect(entry.process.terminationStatus == 0, "\(entry.name): \(errors)")
       let category = try #require(context.category(named: entry.name))
-      let names = Set(context.documents(in: category.id).map(\.name.text))
+      let names = Set(try context.documents(in: category.id).map(\.name.text))
       #expect(names == Set((0..<rounds).map { "doc-\($0)" }), "\(entry.name) lost documents")
     }
     #expect(FileManager.default.fileExists(atPath: target + ".bak"))

@@ -53,17 +53,6 @@ extension Context {
     unloadedCategories[id] = nil
   }
 
-  /// ``loadDocuments(of:)`` for queries that cannot throw: a failure is kept in
-  /// ``loadFailure`` and the category shows no documents.
-  func loadDocumentsQuietly(of id: ObjectID) {
-    guard unloadedCategories[id] != nil else { return }
-    do {
-      try loadDocuments(of: id)
-    } catch {
-      loadFailure = error
-    }
-  }
-
   /// The record of the document `id`, faulting in the category that holds it.
   func documentRecord(_ id: ObjectID) throws(ContextError) -> DocumentRecord? {
     if let record = documentRecords[id] { return record }

@@ -45,10 +45,12 @@ extension Context {
   }
 
   /// The documents of the category `id`, sorted by `key` in `order`; ties by name.
+  /// - Throws: ``ContextError/store(_:)`` when the store cannot read the category's
+  ///   documents, ``ContextError/interrupted`` when the interruption stops their loading.
   public func documents(
     in id: ObjectID, sortedBy key: DocumentSortKey = .name, order: SortOrder = .ascending
-  ) -> [Document] {
-    loadDocumentsQuietly(of: id)
+  ) throws(ContextError) -> [Document] {
+    try loadDocuments(of: id)
     let documents = (membersByCategory[id]?.values ?? [:].values).compactMap {
       documentRecords[$0]?.document
     }
@@ -79,8 +81,10 @@ extension Context {
   }
 
   /// The document named `name` in the category `id`, if there is one.
-  public func document(named name: String, in id: ObjectID) -> Document? {
-    loadDocumentsQuietly(of: id)
+  /// - Throws: ``ContextError/store(_:)`` when the store cannot read the category's
+  ///   documents, ``ContextError/interrupted`` when the interruption stops their loading.
+  public func document(named name: String, in id: ObjectID) throws(ContextError) -> Document? {
+    try loadDocuments(of: id)
     guard let valid = try? Name(name), let documentID = membersByCategory[id]?[valid.key] else {
       return nil
     }
@@ -88,25 +92,21 @@ extension Context {
   }
 
   /// The document `id`, if it exists.
-  public func document(withID id: ObjectID) -> Document? {
-    do {
-      return try documentRecord(id)?.document
-    } catch {
-      loadFailure = error
-      return nil
-    }
+  /// - Throws: ``ContextError/store(_:)`` when the store cannot read the category that holds
+  ///   it, ``ContextError/interrupted`` when the interruption stops its loading.
+  public func document(withID id: ObjectID) throws(ContextError) -> Document? {
+    try documentRecord(id)?.document
   }
 
   /// Every document whose name contains `text`, ignoring case, sorted by category and name.
-  /// Stopped by the context's interruption, it answers what it found so far and records
-  /// ``ContextError/interrupted`` for ``takeLoadFailure()``.
-  public func documents(nameContaining text: String) -> [Document] {
+  /// - Throws: ``ContextError/interrupted`` when the context's interruption stops it,
+  ///   ``ContextError/store(_:)`` when the store cannot answer for its unloaded categories.
+  public func documents(nameContaining text: String) throws(ContextError) -> [Document] {
     let needle = NameKey(text).folded
     var found: [Document] = []
     for record in documentRecords.values {
       if let interruption, interruption.isRequested(during: .nameSearch) {
-        loadFailure = .interrupted
-        return found.sorted(by: categoryThenName)
+        throw .interrupted
       }
       let document = record.document
       if needle.isEmpty || document.name.key.folded.contains(needle) { found.append(document) }
@@ -121,7 +121,7 @@ extension Context {
             modified: $0.modified)
         }
       } catch {
-        loadFailure = .store(error)
+        throw .store(error)
       }
     }
     return found.sorted(by: categoryThenName)

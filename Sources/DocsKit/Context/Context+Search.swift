@@ -71,8 +71,9 @@ public struct ContentMatchCount: Hashable, Sendable {
   public var lineCount: Int
 }
 
-// Which documents are searched and where their contents come from is decided here; how
-// their lines are matched is ContentSearcher's business (ContentSearch.swift).
+// Which documents are searched is decided here; how their lines are matched is
+// ContentSearcher's business, and the store's for the contents it holds
+// (Store/ContentSearch.swift, Store/StoredContentSearch.swift).
 
 extension Context {
   /// The lines matching `pattern` in the documents of the category `id` (of every category
@@ -143,24 +144,19 @@ extension Context {
         switch candidate.content {
         case .fault(let location): faults.append((candidate.document, location))
         case .text(let text):
-          if let hits = try searcher.search(text: text) {
+          if let hits = try store.searchContent(text, with: searcher) {
             found.append((candidate.document, hits))
           }
         }
       }
-      try store.withEncodedContents(at: faults.map(\.location)) { position, literal in
-        try checkForInterruption(.contentSearch)
-        if let hits = try searcher.search(literal: literal) {
-          found.append((faults[position].document, hits))
-        }
-      }
+      try store.searchContents(
+        at: faults.map(\.location), with: searcher,
+        checkingBeforeEach: { try checkForInterruption(.contentSearch) },
+        found: { position, hits in found.append((faults[position].document, hits)) })
     } catch let error as ContextError {
       throw error
     } catch let error as StoreError {
       throw .store(error)
-    } catch let error as JSONTextError {
-      throw .store(
-        .invalidStore(store.displayName, reason: "a content cannot be decoded: \(error.reason)"))
     } catch {
       throw .store(.invalidStore(store.displayName, reason: "\(error)"))
     }

@@ -30,16 +30,6 @@ public final class Context {
   var nextSequence = 0
   /// Categories whose documents are still in the store, with the store's handle and totals.
   var unloadedCategories: [ObjectID: UnloadedCategory] = [:]
-  /// The last failure to load a category's documents for a query that cannot throw, or its
-  /// interruption.
-  public internal(set) var loadFailure: ContextError?
-
-  /// The failure a query that cannot throw recorded since the last call, if any, and forgets
-  /// it: what that query answered was incomplete.
-  public func takeLoadFailure() -> ContextError? {
-    defer { loadFailure = nil }
-    return loadFailure
-  }
   /// The tokenizer of ranked search, made when first needed.
   var searchTokenizer: (any SearchTokenizing)?
 
@@ -107,7 +97,6 @@ public final class Context {
     for category in graph.categories {
       if let unloaded = category.unloaded { unloadedCategories[category.id] = unloaded }
     }
-    loadFailure = nil
     generation = graph.generation
     baseline = [:]
     undoStack = []

@@ -106,19 +106,12 @@ enum AtomicFile {
   static func replace(
     path: String, with bytes: [UInt8], keepingBackup: Bool, fileSystem: any FileSystem
   ) throws(SystemCallError) {
-    let (folder, name) = splitPath(path)
+    let (folder, name) = DocsKit.splitPath(path)
     let directory = try fileSystem.open(
       folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
     defer { try? fileSystem.close(directory) }
     try replace(
       name, in: directory, with: bytes, keepingBackup: keepingBackup, fileSystem: fileSystem)
-  }
-
-  /// The folder and the last component of `path` (`.` for a bare name).
-  static func splitPath(_ path: String) -> (folder: String, name: String) {
-    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
-    let folder = String(path[..<slash])
-    return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
   }
 
   /// A random suffix for temporary names.

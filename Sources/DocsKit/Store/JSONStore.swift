@@ -44,7 +44,7 @@ public final class JSONStore: DocumentStore {
     self.path = path
     self.fileSystem = fileSystem
     targetPath = path
-    (folder, fileName) = AtomicFile.splitPath(path)
+    (folder, fileName) = splitPath(path)
   }
 
   /// The most links a chain may hold, as the kernel allows (`MAXSYMLINKS`).
@@ -66,7 +66,7 @@ public final class JSONStore: DocumentStore {
           current = target
         } else {
           // A relative target is relative to the folder holding the link.
-          let linkFolder = AtomicFile.splitPath(current).folder
+          let linkFolder = splitPath(current).folder
           current =
             linkFolder == "." ? target : (linkFolder == "/" ? "" : linkFolder) + "/" + target
         }
@@ -75,7 +75,7 @@ public final class JSONStore: DocumentStore {
       throw .system(path, operation: error.operation, errno: error.code)
     }
     targetPath = current
-    (folder, fileName) = AtomicFile.splitPath(current)
+    (folder, fileName) = splitPath(current)
     isResolved = true
   }
 

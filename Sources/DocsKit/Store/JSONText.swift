@@ -201,25 +201,6 @@ enum JSONText {
     guard let source = body.baseAddress, let target = output.baseAddress else { return 0 }
     var index = 0
     var written = 0
-    func hex4(at start: Int) throws(JSONTextError) -> UInt32 {
-      guard start + 4 <= body.count else {
-        throw JSONTextError(offset: offsetBase + start, reason: "incomplete \\u escape")
-      }
-      var value: UInt32 = 0
-      for position in start..<(start + 4) {
-        let byte = body[position]
-        let digit: UInt32
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-        default:
-          throw JSONTextError(offset: offsetBase + position, reason: "bad hex digit in \\u escape")
-        }
-        value = value << 4 | digit
-      }
-      return value
-    }
     func put(_ byte: UInt8) {
       output[written] = byte
       written += 1
@@ -255,29 +236,7 @@ enum JSONText {
       case UInt8(ascii: "r"): put(0x0D)
       case UInt8(ascii: "t"): put(0x09)
       case UInt8(ascii: "u"):
-        var scalar = try hex4(at: index)
-        index += 4
-        if (0xD800...0xDBFF).contains(scalar) {
-          guard index + 6 <= body.count, body[index] == UInt8(ascii: "\\"),
-            body[index + 1] == UInt8(ascii: "u")
-          else {
-            throw JSONTextError(
-              offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
-          }
-          let low = try hex4(at: index + 2)
-          guard (0xDC00...0xDFFF).contains(low) else {
-            throw JSONTextError(
-              offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
-          }
-          scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-          index += 6
-        } else if (0xDC00...0xDFFF).contains(scalar) {
-          throw JSONTextError(
-            offset: offsetBase + index - 6, reason: "unpaired surrogate in \\u escape")
-        }
-        guard let unicode = Unicode.Scalar(scalar) else {
-          throw JSONTextError(offset: offsetBase + index, reason: "invalid \\u escape")
-        }
+        let unicode = try unicodeEscape(body, digitsAt: &index, offsetBase: offsetBase)
         for unit in UTF8.encode(unicode) ?? UTF8.EncodedScalar() { put(unit) }
       default:
         throw JSONTextError(
@@ -285,6 +244,63 @@ enum JSONText {
       }
     }
     return written
+  }
+
+  /// The scalar of the `\u` escape whose four hex digits start at `index`, with the low
+  /// half that follows a high surrogate; moves `index` past what it read.
+  /// - Throws: ``JSONTextError`` for bad or missing digits, an unpaired surrogate or a value
+  ///   that is no scalar (at `offsetBase` plus the offset in `body`).
+  private static func unicodeEscape(
+    _ body: UnsafeRawBufferPointer, digitsAt index: inout Int, offsetBase: Int
+  ) throws(JSONTextError) -> Unicode.Scalar {
+    var scalar = try hexQuad(body, at: index, offsetBase: offsetBase)
+    index += 4
+    if (0xD800...0xDBFF).contains(scalar) {
+      guard index + 6 <= body.count, body[index] == UInt8(ascii: "\\"),
+        body[index + 1] == UInt8(ascii: "u")
+      else {
+        throw JSONTextError(
+          offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
+      }
+      let low = try hexQuad(body, at: index + 2, offsetBase: offsetBase)
+      guard (0xDC00...0xDFFF).contains(low) else {
+        throw JSONTextError(
+          offset: offsetBase + index, reason: "unpaired surrogate in \\u escape")
+      }
+      scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+      index += 6
+    } else if (0xDC00...0xDFFF).contains(scalar) {
+      throw JSONTextError(
+        offset: offsetBase + index - 6, reason: "unpaired surrogate in \\u escape")
+    }
+    guard let unicode = Unicode.Scalar(scalar) else {
+      throw JSONTextError(offset: offsetBase + index, reason: "invalid \\u escape")
+    }
+    return unicode
+  }
+
+  /// The value of the four hex digits at `start` of a `\u` escape.
+  /// - Throws: ``JSONTextError`` when there are fewer than four, or one is no hex digit.
+  private static func hexQuad(
+    _ body: UnsafeRawBufferPointer, at start: Int, offsetBase: Int
+  ) throws(JSONTextError) -> UInt32 {
+    guard start + 4 <= body.count else {
+      throw JSONTextError(offset: offsetBase + start, reason: "incomplete \\u escape")
+    }
+    var value: UInt32 = 0
+    for position in start..<(start + 4) {
+      let byte = body[position]
+      let digit: UInt32
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+      default:
+        throw JSONTextError(offset: offsetBase + position, reason: "bad hex digit in \\u escape")
+      }
+      value = value << 4 | digit
+    }
+    return value
   }
 
   /// The offset of the first backslash, control character or quote in `bytes` at or after

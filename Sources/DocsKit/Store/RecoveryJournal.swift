@@ -34,7 +34,7 @@ public final class RecoveryJournal {
     self.processID = processID
     self.started = started
     self.fileSystem = fileSystem
-    (folder, storeName) = AtomicFile.splitPath(storePath)
+    (folder, storeName) = splitPath(storePath)
   }
 
   deinit {
@@ -132,7 +132,7 @@ public final class RecoveryJournal {
     -> String
   {
     if let real = try? fileSystem.realPath(storePath) { return real }
-    let (folder, name) = AtomicFile.splitPath(storePath)
+    let (folder, name) = splitPath(storePath)
     return join(try fileSystem.realPath(folder), name)
   }
 
@@ -149,7 +149,7 @@ public final class RecoveryJournal {
   public static func filesLeftBehind(
     storePath: String, fileSystem: any FileSystem = SystemFileSystem()
   ) -> [LeftBehindRecovery] {
-    let (folder, storeName) = AtomicFile.splitPath(storePath)
+    let (folder, storeName) = splitPath(storePath)
     guard
       let directory = try? fileSystem.open(
         folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)

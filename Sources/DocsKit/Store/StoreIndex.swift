@@ -131,10 +131,3 @@ final class StoreIndex {
     close()
   }
 }
-
-/// The folder and the last component of `path`.
-func splitPath(_ path: String) -> (folder: String, name: String) {
-  guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
-  let folder = String(path[..<slash])
-  return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
-}

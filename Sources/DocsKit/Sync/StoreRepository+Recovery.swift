@@ -195,7 +195,7 @@ extension StoreRepository {
 
   /// The status of the file at `path`, `nil` when there is none.
   static func status(ofPath path: String, fileSystem: any FileSystem) -> FileStatus? {
-    let (folder, name) = AtomicFile.splitPath(path)
+    let (folder, name) = splitPath(path)
     guard
       let directory = try? fileSystem.open(
         folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)

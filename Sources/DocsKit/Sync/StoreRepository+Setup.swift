@@ -19,7 +19,7 @@ extension StoreRepository {
     fileSystem: any FileSystem = SystemFileSystem()
   ) throws(SyncError) -> StoreRepository {
     let absolute = absolutePath(storePath)
-    let folder = AtomicFile.splitPath(absolute).folder
+    let folder = splitPath(absolute).folder
     try makeFolders(folder, fileSystem: fileSystem)
     var found = try locate(storePath: absolute, runner: runner, fileSystem: fileSystem)
     if let existing = found, existing.topLevel != folder || !existing.prefix.isEmpty {

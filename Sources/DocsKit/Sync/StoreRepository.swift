@@ -46,7 +46,7 @@ public final class StoreRepository {
     self.topLevel = topLevel
     self.gitDirectory = gitDirectory
     self.prefix = prefix
-    let (folder, name) = AtomicFile.splitPath(storePath)
+    let (folder, name) = splitPath(storePath)
     storeFolder = folder
     pathInRepository = prefix + name
     // Paths given to git are the repository's (`notes/store.json`): git runs at the top.
@@ -55,7 +55,7 @@ public final class StoreRepository {
   }
 
   /// The file name of the store (`store.json`).
-  var storeFileName: String { AtomicFile.splitPath(storePath).name }
+  var storeFileName: String { splitPath(storePath).name }
 
   /// Where the store's objects lie in a commit's tree.
   var layout: RepositoryLayout { RepositoryLayout(prefix: prefix) }
@@ -82,7 +82,7 @@ public final class StoreRepository {
     storePath: String, runner: any GitRunner, fileSystem: any FileSystem = SystemFileSystem()
   ) throws(SyncError) -> StoreRepository? {
     let absolute = absolutePath(storePath)
-    let folder = AtomicFile.splitPath(absolute).folder
+    let folder = splitPath(absolute).folder
     // No `.git` at or above the folder: in no repository, and no git process started (the
     // shell asks this of every save).
     guard isFolder(folder, fileSystem: fileSystem),
@@ -276,7 +276,7 @@ public final class StoreRepository {
   /// Removes the file at `path`.
   /// - Throws: ``SyncError/store(_:)`` when it cannot be removed (or is not there).
   func removeFile(atPath path: String) throws(SyncError) {
-    let (folder, name) = AtomicFile.splitPath(path)
+    let (folder, name) = splitPath(path)
     do {
       let directory = try fileSystem.open(
         folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
@@ -330,7 +330,7 @@ public final class StoreRepository {
         if (try? fileSystem.status(at: directory, ".git")) ?? nil != nil { return true }
       }
       guard current != "/" else { return false }
-      current = AtomicFile.splitPath(current).folder
+      current = splitPath(current).folder
     }
   }
 }

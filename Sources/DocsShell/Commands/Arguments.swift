@@ -31,18 +31,11 @@ struct OptionSpec: Hashable, Sendable {
     OptionSpec(names: names, valueName: nil, allowedValues: [], help: help)
   }
 
-  /// An option that takes the next word (or `--name=VALUE`, `-nVALUE`) as its value.
-  static func value(
-    _ names: String..., valueName: String, allowedValues: [String] = [], help: String = ""
-  ) -> OptionSpec {
-    OptionSpec(names: names, valueName: valueName, allowedValues: allowedValues, help: help)
-  }
-
   /// `--json`: print JSON instead of text, for the commands that can.
   static let json = OptionSpec.flag("--json", help: "print JSON")
 
   /// `-n N`: how many results to show (0 for all), for the commands that list many.
-  static let count = OptionSpec.value("-n", valueName: "N")
+  static var count: OptionSpec { ValueOption<String>.count.spec }
 
   /// `-f`, `--force`: do it without asking.
   static let force = OptionSpec.flag("-f", "--force", help: "do not ask")
@@ -57,6 +50,60 @@ struct OptionSpec: Hashable, Sendable {
   var usage: String {
     "[" + primaryName + (valueName.map { " " + $0 } ?? "") + "]"
   }
+}
+
+/// A type whose values an option takes, read from the option's word: swift-argument-parser's
+/// `ExpressibleByArgument`. Parsing, Tab completion, the usage line and the error text all
+/// come from the conforming type, so the values are spelled in one place.
+protocol ExpressibleByArgument: Sendable {
+  /// The value `argument` spells, or `nil` when it spells none.
+  init?(argument: String)
+  /// Every word that spells a value, for completion and the error text; empty when any
+  /// word may (a path, a text).
+  static var allValues: [String] { get }
+}
+
+extension ExpressibleByArgument {
+  static var allValues: [String] { [] }
+
+  /// The values as a sentence lists them: `name, size or date`.
+  static var allValuesInProse: String {
+    guard let last = allValues.last else { return "" }
+    let others = allValues.dropLast()
+    return others.isEmpty ? last : others.joined(separator: ", ") + " or " + last
+  }
+}
+
+extension ExpressibleByArgument where Self: CaseIterable & RawRepresentable, RawValue == String {
+  init?(argument: String) { self.init(rawValue: argument) }
+  static var allValues: [String] { allCases.map(\.rawValue) }
+}
+
+extension String: ExpressibleByArgument {
+  init?(argument: String) { self = argument }
+}
+
+/// An option that takes a value of type `Value`: the next word, or `--name=VALUE`, `-nVALUE`.
+///
+/// Declared once as a static constant beside the command that reads it; its ``spec`` goes
+/// into the command's ``ArgumentSpec``, and ``ParsedArguments/value(of:)`` hands back a
+/// `Value`, never a string to compare again.
+struct ValueOption<Value: ExpressibleByArgument>: Sendable {
+  /// The option as parsing, usage, help and completion see it.
+  let spec: OptionSpec
+
+  /// The option spelled `names`; its value is called `valueName` in the usage line (by
+  /// default the values `Value` allows: `name|size|date`).
+  init(
+    _ names: String..., valueName: String = Value.allValues.joined(separator: "|"),
+    help: String = ""
+  ) {
+    spec = OptionSpec(
+      names: names, valueName: valueName, allowedValues: Value.allValues, help: help)
+  }
+
+  /// `-n N`: how many results to show (0 for all), for the commands that list many.
+  static var count: ValueOption<String> { ValueOption<String>("-n", valueName: "N") }
 }
 
 /// How many words a positional argument takes.
@@ -136,6 +183,8 @@ enum ArgumentError: Error, Equatable, Sendable {
   case missingValue(String)
   /// `--flag=VALUE` for a flag.
   case unexpectedValue(String)
+  /// A value the option's type does not spell: the word, the option, the values it takes.
+  case invalidValue(String, option: String, allowed: String)
 }
 
 extension ArgumentError: CustomStringConvertible {
@@ -144,8 +193,20 @@ extension ArgumentError: CustomStringConvertible {
     case .unknownOption(let option): return "unknown option \(option)"
     case .missingValue(let option): return "\(option) needs a value"
     case .unexpectedValue(let option): return "\(option) takes no value"
+    case .invalidValue(let word, let option, let allowed):
+      return "\(option) takes \(allowed), not \"\(word)\""
     }
   }
+}
+
+/// One word of a command line as ``ArgumentSpec/classify(_:)`` reads it.
+enum ClassifiedWord: Sendable {
+  /// A positional word.
+  case positional(String)
+  /// An option, with its value when it takes one.
+  case option(OptionSpec, value: String?)
+  /// A word that does not fit the declaration.
+  case problem(ArgumentError)
 }
 
 /// Everything a command (or docsh itself) takes, declared once: options, positionals, whether
@@ -187,80 +248,109 @@ struct ArgumentSpec: Sendable {
   /// - Throws: ``ArgumentError`` for an unknown option or a missing or unexpected value.
   func parse(_ words: [String]) throws(ArgumentError) -> ParsedArguments {
     var parsed = ParsedArguments()
+    for word in classify(words) {
+      switch word {
+      case .positional(let text): parsed.positionals.append(text)
+      case .option(let option, let value): parsed.record(option, value: value)
+      case .problem(let error): throw error
+      }
+    }
+    return parsed
+  }
+
+  /// The positional words among `words` typed so far (options and their values skipped,
+  /// and so are words that do not fit: the line is still being typed).
+  func positionalCount(in words: [String]) -> Int {
+    classify(words).count {
+      if case .positional = $0 { return true }
+      return false
+    }
+  }
+
+  /// What each of `words` is, in one pass that both parsing and completion read: a
+  /// positional word, an option with its value, or a word that does not fit (an unknown
+  /// option, a missing or unexpected value), after which the pass goes on.
+  func classify(_ words: [String]) -> [ClassifiedWord] {
     // A command that takes nothing at all takes no options either: `pwd -x` is one word too many.
     if placement == .none || (options.isEmpty && positionals.isEmpty) {
-      parsed.positionals = words.first == "--" ? Array(words.dropFirst()) : words
-      return parsed
+      return (words.first == "--" ? Array(words.dropFirst()) : words).map { .positional($0) }
     }
     if placement == .leadingFlags {
       var index = 0
+      var classified: [ClassifiedWord] = []
       while index < words.count, let flags = declaredFlags(words[index]) {
-        for flag in flags { parsed.record(flag, value: nil) }
+        classified += flags.map { .option($0, value: nil) }
         index += 1
       }
-      parsed.positionals = Array(words[index...])
-      return parsed
+      return classified + words[index...].map { .positional($0) }
     }
+    var classified: [ClassifiedWord] = []
     var index = 0
     var optionsEnded = false
-    func nextValue(for name: String) throws(ArgumentError) -> String {
-      guard index < words.count else { throw .missingValue(name) }
-      defer { index += 1 }
-      return words[index]
-    }
     while index < words.count {
       let word = words[index]
       index += 1
       if optionsEnded || word == "-" || !word.hasPrefix("-") {
-        parsed.positionals.append(word)
+        classified.append(.positional(word))
         if placement == .beforePositionals { optionsEnded = true }
-        continue
-      }
-      if word == "--" {
+      } else if word == "--" {
         optionsEnded = true
-        continue
-      }
-      if word.hasPrefix("--") {
-        var name = word
-        var inline: String?
-        if let equals = word.firstIndex(of: "=") {
-          name = String(word[..<equals])
-          inline = String(word[word.index(after: equals)...])
-        }
-        guard let option = option(named: name) else { throw .unknownOption(name) }
-        if option.takesValue {
-          if let inline {
-            parsed.record(option, value: inline)
-          } else {
-            parsed.record(option, value: try nextValue(for: name))
-          }
-        } else {
-          guard inline == nil else { throw .unexpectedValue(name) }
-          parsed.record(option, value: nil)
-        }
-        continue
-      }
-      if let shorthand = numericShorthand,
+      } else if word.hasPrefix("--") {
+        classified.append(classifyLong(word, next: words, at: &index))
+      } else if let shorthand = numericShorthand,
         word.utf8.dropFirst().allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
       {
-        parsed.record(shorthand, value: String(word.dropFirst()))
-        continue
-      }
-      // Short options, bundled as in -lr, -yc TEXT or -ssize.
-      var letters = Substring(word.dropFirst())
-      while let letter = letters.first {
-        letters = letters.dropFirst()
-        let name = "-" + String(letter)
-        guard let option = option(named: name) else { throw .unknownOption(name) }
-        guard option.takesValue else {
-          parsed.record(option, value: nil)
-          continue
-        }
-        parsed.record(option, value: letters.isEmpty ? try nextValue(for: name) : String(letters))
-        break
+        classified.append(.option(shorthand, value: String(word.dropFirst())))
+      } else {
+        classified += classifyShort(word, next: words, at: &index)
       }
     }
-    return parsed
+    return classified
+  }
+
+  /// `--name`, `--name VALUE` or `--name=VALUE`; a value that is the next word moves `index`.
+  private func classifyLong(
+    _ word: String, next words: [String], at index: inout Int
+  ) -> ClassifiedWord {
+    var name = word
+    var inline: String?
+    if let equals = word.firstIndex(of: "=") {
+      name = String(word[..<equals])
+      inline = String(word[word.index(after: equals)...])
+    }
+    guard let option = option(named: name) else { return .problem(.unknownOption(name)) }
+    guard option.takesValue else {
+      return inline == nil ? .option(option, value: nil) : .problem(.unexpectedValue(name))
+    }
+    if let inline { return .option(option, value: inline) }
+    guard index < words.count else { return .problem(.missingValue(name)) }
+    defer { index += 1 }
+    return .option(option, value: words[index])
+  }
+
+  /// Short options, bundled as in `-lr`, `-yc TEXT` or `-ssize`; a value that is the next
+  /// word moves `index`.
+  private func classifyShort(
+    _ word: String, next words: [String], at index: inout Int
+  ) -> [ClassifiedWord] {
+    var classified: [ClassifiedWord] = []
+    var letters = Substring(word.dropFirst())
+    while let letter = letters.first {
+      letters = letters.dropFirst()
+      let name = "-" + String(letter)
+      guard let option = option(named: name) else {
+        return classified + [.problem(.unknownOption(name))]
+      }
+      guard option.takesValue else {
+        classified.append(.option(option, value: nil))
+        continue
+      }
+      if !letters.isEmpty { return classified + [.option(option, value: String(letters))] }
+      guard index < words.count else { return classified + [.problem(.missingValue(name))] }
+      index += 1
+      return classified + [.option(option, value: words[index - 1])]
+    }
+    return classified
   }
 
   /// The declared flags `word` bundles (`-n`, `-nn`), or `nil` when it is anything else.
@@ -301,29 +391,6 @@ struct ArgumentSpec: Sendable {
     return nil
   }
 
-  /// The positional words among `words` typed so far (options and their values skipped).
-  func positionalCount(in words: [String]) -> Int {
-    if placement == .none { return words.count - (words.first == "--" ? 1 : 0) }
-    var count = 0
-    var index = 0
-    var optionsEnded = false
-    while index < words.count {
-      let word = words[index]
-      index += 1
-      if optionsEnded || word == "-" || !word.hasPrefix("-")
-        || (placement == .leadingFlags && declaredFlags(word) == nil)
-      {
-        count += 1
-        if placement != .anywhere { optionsEnded = true }
-      } else if word == "--" {
-        optionsEnded = true
-      } else if takesNextWord(word) {
-        index += 1
-      }
-    }
-    return count
-  }
-
   /// The option whose value is the word after `word`, if `word` ends with one that takes a
   /// value and does not hold it (`-s`, `-ls`, `--sort`; not `--sort=size` or `-ssize`).
   func option(takingTheWordAfter word: String) -> OptionSpec? {
@@ -338,10 +405,6 @@ struct ArgumentSpec: Sendable {
       if option.takesValue { return offset == word.count - 2 ? option : nil }
     }
     return nil
-  }
-
-  private func takesNextWord(_ word: String) -> Bool {
-    option(takingTheWordAfter: word) != nil
   }
 }
 
@@ -379,13 +442,47 @@ struct ParsedArguments: Sendable {
     given.contains(option.primaryName)
   }
 
-  /// The value given last for `option`, if it was given.
-  func value(of option: OptionSpec) -> String? {
-    values[option.primaryName]?.last
+  /// Whether the option was given (under any of its names).
+  func isSet<Value>(_ option: ValueOption<Value>) -> Bool {
+    isSet(option.spec)
+  }
+
+  /// The value given last for `option`, read as its type; `nil` when it was not given.
+  /// - Throws: ``ArgumentError/invalidValue(_:option:allowed:)`` for a word that spells no
+  ///   value of the type.
+  func value<Value>(of option: ValueOption<Value>) throws(ArgumentError) -> Value? {
+    guard let word = values[option.spec.primaryName]?.last else { return nil }
+    return try read(word, for: option)
   }
 
   /// Every value given for `option`, in order (for options that may repeat, like `-c`).
-  func values(of option: OptionSpec) -> [String] {
-    values[option.primaryName] ?? []
+  /// - Throws: ``ArgumentError/invalidValue(_:option:allowed:)`` for the first word that
+  ///   spells no value of the type.
+  func values<Value>(of option: ValueOption<Value>) throws(ArgumentError) -> [Value] {
+    var read: [Value] = []
+    for word in values[option.spec.primaryName] ?? [] {
+      read.append(try self.read(word, for: option))
+    }
+    return read
+  }
+
+  /// The text given last for `option`, if it was given: any word is a text.
+  func value(of option: ValueOption<String>) -> String? {
+    values[option.spec.primaryName]?.last
+  }
+
+  /// Every text given for `option`, in order.
+  func values(of option: ValueOption<String>) -> [String] {
+    values[option.spec.primaryName] ?? []
+  }
+
+  private func read<Value>(
+    _ word: String, for option: ValueOption<Value>
+  ) throws(ArgumentError) -> Value {
+    guard let value = Value(argument: word) else {
+      throw .invalidValue(
+        word, option: option.spec.primaryName, allowed: Value.allValuesInProse)
+    }
+    return value
   }
 }

@@ -33,7 +33,7 @@ struct ChangeCategoryCommand: ShellCommand {
     case .top: session.changeCategory(to: nil)
     case .category(let category): session.changeCategory(to: category)
     case .entry(let category, let name):
-      if session.context.document(named: name, in: category.id) != nil {
+      if try session.context.document(named: name, in: category.id) != nil {
         throw ShellError.wrongKind(path, expected: "a category")
       }
       throw ShellError.noSuchCategory(path)

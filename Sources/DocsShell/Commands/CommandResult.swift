@@ -24,7 +24,7 @@ extension ParsedArguments {
   func count(
     of things: String, default fallback: Int?, for command: CommandConfiguration
   ) throws(ShellError) -> Int? {
-    guard let value = value(of: .count) else { return fallback }
+    guard let value = value(of: ValueOption<String>.count) else { return fallback }
     guard let number = Int(value), number >= 0 else {
       throw command.usageError("-n takes how many \(things) to show (0 for all), not \"\(value)\"")
     }

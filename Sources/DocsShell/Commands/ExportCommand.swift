@@ -49,9 +49,9 @@ struct ExportCommand: ShellCommand {
         if !categories.contains(where: { $0.id == category.id }) { categories.append(category) }
       }
     }
-    let folders = categories.map { category in
+    let folders = try categories.map { category throws(ContextError) in
       FileExport.Folder(
-        name: category.name.text, documents: session.context.documents(in: category.id))
+        name: category.name.text, documents: try session.context.documents(in: category.id))
     }
     let documents = folders.reduce(0) { $0 + $1.documents.count }
     let export = FileExport(destination: session.filePath(destination), replacing: replacing)

@@ -19,7 +19,8 @@ struct FindCommand: ShellCommand {
     format = arguments.outputFormat
   }
 
-  func run(in session: Session) -> CommandResult {
-    .foundDocuments(session.context.documents(nameContaining: text).map(session.located), format)
+  func run(in session: Session) throws -> CommandResult {
+    .foundDocuments(
+      try session.context.documents(nameContaining: text).map(session.located), format)
   }
 }

@@ -12,7 +12,7 @@ enum LineSelection: Equatable, Sendable {
   case from(Int)
 
   /// `-n N`: how many lines, with the ten of coreutils when not given.
-  static let option = OptionSpec.value("-n", valueName: "N")
+  static let option = ValueOption<String>("-n", valueName: "N")
 
   /// The selection `-n` asks of `head` (`tail` when `fromEnd`): `N` or `+N` counts from the
   /// start, `-N` from the other end; `tail`'s `+N` is the line to start at.
@@ -73,9 +73,9 @@ extension ExcerptCommand {
   /// The arguments of `head` and `tail`: `-n N` and documents.
   static func arguments() -> ArgumentSpec {
     ArgumentSpec(
-      options: [LineSelection.option],
+      options: [LineSelection.option.spec],
       positionals: [PositionalSpec("NAME", .oneOrMore, completing: .document)],
-      whenMissing: "name a document", numericShorthand: LineSelection.option)
+      whenMissing: "name a document", numericShorthand: LineSelection.option.spec)
   }
 
   func run(in session: Session) throws -> CommandResult {

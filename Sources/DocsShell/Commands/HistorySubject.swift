@@ -18,11 +18,15 @@ struct HistorySubject: Sendable {
   /// - Throws: ``ShellError`` when `text` cannot name a document at all.
   init(_ text: String, in session: Session) throws(ShellError) {
     let path = ShellPath(text)
-    do {
+    do throws(ShellError) {
       let (category, name) = try path.entry(in: session.context, from: session.currentCategory)
       categoryName = category.name.text
       self.name = name
-      current = session.context.document(named: name, in: category.id)
+      do {
+        current = try session.context.document(named: name, in: category.id)
+      } catch {
+        throw ShellError.context(error)
+      }
     } catch {
       guard case .noSuchCategory = error else { throw error }
       // A category gone since: `/Old/Plan` or `Old/Plan` at the top.

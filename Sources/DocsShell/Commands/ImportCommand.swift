@@ -70,7 +70,7 @@ struct ImportCommand: ShellCommand {
   private func add(_ files: [ImportedFile], to category: Category, in session: Session) throws {
     try checkDistinct(files.map { ($0.name, $0.path) }, what: "document")
     for file in files {
-      if let existing = session.context.document(named: file.name, in: category.id) {
+      if let existing = try session.context.document(named: file.name, in: category.id) {
         guard replacing else {
           throw ImportError.documentExists(
             path: file.path, document: "\(category.name)/\(existing.name)")

@@ -3,8 +3,21 @@ import DocsKit
 /// `ls`: the categories at the top, the documents in a category.
 struct ListCommand: ShellCommand {
   static let long = OptionSpec.flag("-l")
-  static let sort = OptionSpec.value(
-    "-s", "--sort", valueName: "name|size|date", allowedValues: ["name", "size", "date"])
+  /// What `-s` sorts by: the words parsing, completion, usage and the error text share.
+  enum SortWord: String, CaseIterable, ExpressibleByArgument {
+    case name, size, date
+
+    /// The key the context sorts documents by.
+    var documentKey: DocumentSortKey {
+      switch self {
+      case .name: return .name
+      case .size: return .size
+      case .date: return .modified
+      }
+    }
+  }
+
+  static let sort = ValueOption<SortWord>("-s", "--sort")
   static let reverse = OptionSpec.flag("-r")
   static let byTime = OptionSpec.flag("-t")
   static let all = OptionSpec.flag("-a")
@@ -20,7 +33,7 @@ struct ListCommand: ShellCommand {
       """,
     example: "ls -l -s size Work",
     arguments: ArgumentSpec(
-      options: [long, sort, byTime, reverse, all, .json],
+      options: [long, sort.spec, byTime, reverse, all, .json],
       positionals: [PositionalSpec("CATEGORY", .optional, completing: .category)],
       whenExtra: "lists one category at a time"),
     isUndoable: false,
@@ -34,17 +47,20 @@ struct ListCommand: ShellCommand {
   init(_ arguments: ParsedArguments) throws(ShellError) {
     format = arguments.isSet(Self.long) && !arguments.isSet(.json) ? .long : arguments.outputFormat
     reversed = arguments.isSet(Self.reverse)
-    switch arguments.value(of: Self.sort) {
-    case nil: key = arguments.isSet(Self.byTime) ? .modified : .name
-    case "name": key = .name
-    case "size": key = .size
-    case "date", "modified": key = .modified
-    case let other?: throw Self.usageError("cannot sort by \"\(other)\"; use name, size or date")
+    let word: SortWord?
+    do {
+      word = try arguments.value(of: Self.sort)
+    } catch {
+      guard case .invalidValue(let other, _, let allowed) = error else {
+        throw Self.usageError(error.description)
+      }
+      throw Self.usageError("cannot sort by \"\(other)\"; use \(allowed)")
     }
     // Which of -t and -s came last is not known here, so they must agree.
-    if arguments.isSet(Self.byTime), key != .modified {
-      throw Self.usageError("-t sorts by date; it cannot go with -s \(key.rawValue)")
+    if let word, arguments.isSet(Self.byTime), word != .date {
+      throw Self.usageError("-t sorts by date; it cannot go with -s \(word.rawValue)")
     }
+    key = word?.documentKey ?? (arguments.isSet(Self.byTime) ? .modified : .name)
     path = arguments.positionals.first
   }
 
@@ -61,9 +77,9 @@ struct ListCommand: ShellCommand {
       return .categories(listings, format)
     case .category(let category):
       return .documents(
-        session.context.documents(in: category.id, sortedBy: key, order: order), format)
+        try session.context.documents(in: category.id, sortedBy: key, order: order), format)
     case .entry(let category, let name):
-      guard let document = session.context.document(named: name, in: category.id) else {
+      guard let document = try session.context.document(named: name, in: category.id) else {
         throw ShellError.noSuchDocument(name, in: category.name.text)
       }
       return .documents([document], format)

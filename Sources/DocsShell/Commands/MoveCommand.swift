@@ -30,7 +30,7 @@ struct MoveCommand: ShellCommand {
     case .category(let category):
       try renameCategory(category, in: session)
     case .entry(let category, let name):
-      guard let document = context.document(named: name, in: category.id) else {
+      guard let document = try context.document(named: name, in: category.id) else {
         throw ShellError.noSuchDocument(name, in: category.name.text)
       }
       let (target, newName) = try ShellPath(destination).documentDestination(

@@ -22,7 +22,7 @@ struct NewDocumentCommand: ContentCommand {
     // Check the name before asking for text, so nobody types into a name that is taken
     // (text given on the line is checked by the model as the document is made).
     if !target.input.isGiven,
-      let existing = session.context.document(named: name, in: category.id)
+      let existing = try session.context.document(named: name, in: category.id)
     {
       throw ContextError.duplicateDocumentName(
         name, existing: existing.name.text, in: category.name.text)

@@ -65,7 +65,7 @@ struct ShellPath {
     case .category(let category): return category
     case .top: throw .wrongKind(text, expected: "a category")
     case .entry(let category, let name):
-      if context.document(named: name, in: category.id) != nil {
+      if try Self.document(named: name, in: category, of: context) != nil {
         throw .wrongKind(text, expected: "a category")
       }
       throw .noSuchCategory(current == nil || text.hasPrefix("/") ? text : name)
@@ -92,10 +92,22 @@ struct ShellPath {
   /// Resolves a path that must name an existing document.
   func document(in context: Context, from current: Category?) throws(ShellError) -> Document {
     let (category, name) = try entry(in: context, from: current)
-    guard let document = context.document(named: name, in: category.id) else {
+    guard let document = try Self.document(named: name, in: category, of: context) else {
       throw .noSuchDocument(name, in: category.name.text)
     }
     return document
+  }
+
+  /// The document `name` of `category`, if there is one.
+  /// - Throws: ``ShellError/context(_:)`` when the store cannot read the category.
+  private static func document(
+    named name: String, in category: Category, of context: Context
+  ) throws(ShellError) -> Document? {
+    do {
+      return try context.document(named: name, in: category.id)
+    } catch {
+      throw .context(error)
+    }
   }
 
   /// Where a document goes for `mv` and `cp`: a category that keeps its name (`/Archive`,

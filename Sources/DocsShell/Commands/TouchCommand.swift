@@ -24,7 +24,7 @@ struct TouchCommand: ShellCommand {
     for path in paths {
       let (category, name) = try ShellPath(path).entry(
         in: session.context, from: session.currentCategory)
-      if let document = session.context.document(named: name, in: category.id) {
+      if let document = try session.context.document(named: name, in: category.id) {
         try session.context.touchDocument(document.id)
       } else {
         try session.context.createDocument(named: name, in: category.id)

@@ -34,10 +34,10 @@ struct TreeCommand: ShellCommand {
       }
     }
     let categories = root.map { [$0] } ?? session.context.categories()
-    let branches = categories.map { category in
+    let branches = try categories.map { category throws(ContextError) in
       TreeReport.Branch(
         categoryName: category.name.text,
-        documentNames: session.context.documents(in: category.id).map(\.name.text))
+        documentNames: try session.context.documents(in: category.id).map(\.name.text))
     }
     return .tree(TreeReport(rootCategory: root?.name.text, branches: branches))
   }

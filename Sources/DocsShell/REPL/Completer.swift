@@ -61,7 +61,9 @@ struct Completer {
       let head = String(partial[...slash])
       switch try? session.resolve(head) {
       case .category(let category)?:
-        let names = session.context.documents(in: category.id).map { head + $0.name.text }
+        let names = ((try? session.context.documents(in: category.id)) ?? []).map {
+          head + $0.name.text
+        }
         return matching(names, partial)
       case .top?:
         // `/Wo`, `../Wo`: the categories on the way to a document.
@@ -73,7 +75,7 @@ struct Completer {
     }
     var names: [String] = []
     if let current = session.currentCategory {
-      names = session.context.documents(in: current.id).map(\.name.text)
+      names = ((try? session.context.documents(in: current.id)) ?? []).map(\.name.text)
     } else {
       names = session.context.categories().map { $0.name.text + "/" }
     }

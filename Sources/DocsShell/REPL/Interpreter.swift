@@ -90,11 +90,10 @@ final class Interpreter {
     throws
   {
     let context = session.context
-    // A query that cannot throw records a category it could not load: what it answered is
-    // incomplete, so the command fails (and, inside its undo group, changes nothing).
+    // A category the store could not load fails its query, and so the command (which,
+    // inside its undo group, changes nothing).
     func runCheckingLoads() throws -> CommandResult {
       let result = try command.run(in: session)
-      if let failure = context.takeLoadFailure() { throw failure }
       // Ctrl-C during a command that changes things takes it back, noticed or not.
       if type.configuration.isUndoable { try session.stopIfInterrupted() }
       return result

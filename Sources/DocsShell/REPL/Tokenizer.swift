@@ -107,31 +107,7 @@ enum Tokenizer {
         index = close + 1
       case .doubleQuote:
         scanner.inWord = true
-        var cursor = index + 1
-        var closed = false
-        while cursor < count {
-          // A run up to the next quote or backslash goes in at once.
-          var end = cursor
-          while end < count && bytes[end] != .doubleQuote && bytes[end] != .backslash { end += 1 }
-          append(cursor..<end)
-          cursor = end
-          guard cursor < count else { break }
-          if bytes[cursor] == .doubleQuote {
-            closed = true
-            break
-          }
-          if cursor + 1 < count, Self.escapableInDoubleQuotes(bytes[cursor + 1]) {
-            if bytes[cursor + 1] != .newline { scanner.word.append(bytes[cursor + 1]) }
-            cursor += 2
-          } else {
-            scanner.word.append(.backslash)
-            cursor += 1
-          }
-        }
-        guard closed else {
-          throw .unterminatedDoubleQuote(column: column(ofByteOffset: index, in: bytes))
-        }
-        index = cursor + 1
+        index = try scanDoubleQuoted(bytes, openedAt: index, into: &scanner)
       case .backslash:
         guard index + 1 < count else { throw .trailingBackslash }
         let escaped = bytes[index + 1]
@@ -148,23 +124,58 @@ enum Tokenizer {
       default:
         // A run of ordinary bytes goes into the word in one piece.
         scanner.inWord = true
-        var end = index + 1
-        while end < count {
-          switch bytes[end] {
-          case .space, .tab, .newline, .semicolon, .singleQuote, .doubleQuote, .backslash:
-            break
-          default:
-            end += 1
-            continue
-          }
-          break
-        }
+        let end = endOfOrdinaryRun(in: bytes, from: index + 1)
         append(index..<end)
         index = end
       }
     }
     try scanner.finishCommand()
     return scanner.commands
+  }
+
+  /// Adds the text of the `"…"` opened at `open` to the scanner's word, escapes applied.
+  /// - Returns: the offset after the closing quote.
+  /// - Throws: ``TokenizerError/unterminatedDoubleQuote(column:)`` when it is not closed.
+  @inline(__always)
+  private static func scanDoubleQuoted(
+    _ bytes: UnsafeBufferPointer<UInt8>, openedAt open: Int, into scanner: inout CommandScanner
+  ) throws(TokenizerError) -> Int {
+    let count = bytes.count
+    var cursor = open + 1
+    while cursor < count {
+      // A run up to the next quote or backslash goes in at once.
+      var end = cursor
+      while end < count && bytes[end] != .doubleQuote && bytes[end] != .backslash { end += 1 }
+      scanner.word.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[cursor..<end]))
+      cursor = end
+      guard cursor < count else { break }
+      if bytes[cursor] == .doubleQuote { return cursor + 1 }
+      if cursor + 1 < count, Self.escapableInDoubleQuotes(bytes[cursor + 1]) {
+        if bytes[cursor + 1] != .newline { scanner.word.append(bytes[cursor + 1]) }
+        cursor += 2
+      } else {
+        scanner.word.append(.backslash)
+        cursor += 1
+      }
+    }
+    throw .unterminatedDoubleQuote(column: column(ofByteOffset: open, in: bytes))
+  }
+
+  /// The offset of the first byte from `start` on that ends a run of ordinary bytes: a
+  /// blank, a command separator, a quote or a backslash (or the end).
+  @inline(__always)
+  private static func endOfOrdinaryRun(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int
+  {
+    var end = start
+    while end < bytes.count {
+      switch bytes[end] {
+      case .space, .tab, .newline, .semicolon, .singleQuote, .doubleQuote, .backslash:
+        return end
+      default:
+        end += 1
+      }
+    }
+    return end
   }
 
   /// `word` written so that the tokenizer reads it back as one word: specials and blanks are

@@ -42,7 +42,7 @@ import Testing
     #expect(categories.allSatisfy { !context.isLoaded($0.id) })
     #expect(context.summary(of: categories[1].id).documentCount == 4)
     #expect(context.documentCount == 12)
-    _ = context.documents(in: categories[1].id)
+    _ = try context.documents(in: categories[1].id)
     #expect(context.isLoaded(categories[1].id))
     #expect(!context.isLoaded(categories[0].id))
     #expect(try Answers(context) == expected)
@@ -59,7 +59,7 @@ import Testing
     let categories = context.categories()
     #expect(categories.count == 3)
     #expect(categories.allSatisfy { !context.isLoaded($0.id) })
-    let document = try #require(context.document(named: "Doc 1.1", in: categories[1].id))
+    let document = try #require(try context.document(named: "Doc 1.1", in: categories[1].id))
     try context.setContent("rewritten on the first open", of: document.id)
     try context.save()
     #expect(!context.isLoaded(categories[0].id) && !context.isLoaded(categories[2].id))
@@ -76,13 +76,13 @@ import Testing
     try harness.seed()
     _ = try harness.openIndexed(now: Harness.lateClock)
     let (context, _) = try harness.openIndexed(now: Harness.lateClock)
-    let found = context.documents(nameContaining: "2.3")
+    let found = try context.documents(nameContaining: "2.3")
     #expect(found.map(\.name.text) == ["Doc 2.3"])
     #expect(context.categories().allSatisfy { !context.isLoaded($0.id) })
     let document = try #require(found.first)
     #expect(try context.content(of: document.id) == "content 2.3 café naïve")
     #expect(context.isLoaded(document.categoryID))
-    #expect(context.documents(nameContaining: "doc").count == 12)
+    #expect(try context.documents(nameContaining: "doc").count == 12)
   }
 
   @Test func editsAndSavesKeepTheIndexInStep() throws {
@@ -91,7 +91,7 @@ import Testing
     _ = try harness.openIndexed(now: Harness.lateClock)
     let (context, _) = try harness.openIndexed(now: Harness.lateClock)
     let categories = context.categories()
-    let document = try #require(context.document(named: "Doc 1.1", in: categories[1].id))
+    let document = try #require(try context.document(named: "Doc 1.1", in: categories[1].id))
     try context.setContent("rewritten and much longer than before", of: document.id)
     try context.createDocument(named: "New", in: categories[0].id, content: "new one")
     try context.renameCategory(categories[2].id, to: "Renamed")
@@ -116,7 +116,7 @@ import Testing
     #expect(
       first.snippet.highlights.map { String(first.snippet.text[$0]) } == ["Café", "café", "café"])
     // A change not yet saved is searched as it is now.
-    let other = try #require(context.document(named: "Doc 0.1", in: context.categories()[0].id))
+    let other = try #require(try context.document(named: "Doc 0.1", in: context.categories()[0].id))
     try context.setContent("now about a cafe", of: other.id)
     try context.deleteDocument(first.document.id)
     let now = try context.search(SearchQuery("café"), limit: 0)

@@ -92,7 +92,7 @@ import Testing
     #expect(saved)
     #expect(staleStore.indexWarning == nil)
     // It answers from the file it read, with the other session's save not in it.
-    let names = stale.categories().flatMap { stale.documents(in: $0.id).map(\.name.text) }
+    let names = try stale.categories().flatMap { try stale.documents(in: $0.id).map(\.name.text) }
     #expect(names.contains("Plain"))
     #expect(!names.contains("Newer"))
     // The index still describes the newer file: the next session trusts it.
@@ -142,7 +142,7 @@ import Testing
     let (failing, failingStore) = try harness.openIndexed(sqlite: sqlite, now: Harness.lateClock)
     sqlite.arm(failAt: 1, code: SQLiteError.corrupt)
     let category = try #require(failing.category(named: "Cat 0"))
-    #expect(failing.documents(in: category.id).count == 4)
+    #expect(try failing.documents(in: category.id).count == 4)
     sqlite.disarm()
     #expect(sqlite.injected != nil)
     #expect(failingStore.indexWarning != nil)
@@ -163,7 +163,7 @@ import Testing
     let (failing, failingStore) = try harness.openIndexed(sqlite: sqlite, now: Harness.lateClock)
     sqlite.arm(failAt: 1, code: SQLiteError.corrupt)
     let category = try #require(failing.category(named: "Cat 0"))
-    #expect(failing.documents(in: category.id).count == 4)
+    #expect(try failing.documents(in: category.id).count == 4)
     sqlite.disarm()
     #expect(failingStore.indexWarning != nil)
     #expect(!FileManager.default.fileExists(atPath: path))

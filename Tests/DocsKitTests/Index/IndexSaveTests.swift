@@ -10,7 +10,7 @@ import Testing
   /// Makes changes of every kind in `context`: content, rename, move, delete, new, rmdir.
   static func changeEverything(_ context: Context) throws {
     let categories = context.categories()
-    let first = context.documents(in: categories[0].id)
+    let first = try context.documents(in: categories[0].id)
     try context.setContent("rewritten café", of: first[0].id)
     try context.renameDocument(first[1].id, to: "Renamed")
     try context.moveDocument(first[2].id, to: categories[1].id, renamingTo: "Moved")
@@ -70,12 +70,12 @@ import Testing
     // B rewrites the first category (shifting every byte after it) and saves: the index now
     // describes B's file. A still reads the file it opened and must not use B's ranges.
     let bFirst = try #require(b.categories().first)
-    for document in b.documents(in: bFirst.id) {
+    for document in try b.documents(in: bFirst.id) {
       try b.setContent(String(repeating: "longer ", count: 40), of: document.id)
     }
     try b.save()
     #expect(try Answers(a) == mineBefore)
-    #expect(a.documents(nameContaining: "Doc 2.").count == 5)
+    #expect(try a.documents(nameContaining: "Doc 2.").count == 5)
     // A saves: merges onto B's save.
     let aLast = try #require(a.categories().last)
     try a.createDocument(named: "From A", in: aLast.id, content: "a's")
@@ -202,7 +202,7 @@ import Testing
       let context = sessions[Int.random(in: 0...1, using: &generator)]
       let categories = context.categories()
       let category = categories.randomElement(using: &generator)
-      let documents = category.map { context.documents(in: $0.id) } ?? []
+      let documents = try category.map { try context.documents(in: $0.id) } ?? []
       let document = documents.randomElement(using: &generator)
       do {
         switch Int.random(in: 0..<13, using: &generator) {
@@ -251,7 +251,7 @@ import Testing
     #expect(try Answers(indexed) == Answers(plain), "\(comment)")
     for fragment in ["D", "n1", "doc", ""] {
       #expect(
-        indexed.documents(nameContaining: fragment).map(\.id)
+        try indexed.documents(nameContaining: fragment).map(\.id)
           == plain.documents(nameContaining: fragment).map(\.id), "\(comment): find \(fragment)")
     }
     for word in words {

@@ -57,7 +57,7 @@ struct Answers: Equatable, CustomStringConvertible {
     listings = [:]
     self.contents = [:]
     for category in context.categories() {
-      let documents = context.documents(in: category.id)
+      let documents = try context.documents(in: category.id)
       listings[category.name.text] = documents.map { "\($0.name) \($0.size) \($0.modified)" }
       if contents {
         for document in documents {

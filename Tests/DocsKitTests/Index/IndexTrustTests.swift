@@ -39,7 +39,7 @@ import Testing
       let (context, store) = try harness.openIndexed(now: Harness.lateClock)
       #expect(try Answers(context) == Answers(harness.openContext()), comment)
       #expect(
-        Set(context.documents(nameContaining: "doc").map(\.name.text))
+        Set(try context.documents(nameContaining: "doc").map(\.name.text))
           == Set(try harness.openContext().documents(nameContaining: "doc").map(\.name.text)),
         comment)
       return store.indexState
@@ -68,7 +68,7 @@ import Testing
     #expect(state == .rebuilt(reason: "the store file changed since it was indexed"))
     let (context, _) = try indexed.harness.openIndexed(now: Harness.lateClock)
     let category = try #require(context.category(named: "Cat 1"))
-    let document = try #require(context.document(named: "Doc 1.2", in: category.id))
+    let document = try #require(try context.document(named: "Doc 1.2", in: category.id))
     #expect(try context.content(of: document.id).hasPrefix("CONTENT 1.2"))
   }
 
@@ -168,7 +168,7 @@ import Testing
       let (context, store) = try indexed.harness.openIndexed(now: Harness.lateClock)
       for category in context.categories() {
         #expect(
-          context.documents(in: category.id).map(\.name)
+          try context.documents(in: category.id).map(\.name)
             == (try indexed.harness.openContext()).documents(in: category.id).map(\.name))
       }
       #expect(store.indexState == .rebuilt(reason: "the store contradicted it"))

@@ -65,7 +65,7 @@ import Testing
       #expect(hits.map(\.document.name.text).contains("none"))
       #expect(hits.map(\.score) == hits.map(\.score).sorted(by: >))
       // An unsaved document holding every word is matched as it is now, and ranks first.
-      let none = try #require(context.document(named: "none", in: category.id))
+      let none = try #require(try context.document(named: "none", in: category.id))
       try context.setContent("aerodynamic heating of the swept wing at speed", of: none.id)
       let changed = try context.search(query, limit: 2)
       #expect(Set(changed.map(\.document.name.text)) == ["all", "none"])

@@ -94,7 +94,7 @@ import Testing
     let plain = try harness.openContext()
     // Some unsaved changes, searched as they are now.
     let first = try #require(indexed.categories().first)
-    let changed = indexed.documents(in: first.id)
+    let changed = try indexed.documents(in: first.id)
     try indexed.setContent("café plan 東京", of: changed[0].id)
     try indexed.deleteDocument(changed[1].id)
     try indexed.createDocument(named: "Brand new", in: first.id, content: "naïve Zürich")
@@ -105,7 +105,7 @@ import Testing
       for (context, label) in [(indexed, "indexed"), (plain, "plain")] {
         var expected = Set<ObjectID>()
         for category in context.categories() {
-          for document in context.documents(in: category.id) {
+          for document in try context.documents(in: category.id) {
             let text = try context.content(of: document.id) + " " + document.name.text
             let tokens = SearchOracleTests.tokens(text)
             if tokens.contains(word) || SearchOracleTests.stems[word].map(tokens.contains) == true {
@@ -171,7 +171,7 @@ import Testing
       #expect(all.map(\.document.name.text) == ["elsewhere", "four", "three", "two", "one"])
       let inCategory = try context.search(SearchQuery("garden"), in: category.id, limit: 2)
       #expect(inCategory.map(\.document.name.text) == ["four", "three"])
-      let one = try #require(context.document(named: "one", in: category.id))
+      let one = try #require(try context.document(named: "one", in: category.id))
       try context.setContent(text(6), of: one.id)
       let changed = try context.search(SearchQuery("garden"), limit: 1)
       #expect(changed.map(\.document.name.text) == ["one"])

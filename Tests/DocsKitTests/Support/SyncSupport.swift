@@ -30,7 +30,7 @@ final class Machine {
   }
 
   /// The folder of the store (the work tree's top in these tests).
-  var folder: String { AtomicFile.splitPath(storePath).folder }
+  var folder: String { splitPath(storePath).folder }
 
   /// The repository of the store, when there is one.
   func repository() throws -> StoreRepository? {
@@ -76,7 +76,7 @@ final class Machine {
     var result: [String: String] = [:]
     for category in context.categories() {
       result[category.name.text + "/"] = ""
-      for document in context.documents(in: category.id) {
+      for document in try context.documents(in: category.id) {
         result[category.name.text + "/" + document.name.text] = try context.content(
           of: document.id)
       }
@@ -193,7 +193,7 @@ func put(_ content: String, at category: String, _ name: String, in context: Con
     ?? context.createCategory(
       named: category
     ).id
-  if let existing = context.document(named: name, in: categoryID) {
+  if let existing = try context.document(named: name, in: categoryID) {
     return try context.setContent(content, of: existing.id)
   }
   return try context.createDocument(named: name, in: categoryID, content: content)
@@ -202,5 +202,5 @@ func put(_ content: String, at category: String, _ name: String, in context: Con
 /// The document at `category`/`name` of `context`.
 func document(_ category: String, _ name: String, in context: Context) throws -> Document {
   let found = try #require(context.category(named: category))
-  return try #require(context.document(named: name, in: found.id))
+  return try #require(try context.document(named: name, in: found.id))
 }

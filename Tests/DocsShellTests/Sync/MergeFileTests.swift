@@ -38,7 +38,7 @@ import Testing
     var result: [String: String] = [:]
     for category in context.categories() {
       result[category.name.text + "/"] = ""
-      for document in context.documents(in: category.id) {
+      for document in try context.documents(in: category.id) {
         result[SyncMachine.withoutDates(category.name.text + "/" + document.name.text)] =
           try context.content(of: document.id)
       }
@@ -63,7 +63,7 @@ import Testing
   /// The document `name` of category `category`.
   func document(_ category: String, _ name: String, in context: Context) throws -> Document {
     let found = try #require(context.category(named: category))
-    return try #require(context.document(named: name, in: found.id))
+    return try #require(try context.document(named: name, in: found.id))
   }
 
   /// CURRENT and OTHER changed from BASE so that every kind of conflict arises once.

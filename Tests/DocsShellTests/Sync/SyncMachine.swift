@@ -108,7 +108,7 @@ final class SyncMachine {
     var result: [String: String] = [:]
     for category in context.categories() {
       result[SyncMachine.withoutDates(category.name.text + "/")] = ""
-      for document in context.documents(in: category.id) {
+      for document in try context.documents(in: category.id) {
         result[SyncMachine.withoutDates(category.name.text + "/" + document.name.text)] =
           try context.content(of: document.id)
       }

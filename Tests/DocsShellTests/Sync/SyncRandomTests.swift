@@ -21,7 +21,7 @@ import Testing
       let context = try Context(store: JSONStore(path: machine.storePath))
       for category in context.categories() {
         categories[category.id] = category.name.text
-        for document in context.documents(in: category.id) {
+        for document in try context.documents(in: category.id) {
           documents[document.id] = Entry(
             categoryID: category.id, name: document.name.text,
             content: try context.content(of: document.id))

@@ -94,60 +94,10 @@ final class ContentSearcher {
     self.mode = mode
     ignoresCase = pattern.ignoresCase
     var folder = CaseFolder()
-    // Whether one line matches, on its own; the text every matching line holds (folded when
-    // ignoring case), if known; and whether a line holding it must still pass the test.
-    let lineMatches: (String) -> Bool
-    let required: String?
-    let holdingIsMatching: Bool
-    switch pattern.syntax {
-    case .text:
-      let text = pattern.ignoresCase ? folder.folded(pattern.source) : pattern.source
-      if pattern.matchesWholeWords {
-        let regex = try RegularExpression(
-          RegularExpression.quoting(pattern.source), ignoringCase: pattern.ignoresCase,
-          wholeWords: true)
-        lineMatches = regex.matches
-      } else {
-        let lineFolder = SharedFolder()
-        let ignoringCase = pattern.ignoresCase
-        let wanted = Bytes(Array(text.utf8))
-        // The bytes, as the needle is found in a content: a generic search of the UTF-8
-        // view, or folding to a `String`, costs ten times more, which -v pays on every line.
-        lineMatches = { line in
-          if ignoringCase { return lineFolder.foldedLine(line, holds: wanted.raw) }
-          var haystack = line
-          return haystack.withUTF8 {
-            ContentSearcher.firstOffset(of: wanted.raw, in: UnsafeRawBufferPointer($0), from: 0)
-              != nil
-          }
-        }
-      }
-      (required, holdingIsMatching) = (text, !pattern.matchesWholeWords)
-    case .regularExpression:
-      let regex = try RegularExpression(
-        pattern.source, ignoringCase: pattern.ignoresCase, wholeWords: pattern.matchesWholeWords)
-      lineMatches = regex.matches
-      required = RegexLiterals.requiredText(in: pattern.source, ignoringCase: pattern.ignoresCase)
-        .map { pattern.ignoresCase ? folder.folded($0) : $0 }
-      holdingIsMatching = false
-    }
+    let test = try ContentSearcher.lineTest(for: pattern, folder: &folder)
     let needle: String
-    if pattern.selectsNonMatchingLines {
-      // A line without the needle is one to keep: every line is read.
-      needle = ""
-      matcher = .everyLine { !lineMatches($0) }
-    } else if let required, required.utf8.contains(0x0A) {
-      needle = required
-      matcher = .nothing
-    } else if let required, !required.isEmpty, !required.utf8.contains(0x0D) {
-      needle = required
-      matcher = .needle(test: holdingIsMatching ? nil : lineMatches)
-    } else {
-      // No needle, an empty one, or a carriage return: the one before a break is no part of
-      // its line, which a search of the bytes would not see.
-      needle = ""
-      matcher = .everyLine(lineMatches)
-    }
+    (matcher, needle) = ContentSearcher.matcher(
+      for: test, selectingNonMatching: pattern.selectsNonMatchingLines)
     literalNeedle = Bytes(JSONTextLines.spelling(of: needle))
     plainNeedle = Bytes(PlainTextLines.spelling(of: needle))
     needleIsASCII = needle.utf8.allSatisfy { $0 < 0x80 }
@@ -158,24 +108,90 @@ final class ContentSearcher {
     foldsToNeedleLetters = others.filter { needle.utf8.contains($0.letter) }.map {
       Bytes($0.spelling)
     }
-    var anchors: [[Bytes]] = []
     foldedScalars = needle.unicodeScalars.map(\.value)
     let anchor = ignoresCase ? ContentSearcher.anchor(for: needle) : nil
     anchorIndex = anchor?.index ?? 0
     checksAtAnchor = foldedScalars.allSatisfy {
       $0 >= 0x20 && $0 != UInt32(UInt8(ascii: "\"")) && $0 != 0x5C
     }
-    if let anchor {
-      let spellings = anchor.family.map { Array(String(Character($0)).utf8) }
-      for length in Set(spellings.map(\.count)).sorted() {
-        let sameLength = spellings.filter { $0.count == length }
-        for start in stride(from: 0, to: sameLength.count, by: 2) {
-          anchors.append(sameLength[start..<min(start + 2, sameLength.count)].map(Bytes.init))
+    anchors = anchor.map { ContentSearcher.spellings(ofFamily: $0.family) } ?? []
+    self.folder = folder
+  }
+
+  /// Whether one line matches `pattern`, on its own; the text every matching line holds
+  /// (folded when ignoring case), if known; and whether a line holding it must still pass
+  /// the test.
+  private static func lineTest(
+    for pattern: ContentPattern, folder: inout CaseFolder
+  ) throws(ContextError) -> (
+    lineMatches: (String) -> Bool, required: String?, holdingIsMatching: Bool
+  ) {
+    switch pattern.syntax {
+    case .text:
+      let text = pattern.ignoresCase ? folder.folded(pattern.source) : pattern.source
+      guard !pattern.matchesWholeWords else {
+        let regex = try RegularExpression(
+          RegularExpression.quoting(pattern.source), ignoringCase: pattern.ignoresCase,
+          wholeWords: true)
+        return (regex.matches, text, false)
+      }
+      let lineFolder = SharedFolder()
+      let ignoringCase = pattern.ignoresCase
+      let wanted = Bytes(Array(text.utf8))
+      // The bytes, as the needle is found in a content: a generic search of the UTF-8
+      // view, or folding to a `String`, costs ten times more, which -v pays on every line.
+      let lineMatches = { (line: String) -> Bool in
+        if ignoringCase { return lineFolder.foldedLine(line, holds: wanted.raw) }
+        var haystack = line
+        return haystack.withUTF8 {
+          ContentSearcher.firstOffset(of: wanted.raw, in: UnsafeRawBufferPointer($0), from: 0)
+            != nil
         }
       }
+      return (lineMatches, text, true)
+    case .regularExpression:
+      let regex = try RegularExpression(
+        pattern.source, ignoringCase: pattern.ignoresCase, wholeWords: pattern.matchesWholeWords)
+      let required = RegexLiterals.requiredText(
+        in: pattern.source, ignoringCase: pattern.ignoresCase
+      ).map { pattern.ignoresCase ? folder.folded($0) : $0 }
+      return (regex.matches, required, false)
     }
-    self.anchors = anchors
-    self.folder = folder
+  }
+
+  /// How lines are matched for `test`, and the needle looked for in the bytes (empty when
+  /// every line is read).
+  private static func matcher(
+    for test: (lineMatches: (String) -> Bool, required: String?, holdingIsMatching: Bool),
+    selectingNonMatching: Bool
+  ) -> (Matcher, needle: String) {
+    let lineMatches = test.lineMatches
+    if selectingNonMatching {
+      // A line without the needle is one to keep: every line is read.
+      return (.everyLine { !lineMatches($0) }, "")
+    } else if let required = test.required, required.utf8.contains(0x0A) {
+      return (.nothing, required)
+    } else if let required = test.required, !required.isEmpty, !required.utf8.contains(0x0D) {
+      return (.needle(test: test.holdingIsMatching ? nil : lineMatches), required)
+    } else {
+      // No needle, an empty one, or a carriage return: the one before a break is no part of
+      // its line, which a search of the bytes would not see.
+      return (.everyLine(lineMatches), "")
+    }
+  }
+
+  /// The UTF-8 of the characters of `family`, those of the same length two by two (a small
+  /// and a capital letter), so that one scan finds both.
+  private static func spellings(ofFamily family: [Unicode.Scalar]) -> [[Bytes]] {
+    var anchors: [[Bytes]] = []
+    let spellings = family.map { Array(String(Character($0)).utf8) }
+    for length in Set(spellings.map(\.count)).sorted() {
+      let sameLength = spellings.filter { $0.count == length }
+      for start in stride(from: 0, to: sameLength.count, by: 2) {
+        anchors.append(sameLength[start..<min(start + 2, sameLength.count)].map(Bytes.init))
+      }
+    }
+    return anchors
   }
 
   deinit {
