@@ -654,12 +654,13 @@ HISTORY_TARGET = "/Category 007/Document 00042"
 def history_row(new_row, docsh, tmp, corpus_info):
     """Row 17: `log NAME` on a docsh repository of the personal store (1,000 documents)
     with HISTORY_COMMITS saves, each committed by docsh, against `git log --oneline --
-    store.json` on the same repository. The history is made by docsh itself (sync to a
+    FILE` of the document's own file (commits hold one file per document; the store file is
+    not tracked) in the same repository. The history is made by docsh itself (sync to a
     bare remote, then one script of `write` and `save` lines), so that its commits are
     docsh's; a docsh that cannot do this yet fails the row, not the harness."""
     commits = HISTORY_COMMITS[MODE]
     r = new_row(17, "`log NAME` on the personal store with %s commits" % fmt_n(commits), 3,
-                anchor_label="`git log --oneline -- store.json`")
+                anchor_label="`git log --oneline -- FILE` of its file")
     if skipped(r):
         return r
     repo = os.path.join(tmp, "hist")
@@ -688,7 +689,8 @@ def history_row(new_row, docsh, tmp, corpus_info):
         r["notes"].append("only %s commits were made" % (made or "no"))
     return timed_row(r, "%s --no-save -s %s -c %s" % (sq(docsh), sq(store),
                                                       sq('log "%s"' % HISTORY_TARGET)),
-                     "git -C %s log --oneline -- store.json" % sq(repo), shell=False,
+                     "git -C %s log --oneline -- %s" % (sq(repo), sq(HISTORY_TARGET[1:])),
+                     shell=False,
                      expect=contains("Document 00042"))
 
 
