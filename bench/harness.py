@@ -13,6 +13,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -183,6 +184,14 @@ def fmt_unit(s):
 
 def fmt_mb(b):
     return "%.1f MB" % (b / 1e6) if b < 100e6 else "%.0f MB" % (b / 1e6)
+
+
+def fmt_bytes(b):
+    return "%.0f B" % b if b < 10_000 else "%.1f kB" % (b / 1e3)
+
+
+def fmt_kib(b):
+    return "%.1f KiB" % (b / 1024)
 
 
 def fmt_n(n):
@@ -376,6 +385,7 @@ def main():
     SELECTED.update(int(n) for n in a.rows.split(",") if n.strip())
     # docsh's index cache for the whole run (every row), under the run's own folder.
     os.environ["XDG_CACHE_HOME"] = os.path.join(TMP, "cache")
+    git_sandbox(TMP)  # every git process of the run, docsh's too (rows 17, 29-44)
     docsh = os.path.abspath(a.docsh)
     D = sq(docsh)
     os.makedirs(RESULTS, exist_ok=True)
@@ -474,6 +484,9 @@ def main():
     journal_row(new_row, docsh, TMP, personal)
     grep_rows(new_row, D, L, large)
     startup_row(new_row, D)
+    sync_rows(new_row, docsh, personal, SYNC_FIRST_ROW)
+    if MODE == "full":  # quick's "large" is not large, and every sync costs seconds
+        sync_rows(new_row, docsh, large, SYNC_FIRST_ROW + SYNC_ROW_COUNT)
 
     # ------------------------------------------------------------ report
     total = time.monotonic() - started
@@ -501,7 +514,7 @@ def main():
     for r in rows:
         if r["status"] == "skipped":
             continue
-        unit = fmt_mb if r["n"] in (6, 14) else fmt_time
+        unit = r.get("unit") or (fmt_mb if r["n"] in (6, 14) else fmt_time)
         anchor = ("%s (%s)" % (unit(r["anchor"]), r["anchor_label"])) \
             if r.get("anchor") is not None else r["anchor_label"]
         if r["status"] == "ok":
@@ -522,8 +535,9 @@ def main():
         if r["per_unit"] and r["status"] == "ok":
             # What one unit of the work costs each side: a fast anchor hides nothing here.
             count, noun = r["per_unit"]
+            per = fmt_bytes if r.get("unit") else fmt_unit  # memory or time
             op += " — per %s: docsh %s, anchor %s" % (
-                noun, fmt_unit(r["docsh"] / count), fmt_unit(r["anchor"] / count))
+                noun, per(r["docsh"] / count), per(r["anchor"] / count))
         lines.append("| %d | %s | %s | %s | %s | ≤ %s | %s |"
                      % (r["n"], op, cell, anchor, ratio, r["target"], verdict))
     lines += [
@@ -534,6 +548,10 @@ def main():
         % (CFG["min_runs"], CFG["max_runs"], CFG["mem_runs"], MODE),
     ]
     if MODE == "quick":
+        lines += ["", "Quick mode: the sync rows run on the personal store only (%d–%d), one "
+                  "run each; %d–%d (the large store) are for full mode."
+                  % (SYNC_FIRST_ROW, SYNC_FIRST_ROW + SYNC_ROW_COUNT - 1,
+                     SYNC_FIRST_ROW + SYNC_ROW_COUNT, SYNC_FIRST_ROW + 2 * SYNC_ROW_COUNT - 1)]
         lines += ["", "Quick mode: small corpora, few runs. Fixed costs (process start, runtime "
                   "memory) weigh more than on the full corpora, so these ratios prove the "
                   "harness, not docsh's speed; `make bench` gives the real table."]
@@ -654,12 +672,13 @@ HISTORY_TARGET = "/Category 007/Document 00042"
 def history_row(new_row, docsh, tmp, corpus_info):
     """Row 17: `log NAME` on a docsh repository of the personal store (1,000 documents)
     with HISTORY_COMMITS saves, each committed by docsh, against `git log --oneline --
-    store.json` on the same repository. The history is made by docsh itself (sync to a
+    FILE` of the document's own file (commits hold one file per document; the store file is
+    not tracked) in the same repository. The history is made by docsh itself (sync to a
     bare remote, then one script of `write` and `save` lines), so that its commits are
     docsh's; a docsh that cannot do this yet fails the row, not the harness."""
     commits = HISTORY_COMMITS[MODE]
     r = new_row(17, "`log NAME` on the personal store with %s commits" % fmt_n(commits), 3,
-                anchor_label="`git log --oneline -- store.json`")
+                anchor_label="`git log --oneline -- FILE` of its file")
     if skipped(r):
         return r
     repo = os.path.join(tmp, "hist")
@@ -688,7 +707,8 @@ def history_row(new_row, docsh, tmp, corpus_info):
         r["notes"].append("only %s commits were made" % (made or "no"))
     return timed_row(r, "%s --no-save -s %s -c %s" % (sq(docsh), sq(store),
                                                       sq('log "%s"' % HISTORY_TARGET)),
-                     "git -C %s log --oneline -- store.json" % sq(repo), shell=False,
+                     "git -C %s log --oneline -- %s" % (sq(repo), sq(HISTORY_TARGET[1:])),
+                     shell=False,
                      expect=contains("Document 00042"))
 
 
@@ -731,6 +751,455 @@ def docsh_version(docsh):
     except (OSError, subprocess.TimeoutExpired, UnicodeDecodeError):
         line = ""
     return ("`%s`" % line.replace("|", "/")[:60]) if line else "docsh (no --version)"
+
+
+# ---------------------------------------------------------------- sync (issue 17)
+#
+# docsh's sync (one file per document in git, the store folder's own bare `.git`) against
+# plain git doing the nearest work, on the personal and the large store. Each store gets
+# SYNC_ROW_COUNT rows, the personal store's from SYNC_FIRST_ROW, the large store's after them.
+# Every git run of the whole harness sees a sandbox of its own (git_sandbox): HOME, a global
+# config naming a user, no system config, no prompts.
+
+SYNC_FIRST_ROW = 29
+SYNC_ROW_COUNT = 8
+SYNC_DOC = "/Category 007/Document 00042"  # edited on machine A, then listed by `log`
+SYNC_FILE = "Category 007/Document 00042"  # its file in the repository
+INCOMING_DOC = "/Category 003/Document 00017"  # changed on A before each of B's syncs
+GROWTH_SAVES = 10
+GROWTH_BUDGET = 64 * 1024  # bytes a save may add to the repository
+BLOB_SLACK = 4096  # bytes the largest blob may exceed the largest document by
+# In full mode, a command whose probe took longer than this is measured by that one run
+# (its prepare step untimed, as hyperfine's): three more runs of a 40 s sync cost minutes.
+SINGLE_RUN_SECONDS = 8.0
+SAMPLE_INTERVAL = 0.02  # seconds between two looks at a sync's processes in /proc
+
+
+def git_sandbox(tmp):
+    """Gives every git process of the run (docsh's too) a HOME and a global config of its
+    own, naming a user and making `main` the first branch, and no system config, as
+    Tests/DocsTestSupport/GitSandbox.swift does: the user's git config is never read."""
+    home = os.path.join(tmp, "home")
+    os.makedirs(home, exist_ok=True)
+    config = os.path.join(home, "gitconfig")
+    with open(config, "w", encoding="utf-8") as f:
+        f.write("[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+                "[user]\n\tname = docsh bench\n\temail = bench@example.com\n")
+    os.environ.update({"HOME": home, "GIT_CONFIG_GLOBAL": config, "GIT_CONFIG_NOSYSTEM": "1",
+                       "XDG_CONFIG_HOME": os.path.join(home, ".config"),
+                       "GIT_TERMINAL_PROMPT": "0"})
+
+
+def git(*args, cwd=None):
+    """Runs git for the harness's own set-up; its standard output. A failure is a harness error."""
+    p = subprocess.run(["git"] + list(args), cwd=cwd, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise HarnessError("git %s failed: %s" % (" ".join(args), first_line(
+            p.stderr.decode("utf-8", errors="replace"))))
+    return p.stdout.decode("utf-8", errors="replace")
+
+
+def session_rss(sid, skip=None, page=os.sysconf("SC_PAGE_SIZE")):
+    """The summed resident set of the processes of session `sid` (docsh and the git
+    processes it started, which stay in its session), but for the process `skip` (the
+    /usr/bin/time that leads it), in bytes."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == skip:
+            continue
+        try:
+            with open("/proc/%s/stat" % entry, "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # it ended meanwhile
+        # After the command's name: state(3) ppid pgrp session(6) … rss(24).
+        if int(fields[3]) == sid:
+            total += int(fields[21]) * page
+    return total
+
+
+def run_sampled(cmd, timeout, prepare=None):
+    """Runs `cmd` as run_once does, watching its processes: returns (exit code or None on
+    timeout, seconds, stderr text, memory), memory being (the largest sum of the resident
+    sets of the session's processes seen at SAMPLE_INTERVAL, the peak RSS of its largest
+    single process as /usr/bin/time reports it)."""
+    if prepare:
+        p = subprocess.run(["bash", "-c", prepare], cwd=CORPUS,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            raise HarnessError("prepare step failed: %s: %s"
+                               % (prepare, p.stderr.decode(errors="replace").strip()))
+    memory_file = os.path.join(TMP, "sampled.mem")
+    with open(os.path.join(TMP, "sampled.err"), "w+b") as err:
+        t = time.monotonic()
+        # /usr/bin/time, not this process's own wait4: a child Python spawns (vfork) takes
+        # the harness's high-water RSS with it into exec, and the kernel reports that as the
+        # child's. /usr/bin/time is small, so the %M of its child is the command's own: the
+        # largest process of the tree (ru_maxrss covers the descendants it reaped), however
+        # briefly it lived.
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", memory_file, "bash", "-c", cmd],
+                             cwd=CORPUS, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=err, start_new_session=True)
+        peak = 0
+        while p.poll() is None:
+            if time.monotonic() - t > timeout:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                return None, time.monotonic() - t, "", (peak, 0)
+            peak = max(peak, session_rss(p.pid, skip=p.pid))
+            time.sleep(SAMPLE_INTERVAL)
+        secs = time.monotonic() - t
+        err.seek(0)
+        text = err.read().decode("utf-8", errors="replace")
+    with open(memory_file, encoding="utf-8") as f:
+        words = f.read().split()
+    # /usr/bin/time writes "Command exited with non-zero status N" before %M on a failure.
+    single = int(words[-1]) * 1024 if words and words[-1].isdigit() else 0
+    return p.returncode, secs, text, (peak, single)
+
+
+def write_files_tree(store_json, dest):
+    """Writes the documents of `store_json` as docsh commits them (RepositoryLayout): a
+    folder per category with its `.docsh-category` record, a file per document with its
+    front-matter header, so that plain git is given the very bytes docsh commits. Reads the
+    store a line at a time (the format keeps a category's or a document's head on a line of
+    its own), so that the harness does not hold 227 MB of JSON and its objects: that would
+    slow the rows it times, and every process it starts inherits its high-water RSS."""
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    plain = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_")
+    category = re.compile(r'^\{"id":"([^"]+)","name":"([^"]+)","documents":\[')
+    folder = None
+    with open(store_json, encoding="utf-8") as f:
+        for line in f:
+            m = category.match(line)
+            if m:
+                cid, name = m.groups()
+                if not set(name) <= plain:
+                    raise HarnessError("category name %r would need FileNameEncoding" % name)
+                folder = os.path.join(dest, name)
+                os.makedirs(folder)
+                with open(os.path.join(folder, ".docsh-category"), "w", encoding="utf-8",
+                          newline="") as out:
+                    out.write("---\nid: %s\nname: %s\n---\n" % (cid, name))
+                line = line[m.end():]
+            line = line.strip().rstrip("]},").rstrip()
+            if not line.startswith('{"id":') or '"content":' not in line:
+                continue
+            d = json.loads(line if line.endswith("}") else line + "}")
+            if not set(d["name"]) <= plain:
+                raise HarnessError("document name %r would need FileNameEncoding" % d["name"])
+            with open(os.path.join(folder, d["name"]), "w", encoding="utf-8",
+                      newline="") as out:
+                out.write("---\nid: %s\nmodified: %s\n---\n%s" % (
+                    d["id"], d["modified"], d["content"]))
+
+
+def repository_bytes(git_dir):
+    """What a repository holds before any gc: `git count-objects -v`, size + size-pack."""
+    fields = dict(line.split(": ", 1) for line in
+                  git("--git-dir", git_dir, "count-objects", "-v").splitlines() if ": " in line)
+    return (int(fields["size"]) + int(fields["size-pack"])) * 1024
+
+
+def largest_document(store_json):
+    """The largest content in the store, in bytes (the `size` of each document's line)."""
+    largest = 0
+    pattern = re.compile(rb'"size":(\d+)')
+    with open(store_json, "rb") as f:
+        for line in f:
+            m = pattern.search(line)
+            if m:
+                largest = max(largest, int(m.group(1)))
+    return largest
+
+
+def largest_blob(git_dir):
+    out = git("--git-dir", git_dir, "cat-file", "--batch-all-objects",
+              "--batch-check=%(objecttype) %(objectsize)")
+    return max((int(size) for kind, size in (l.split() for l in out.splitlines())
+                if kind == "blob"), default=0)
+
+
+def measured_row(row, docsh_cmd, anchor_cmd, docsh_prep=None, anchor_prep=None, expect=None,
+                 peaks=None, what=""):
+    """timed_row for a sync: docsh's probe runs under run_sampled (its peak memory goes to
+    `peaks`, labelled `what`), and in full mode a pair whose probes are slow
+    (SINGLE_RUN_SECONDS) is measured by those probes alone, one run each."""
+    if skipped(row):
+        return row
+    raw_docsh_prep, raw_anchor_prep = docsh_prep, anchor_prep
+    docsh_prep = docsh_prep and docsh_prep + " && sync"
+    anchor_prep = anchor_prep and anchor_prep + " && sync"
+    rc, secs, err, memory = run_sampled(docsh_cmd, CFG["probe_timeout"], prepare=docsh_prep)
+    if rc != 0:
+        fail(row, rc, err)
+        rc_a, secs_a, err_a, _ = run_sampled(anchor_cmd, CFG["probe_timeout"],
+                                             prepare=anchor_prep)
+        if rc_a == 0:
+            row["anchor"] = secs_a
+        return row
+    if peaks is not None:
+        peaks.append((memory, what))
+    if expect and not expect(None):
+        row["notes"].append("docsh exited 0 but its result looks wrong")
+    rc_a, secs_a, err_a, _ = run_sampled(anchor_cmd, CFG["probe_timeout"], prepare=anchor_prep)
+    if rc_a != 0:
+        raise HarnessError("anchor of row %d failed (%s): %s" % (
+            row["n"], "timeout" if rc_a is None else "exit %d" % rc_a, first_line(err_a)))
+    # Quick mode proves the harness: one run each is enough, and keeps the rows cheap.
+    if MODE == "quick" or max(secs, secs_a) > SINGLE_RUN_SECONDS:
+        row["docsh"], row["anchor"], row["runs"] = secs, secs_a, 1
+        row["ratio"] = secs / secs_a
+        row["status"] = "ok"
+        row["docsh_label"] = "one run each"
+        return row
+    notes = row["notes"]
+    # The probes ran; timed_row probes again (cheap: these are the fast pairs) and times both.
+    timed_row(row, docsh_cmd, anchor_cmd, docsh_prep=raw_docsh_prep, anchor_prep=raw_anchor_prep)
+    row["notes"] = notes + [n for n in row["notes"] if n not in notes]
+    return row
+
+
+def sync_rows(new_row, docsh, info, first):
+    """The sync rows of one corpus (sync_block); when docsh fails in a step of their set-up,
+    the row being made and those not made yet fail with its message."""
+    made = []
+
+    def new_sync_row(n, *args, **kwargs):
+        made.append(new_row(n, *args, **kwargs))
+        return made[-1]
+    try:
+        sync_block(new_sync_row, docsh, info, first)
+    except SetupFailed as e:
+        if made and made[-1]["status"] == "?":
+            fail(made[-1], 1, "set-up: " + str(e))
+        label = "sync (%s, %s)" % (info["name"], shape(info))
+        for n in range(first + len(made), first + SYNC_ROW_COUNT):
+            fail(new_sync_row(n, label, 1), 1, "set-up of an earlier row failed: " + str(e))
+
+
+def sync_block(new_row, docsh, info, first):
+    """SYNC_ROW_COUNT rows of sync on the corpus `info`, numbered from `first`. Machine A is a
+    copy of the store made a docsh repository by its first `sync REMOTE` (a bare repository
+    in a local folder), U an unsynced copy of it, B a second machine (an empty store path)
+    whose first `sync REMOTE` builds its store from the remote."""
+    D = sq(docsh)
+    name = info["name"]
+    source = os.path.join(CORPUS, info["dir"], "store.json")
+    size = info["stats"]["json_bytes"]
+    docs = info["stats"]["documents"]
+    base = os.path.join(TMP, "sync-" + name)
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    A, U, B = (os.path.join(base, m, "store.json") for m in ("A", "U", "B"))
+    remote = os.path.join(base, "remote.git")
+    files = os.path.join(base, "files")  # the documents as files, for the anchors
+    anchor_remote = os.path.join(base, "anchor.git")
+    clone = os.path.join(base, "clone")
+    a_git = os.path.join(base, "A", ".git")
+    S = sq
+
+    def docsh_c(store, command, save=True):
+        return "%s %s-s %s -c %s" % (D, "" if save else "--no-save ", S(store), S(command))
+
+    def index_copy(store):
+        """Copies the store to `store` and opens it once, which builds its index (as in
+        daily use, where a store is indexed long before it is synced)."""
+        return "rm -rf %s && mkdir -p %s && cp %s %s && %s" % (
+            S(os.path.dirname(store)), S(os.path.dirname(store)), S(source), S(store),
+            docsh_c(store, "pwd", save=False))
+
+    peaks = []  # (memory, which sync) of every sync whose probe was watched
+    label = "%s, %s" % (name, shape(info))
+    append_a = docsh_c(A, 'append "%s" one line' % SYNC_DOC)
+    rows_here = list(range(first, first + SYNC_ROW_COUNT))
+    if SELECTED and not SELECTED & set(rows_here):
+        for n in rows_here:
+            new_row(n, "sync (%s)" % label, 1)["status"] = "skipped"
+        return
+    # Every row stands on the ones before (A synced, then B, …): a row left out by --rows
+    # still does its set-up, untimed, so that the rows asked for see the same state.
+    selected = lambda n: not SELECTED or n in SELECTED
+
+    # --- first sync
+    r = new_row(first, "first `sync REMOTE` (%s, %s) — a store becomes a repository, pushed"
+                % (label, fmt_mb(size)), 1,
+                anchor_label="`git init; add -A; commit; push` of the same files")
+    log("   writing the documents as files for the anchors")
+    write_files_tree(source, files)
+    first_sync = docsh_c(A, "sync " + remote)
+    first_prep = "%s && rm -rf %s && git init -q --bare %s" % (index_copy(A), S(remote), S(remote))
+    # gc.auto=0: the commit of 100,000 loose objects would start `git gc --auto`, detached,
+    # repacking in the background through the rows that follow.
+    anchor = ("cd %s && git init -q && git add -A && git -c gc.auto=0 commit -q -m first && "
+              "git push -q %s HEAD:main" % (S(files), S(anchor_remote)))
+    anchor_prep = "rm -rf %s/.git %s && git init -q --bare %s" % (
+        S(files), S(anchor_remote), S(anchor_remote))
+    if selected(first):
+        measured_row(r, first_sync, anchor, first_prep, anchor_prep, peaks=peaks,
+                     what="first sync",
+                     expect=lambda _: has_branch(remote))
+        r["per_unit"] = (docs, "document of the store")
+    else:
+        r["status"] = "skipped"
+        run_setup(first_prep + " && " + first_sync)
+    if not os.path.isdir(a_git):
+        for n in rows_here[1:]:
+            fail(new_row(n, "sync (%s)" % label, 1), 1, "no repository: the first sync failed")
+        return
+
+    # --- a save in a synced store
+    r = new_row(first + 1, "`append` one line + save in the synced store (%s)" % label, 1.2,
+                anchor_label="the same save in an unsynced copy")
+    run_setup(index_copy(U))
+    if selected(first + 1):
+        before = commit_count(a_git)
+        measured_row(r, append_a, docsh_c(U, 'append "%s" one line' % SYNC_DOC))
+        if r["status"] == "ok" and commit_count(a_git) <= before:
+            r["notes"].append("the saves made no commit")
+    else:
+        r["status"] = "skipped"
+
+    # --- growth per save
+    r = new_row(first + 2, "repository growth per save (`append` + save, %d saves, %s; "
+                "`count-objects` size + size-pack, no gc)" % (GROWTH_SAVES, label), 1,
+                docsh_label="per save", anchor_label="%d KiB a save" % (GROWTH_BUDGET // 1024))
+    r["unit"] = fmt_kib
+    if selected(first + 2):
+        start = repository_bytes(a_git)
+        commits = commit_count(a_git)
+        t = time.monotonic()
+        for _ in range(GROWTH_SAVES):
+            run_setup(append_a)
+        secs = time.monotonic() - t
+        grown = (repository_bytes(a_git) - start) / GROWTH_SAVES
+        r.update(docsh=grown, anchor=GROWTH_BUDGET, ratio=grown / GROWTH_BUDGET, status="ok",
+                 runs=GROWTH_SAVES)
+        r["op"] += " — %s a save" % fmt_time(secs / GROWTH_SAVES)
+        if commit_count(a_git) - commits != GROWTH_SAVES:
+            r["notes"].append("%d saves made %d commits" % (
+                GROWTH_SAVES, commit_count(a_git) - commits))
+    else:
+        r["status"] = "skipped"
+    run_setup(docsh_c(A, "sync"))  # the remote gets A's saves: B and the clones see them
+
+    # --- a second machine
+    r = new_row(first + 3, "a second machine's first `sync REMOTE` (empty store path, %s)"
+                % label, 1.5, anchor_label="`git clone file://REMOTE`")
+    second = docsh_c(B, "sync " + remote)
+    second_prep = "rm -rf %s" % S(os.path.dirname(B))
+    if selected(first + 3):
+        measured_row(r, second, "git clone -q file://%s %s" % (remote, S(clone)),
+                     second_prep, "rm -rf %s" % S(clone), peaks=peaks,
+                     what="second machine's first sync",
+                     expect=lambda _: same_document(docsh_c, A, B, SYNC_DOC))
+        r["per_unit"] = (docs, "document of the store")
+    else:
+        r["status"] = "skipped"
+        run_setup(second_prep + " && " + second)
+    if not os.path.isdir(os.path.join(base, "B", ".git")):
+        for n in rows_here[4:]:
+            fail(new_row(n, "sync (%s)" % label, 1), 1, "no machine B: its first sync failed")
+        return
+
+    # --- a sync bringing in one changed document
+    r = new_row(first + 4, "`sync` on B bringing in one document changed on A (%s)" % label, 2,
+                anchor_label="an unsynced save (`append`, U)")
+    # A fresh change every run: the line names the moment the prepare step ran.
+    change = ('%s -s %s -c "append \\"%s\\" changed on A at $(date +%%s%%N)" && %s'
+              % (D, S(A), INCOMING_DOC, docsh_c(A, "sync")))
+    if selected(first + 4):
+        measured_row(r, docsh_c(B, "sync"), docsh_c(U, 'append "%s" one line' % SYNC_DOC),
+                     docsh_prep=change, peaks=peaks, what="sync bringing in one change",
+                     expect=lambda _: same_document(docsh_c, A, B, INCOMING_DOC))
+        r["per_unit"] = (1, "changed document")
+    else:
+        r["status"] = "skipped"
+
+    # --- log
+    versions = int(git("--git-dir", a_git, "rev-list", "--count", "HEAD", "--", SYNC_FILE))
+    r = new_row(first + 5, "`log NAME` of a document with %d versions (%s, synced store A)"
+                % (versions, label), 2, anchor_label="`git log --oneline -- FILE` in a clone")
+    if selected(first + 5):
+        run_setup("rm -rf %s && git clone -q --no-checkout %s %s" % (S(clone), S(remote), S(clone)))
+        wanted = versions
+
+        def same_count(path):
+            with open(path, "rb") as f:
+                return f.read().count(SYNC_DOC.encode().lstrip(b"/")) == wanted
+        timed_row(r, docsh_c(A, 'log "%s"' % SYNC_DOC, save=False),
+                  "git -C %s log --oneline -- %s" % (S(clone), S(SYNC_FILE)), shell=False,
+                  expect=same_count)
+        r["per_unit"] = (versions, "version")
+    else:
+        r["status"] = "skipped"
+
+    # --- the largest blob
+    r = new_row(first + 6, "largest file (blob) in the remote (%s)" % label, 1,
+                docsh_label="largest blob",
+                anchor_label="largest document + %d KB" % (BLOB_SLACK // 1024))
+    r["unit"] = fmt_kib
+    if selected(first + 6):
+        blob, document = largest_blob(remote), largest_document(A)
+        r.update(docsh=blob, anchor=document + BLOB_SLACK, ratio=blob / (document + BLOB_SLACK),
+                 status="ok", runs=1)
+    else:
+        r["status"] = "skipped"
+
+    # --- memory
+    r = new_row(first + 7, "peak RSS of any sync, docsh and its git processes (%s)" % label, 0.5,
+                docsh_label="peak", anchor_label="size of store.json")
+    r["unit"] = fmt_mb
+    if selected(first + 7):
+        if not peaks:
+            fail(r, 1, "no sync ran to completion")
+        else:
+            (tree, single), what = max(peaks, key=lambda p: max(p[0]))
+            peak = max(tree, single)
+            r.update(docsh=peak, anchor=size, ratio=peak / size, status="ok", runs=len(peaks))
+            r["docsh_label"] = "%s; processes summed %s, largest one %s" % (
+                what, fmt_mb(tree), fmt_mb(single))
+            r["per_unit"] = (docs, "document of the store")
+    else:
+        r["status"] = "skipped"
+
+
+class SetupFailed(Exception):
+    """docsh failed in an untimed step that the sync rows after it stand on."""
+
+
+def run_setup(cmd):
+    """An untimed step of a row's set-up. docsh failing here fails the rows that stand on it
+    (SetupFailed), not the harness."""
+    p = subprocess.run(["bash", "-c", cmd], cwd=CORPUS, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise SetupFailed(p.stderr.decode("utf-8", errors="replace"))
+
+
+def commit_count(git_dir):
+    return int(git("--git-dir", git_dir, "rev-list", "--count", "HEAD").strip() or 0)
+
+
+def same_document(docsh_c, a, b, name):
+    """Whether machines A and B hold the same content for the document `name`."""
+    texts = []
+    for store in (a, b):
+        p = subprocess.run(["bash", "-c", docsh_c(store, 'cat "%s"' % name, save=False)],
+                           cwd=CORPUS, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL)
+        if p.returncode != 0:
+            return False
+        texts.append(p.stdout)
+    return texts[0] == texts[1]
+
+
+def has_branch(git_dir, branch="main"):
+    """Whether the repository has `branch` (the remote, after a push)."""
+    return subprocess.run(["git", "--git-dir", git_dir, "rev-parse", "-q", "--verify", branch],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
 
 
 if __name__ == "__main__":
