@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Fuzzes docsh's command tokenizer, store reader and document-file codec with libFuzzer.
+# Fuzzes docsh's command tokenizer, store reader, document-file codec and merge by tree with
+# libFuzzer.
 #   fuzz/run.sh [SECONDS]   (default 60 seconds per target)
 # Built with swiftc directly: SwiftPM renames an executable's entry point, which breaks
 # -sanitize=fuzzer (see ../shared/notes/atomic-save.md). Crashing or hanging inputs land in
 # fuzz/findings/TARGET/; copy them into the regression folders the tests replay:
 #   Tests/DocsShellTests/FuzzRegressions/tokenizer/,  Tests/DocsKitTests/FuzzRegressions/store/
-#   and  Tests/DocsKitTests/FuzzRegressions/documentfile/
+#   Tests/DocsKitTests/FuzzRegressions/documentfile/  and  .../FuzzRegressions/treemerge/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 out=.build/fuzz
-mkdir -p "$out" fuzz/findings/tokenizer fuzz/findings/store fuzz/findings/documentfile
+mkdir -p "$out" fuzz/findings/tokenizer fuzz/findings/store fuzz/findings/documentfile \
+  fuzz/findings/treemerge
 
 build() {
   local name=$1; shift
@@ -28,6 +30,10 @@ printf 'module CRE2 {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CRE2/includ
 c++ -O2 -fPIC -ISources/CRE2/include -c Sources/CRE2/cre2_shim.cpp -o "$out/cre2_shim.o"
 build store -ISources/CSQLite -I"$out/CRE2" $(find Sources/DocsKit -name '*.swift' | sort) \
   fuzz/StoreReaderFuzzer.swift "$out/cre2_shim.o" -lsqlite3 -l:libre2.a -lstdc++
+# Three-way histories merged by tree: all of DocsKit, and the tests' history generator.
+build treemerge -ISources/CSQLite -I"$out/CRE2" $(find Sources/DocsKit -name '*.swift' | sort) \
+  Tests/DocsKitTests/Support/TreeMergeHistory.swift fuzz/TreeMergeFuzzer.swift \
+  "$out/cre2_shim.o" -lsqlite3 -l:libre2.a -lstdc++
 # The files of a clone: the codec stands on the model's Name, ObjectID and Timestamp alone.
 build documentfile Sources/DocsKit/Model/{Name,ObjectID,Timestamp}.swift \
   Sources/DocsKit/Sync/{FrontMatter,DocumentFile,CategoryFile,FileNameEncoding}.swift \
@@ -47,5 +53,6 @@ run() {
 run tokenizer Tests/DocsShellTests/FuzzRegressions/tokenizer fuzz/tokenizer.dict 4096
 run store Tests/DocsKitTests/FuzzRegressions/store fuzz/store.dict 8192
 run documentfile Tests/DocsKitTests/FuzzRegressions/documentfile fuzz/documentfile.dict 4096
+run treemerge Tests/DocsKitTests/FuzzRegressions/treemerge fuzz/treemerge.dict 512
 echo "findings (empty is good):"
-ls -l fuzz/findings/tokenizer fuzz/findings/store fuzz/findings/documentfile
+ls -l fuzz/findings/tokenizer fuzz/findings/store fuzz/findings/documentfile fuzz/findings/treemerge

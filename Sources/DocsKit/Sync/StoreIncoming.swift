@@ -6,6 +6,42 @@ struct StoreIncoming {
   /// A document to create or change, or to delete (`nil`), with its category.
   var documents: [(id: ObjectID, document: SnapshotDocument?, categoryID: ObjectID?)] = []
 
+  /// A mark of this write, found in a store that holds it: `d:ID:HASH` for its first
+  /// document put (its name and content hashed), `c:ID:HASH` for its first category put;
+  /// `nil` when it only deletes.
+  var witness: String? {
+    if let put = documents.first(where: { $0.document != nil }), let document = put.document {
+      return "d:\(put.id):" + StoreIncoming.hash(document.name.text, document.content)
+    }
+    if let put = categories.first(where: { $0.name != nil }), let name = put.name {
+      return "c:\(put.id):" + StoreIncoming.hash(name.text, "")
+    }
+    return nil
+  }
+
+  /// Whether `store` holds the write `witness` marks.
+  static func isWitnessed(_ witness: String, in store: ParsedStore) -> Bool {
+    let parts = witness.split(separator: ":")
+    guard parts.count == 3, let id = ObjectID(String(parts[1])) else { return false }
+    if parts[0] == "c" {
+      return store.graph.categories.contains {
+        $0.id == id && hash($0.name.text, "") == parts[2]
+      }
+    }
+    guard let document = store.graph.documents.first(where: { $0.id == id }),
+      let content = try? store.decodedContent(of: document)  // undecodable: not this write's
+    else { return false }
+    return hash(document.name.text, content) == parts[2]
+  }
+
+  private static func hash(_ name: String, _ content: String) -> String {
+    var hash = StableHash()
+    hash.combine(Array(name.utf8))
+    hash.combine([0])
+    hash.combine(Array(content.utf8))
+    return String(hash.value, radix: 16)
+  }
+
   /// How many objects change.
   var count: Int { categories.count + documents.count }
   var isEmpty: Bool { count == 0 }

@@ -102,17 +102,20 @@ extension StoreRepository {
 
   // MARK: - A move of HEAD left half done
 
-  /// Where a sync notes, just before it writes the store as at the commit it moves HEAD to,
-  /// where HEAD was and where it goes (`OLD NEW`, OLD `-` for a branch with no commit yet),
-  /// and once the store is written, the generation written (`OLD NEW GENERATION`); removed
-  /// once HEAD has moved.
+  /// Where a sync notes, just before it writes the store, where HEAD was and where it goes,
+  /// the store's generation then, and a witness of the write (`OLD NEW GENERATION WITNESS`,
+  /// OLD `-` for a branch with no commit yet, WITNESS `-` when the write changes nothing);
+  /// removed once HEAD has moved.
   private var movePath: String { gitDirectory + "/docsh-moving" }
 
-  /// Notes that HEAD moves from `old` to `new`; with `written`, that the store file holds
-  /// `new`'s store at that generation.
+  /// Notes that HEAD moves from `old` to `new` once the store, now at `generation`, is
+  /// written with `incoming`.
   /// - Throws: ``SyncError/store(_:)`` when the note cannot be written.
-  func noteMove(from old: CommitID?, to new: CommitID, written: Int? = nil) throws(SyncError) {
-    let text = (old?.hex ?? "-") + " " + new.hex + (written.map { " \($0)" } ?? "") + "\n"
+  func noteMove(
+    from old: CommitID?, to new: CommitID, generation: Int, incoming: StoreIncoming
+  ) throws(SyncError) {
+    let text =
+      (old?.hex ?? "-") + " " + new.hex + " \(generation) " + (incoming.witness ?? "-") + "\n"
     do {
       try AtomicFile.replace(
         path: movePath, with: Array(text.utf8), keepingBackup: false, fileSystem: fileSystem)
@@ -130,22 +133,38 @@ extension StoreRepository {
   /// Finishes a move of HEAD that a sync began and did not finish (killed, or a git step
   /// failing) once it had written the store: HEAD moves to the commit whose store the file
   /// holds, so that what came from the remote stays the remote's and is never committed as a
-  /// change made on this side. When HEAD moved since, or the store was not written, the note
-  /// is forgotten. The caller holds the repository lock.
+  /// change made on this side. The store was written when its generation passed the one
+  /// noted and it (or, after one save since, the backup that save kept) holds the witness.
+  /// When HEAD moved since, or the store was not written, the note is forgotten. The caller
+  /// holds the repository lock.
   /// - Throws: ``SyncError`` when git fails; the note stays.
   func finishInterruptedMove() throws(SyncError) {
     guard let note = try fileBytes(at: movePath) else { return }
     let fields = String(decoding: note, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-    guard fields.count == 3, let generation = Int(fields[2]) else { return forgetMove() }
+    guard fields.count == 4, let before = Int(fields[2]) else { return forgetMove() }
     let old = fields[0] == "-" ? nil : CommitID(fields[0])
     let new = CommitID(fields[1])
-    guard try git.commit("HEAD") == old, try git.commit(new.hex) == new else {
-      return forgetMove()
+    guard try git.commit("HEAD") == old, try git.commit(new.hex) == new,
+      let now = try storeFileGeneration(), now > before
+    else { return forgetMove() }
+    if fields[3] != "-" {
+      let witness = String(fields[3])
+      let holders = [storePath, storePath + ".bak"]
+      var seen = false
+      for path in holders {
+        guard let bytes = try fileBytes(at: path),
+          let store = try? ParsedStore(bytes: bytes, name: path)  // a damaged copy witnesses nothing
+        else { continue }
+        if StoreIncoming.isWitnessed(witness, in: store) {
+          seen = true
+          break
+        }
+      }
+      guard seen else { return forgetMove() }
     }
     try moveHead(to: new, from: old, reason: "sync: finish an interrupted sync")
-    // A save since the sync wrote the store makes the next commit compare the whole store.
-    let now = try storeFileGeneration()
-    recordCommittedState(CommittedState(head: new, generation: now == generation ? generation : -1))
+    // Saves may have followed the sync's: the next commit compares the whole store.
+    recordCommittedState(CommittedState(head: new, generation: -1))
     forgetMove()
   }
 

@@ -229,13 +229,12 @@ extension StoreRepository {
     if let old, committedState() != CommittedState(head: old, generation: before) {
       return false  // a session saved after the commit this merge starts from: merge again
     }
-    try noteMove(from: old, to: new)
+    try noteMove(from: old, to: new, generation: before, incoming: incoming)
     var generation = before
     var isClean = true
     if !incoming.isEmpty {
       (generation, isClean) = try incoming.save(toStoreAt: storePath, fileSystem: fileSystem)
     }
-    try noteMove(from: old, to: new, written: generation)
     try moveHead(to: new, from: old, reason: "sync with origin")
     // A session that saved while the store was written had its changes merged into the
     // file: the next commit compares the whole store, to commit them too.

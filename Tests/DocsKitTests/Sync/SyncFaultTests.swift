@@ -159,10 +159,14 @@ import Testing
     try scenario.laptop.sync()
     try desktop.git(["fetch", "--quiet", "origin"])
     // What a sync killed between its note and the store's replacement leaves: the note,
-    // and the store as at HEAD.
+    // and the store as at HEAD. The save that follows moves the generation on, but its
+    // store holds no trace of the sync's write (the witness): HEAD stays.
     let head = try desktop.gitText(["rev-parse", "HEAD"])
     let remote = try desktop.gitText(["rev-parse", "origin/main"])
-    try Data("\(head) \(remote)\n".utf8).write(
+    let repository = try #require(try desktop.repository())
+    let generation = try #require(try repository.storeFileGeneration())
+    let witness = "d:\(ObjectID(high: 0x4000, low: 0x8000_0000_0000_0001)):1234"
+    try Data("\(head) \(remote) \(generation) \(witness)\n".utf8).write(
       to: URL(fileURLWithPath: desktop.folder + "/.git/docsh-moving"))
     try desktop.edit { try put("list desktop 2\n", at: "Home", "List", in: $0) }
     #expect(!FileManager.default.fileExists(atPath: desktop.folder + "/.git/docsh-moving"))
