@@ -771,10 +771,19 @@ func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
 
 // MARK: - docsh_rank
 
-// `docsh_rank(full_text, plan)`: the FTS5 auxiliary function that scores a matching row as
-// ``RankingPlan`` says (the plan's text as its argument, parsed once per query).
+// `docsh_rank(full_text, plan, limit)`: the FTS5 auxiliary function that scores a matching
+// row as ``RankingPlan`` says (the plan's text as its argument, parsed once per query).
+//
+// With a `limit` above 0 the caller promises to keep only the `limit` best rows of every
+// row it asks about (`ORDER BY docsh_rank(…) DESC LIMIT limit`, nothing else filtering):
+// once that many are scored, a row whose score cannot reach the lowest of them, even as
+// short as a document can be (bm25 only falls as a document grows), is not scored exactly:
+// its length, a look-up in FTS5's docsize table that was half of what a search of common
+// words cost, is never read. Such a row gets that bound as its score, below every row kept,
+// so the rows kept and their order are the same as when every row is scored.
 
-/// A plan parsed for one query, with its IDFs and counting buffers reused row after row.
+/// A plan parsed for one query, with its IDFs and counting buffers reused row after row, and
+/// the best scores so far when the caller keeps only the best `limit` rows.
 private final class RankCall {
   let plan: RankingPlan
   let averageLength: Double
@@ -782,8 +791,14 @@ private final class RankCall {
   let nameCounts: UnsafeMutableBufferPointer<Int>
   let contentCounts: UnsafeMutableBufferPointer<Int>
   let frequencies: UnsafeMutableBufferPointer<Double>
+  /// The best `limit` exact scores so far, a min-heap (the lowest first); `best.count` is
+  /// the limit, 0 when every row is scored exactly.
+  private let best: UnsafeMutableBufferPointer<Double>
+  private var bestCount = 0
+  /// The last row scored and its score: a row asked about again is not recorded twice.
+  var lastRow: (id: Int64, score: Double)?
 
-  init(plan: RankingPlan, rows: Int, averageLength: Double) {
+  init(plan: RankingPlan, rows: Int, averageLength: Double, limit: Int) {
     self.plan = plan
     self.averageLength = averageLength
     idf = .allocate(capacity: plan.nameGroups.count)
@@ -794,6 +809,8 @@ private final class RankCall {
     contentCounts.initialize(repeating: 0)
     frequencies = .allocate(capacity: plan.nameGroups.count)
     frequencies.initialize(repeating: 0)
+    best = .allocate(capacity: max(limit, 0))
+    best.initialize(repeating: 0)
   }
 
   deinit {
@@ -801,6 +818,75 @@ private final class RankCall {
     nameCounts.deallocate()
     contentCounts.deallocate()
     frequencies.deallocate()
+    best.deallocate()
+  }
+
+  /// The plan's score of the counts held, for a document of `length` tokens.
+  func score(length: Int) -> Double {
+    plan.score(
+      nameCounts: UnsafeBufferPointer(nameCounts), contentCounts: UnsafeBufferPointer(contentCounts),
+      length: length, averageLength: averageLength, idf: UnsafeBufferPointer(idf),
+      scratch: frequencies
+    ).score
+  }
+
+  /// The score below which a row cannot be kept; `nil` while fewer than `limit` are scored.
+  var threshold: Double? {
+    bestCount == best.count && bestCount > 0 ? best[0] : nil
+  }
+
+  /// Records an exact score among the best ones.
+  func record(_ score: Double) {
+    guard best.count > 0 else { return }
+    if bestCount < best.count {
+      // Sift up.
+      var child = bestCount
+      bestCount += 1
+      best[child] = score
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard best[parent] > best[child] else { break }
+        best.swapAt(parent, child)
+        child = parent
+      }
+      return
+    }
+    guard score > best[0] else { return }
+    // Replace the lowest, sift down.
+    best[0] = score
+    var parent = 0
+    while true {
+      let left = 2 * parent + 1
+      guard left < bestCount else { break }
+      let right = left + 1
+      let child = right < bestCount && best[right] < best[left] ? right : left
+      guard best[child] < best[parent] else { break }
+      best.swapAt(parent, child)
+      parent = child
+    }
+  }
+}
+
+/// The functions of FTS5's extension API `docsh_rank` calls.
+private struct RankAPI {
+  let instCount: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Int32>?) -> Int32
+  let inst:
+    @convention(c) (
+      OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?,
+      UnsafeMutablePointer<Int32>?
+    ) -> Int32
+  let columnSize: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?) -> Int32
+  let functions: Fts5ExtensionApi
+
+  init?(_ functions: Fts5ExtensionApi) {
+    guard let instCount = functions.xInstCount, let inst = functions.xInst,
+      let columnSize = functions.xColumnSize, functions.xGetAuxdata != nil,
+      functions.xSetAuxdata != nil
+    else { return nil }
+    self.instCount = instCount
+    self.inst = inst
+    self.columnSize = columnSize
+    self.functions = functions
   }
 }
 
@@ -814,75 +900,99 @@ func registerRankFunction(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteEr
     api, "docsh_rank", nil,
     { api, fts, context, count, values in
       guard let api, let fts, let context else { return }
-      let functions = api.pointee
-      guard let instCount = functions.xInstCount, let inst = functions.xInst,
-        let columnSize = functions.xColumnSize, let getAuxdata = functions.xGetAuxdata,
-        let setAuxdata = functions.xSetAuxdata
-      else {
+      guard let functions = RankAPI(api.pointee) else {
         sqlite3_result_error(context, "docsh_rank: FTS5 too old", -1)
         return
       }
       let call: RankCall
-      if let cached = getAuxdata(fts, 0) {
-        call = Unmanaged<RankCall>.fromOpaque(cached).takeUnretainedValue()
-      } else {
-        guard count >= 1, let values, let text = sqlite3_value_text(values[0]),
-          let plan = RankingPlan(encoded: String(cString: text))
-        else {
-          sqlite3_result_error(context, "docsh_rank: no plan", -1)
-          return
-        }
-        var rows: Int64 = 0
-        var tokens: Int64 = 0
-        _ = functions.xRowCount?(fts, &rows)
-        _ = functions.xColumnTotalSize?(fts, -1, &tokens)
-        call = RankCall(
-          plan: plan, rows: Int(rows), averageLength: Double(tokens) / Double(max(rows, 1)))
-        let retained = Unmanaged.passRetained(call).toOpaque()
-        guard
-          setAuxdata(fts, retained) { pointer in
-            guard let pointer else { return }
-            Unmanaged<RankCall>.fromOpaque(pointer).release()
-          } == SQLITE_OK
-        else {
-          sqlite3_result_error(context, "docsh_rank: out of memory", -1)
-          return
-        }
-      }
-      let names = call.nameCounts
-      let contents = call.contentCounts
-      for index in names.indices {
-        names[index] = 0
-        contents[index] = 0
-      }
-      var instances: Int32 = 0
-      guard instCount(fts, &instances) == SQLITE_OK else {
-        sqlite3_result_error(context, "docsh_rank: cannot read the matches", -1)
+      switch rankCall(functions, fts, count: count, values: values) {
+      case .success(let found): call = found
+      case .failure(let message):
+        sqlite3_result_error(context, message.text, -1)
         return
       }
-      for index in 0..<instances {
-        var phrase: Int32 = 0
-        var column: Int32 = 0
-        var offset: Int32 = 0
-        guard inst(fts, index, &phrase, &column, &offset) == SQLITE_OK, phrase >= 0,
-          Int(phrase) < names.count
-        else { continue }
-        if column == 0 {
-          names[Int(phrase)] += 1
-        } else {
-          contents[Int(phrase)] += 1
-        }
+      switch rank(functions, fts, call) {
+      case .success(let score): sqlite3_result_double(context, score)
+      case .failure(let message): sqlite3_result_error(context, message.text, -1)
       }
-      var length: Int32 = 0
-      _ = columnSize(fts, -1, &length)
-      let score = call.plan.score(
-        nameCounts: UnsafeBufferPointer(names), contentCounts: UnsafeBufferPointer(contents),
-        length: Int(length), averageLength: call.averageLength,
-        idf: UnsafeBufferPointer(call.idf), scratch: call.frequencies
-      ).score
-      sqlite3_result_double(context, score)
     }, nil)
   guard code == SQLITE_OK else {
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register docsh_rank")
   }
+}
+
+/// Why `docsh_rank` failed, as SQLite reports it.
+private struct RankFailure: Error {
+  let text: String
+}
+
+/// The query's ``RankCall``, made and kept as FTS5 auxiliary data at the first row.
+private func rankCall(
+  _ api: RankAPI, _ fts: OpaquePointer, count: Int32,
+  values: UnsafeMutablePointer<OpaquePointer?>?
+) -> Result<RankCall, RankFailure> {
+  let functions = api.functions
+  if let cached = functions.xGetAuxdata?(fts, 0) {
+    return .success(Unmanaged<RankCall>.fromOpaque(cached).takeUnretainedValue())
+  }
+  guard count >= 1, let values, let text = sqlite3_value_text(values[0]),
+    let plan = RankingPlan(encoded: String(cString: text))
+  else { return .failure(RankFailure(text: "docsh_rank: no plan")) }
+  let limit = count >= 2 ? Int(sqlite3_value_int64(values[1])) : 0
+  var rows: Int64 = 0
+  var tokens: Int64 = 0
+  _ = functions.xRowCount?(fts, &rows)
+  _ = functions.xColumnTotalSize?(fts, -1, &tokens)
+  let call = RankCall(
+    plan: plan, rows: Int(rows), averageLength: Double(tokens) / Double(max(rows, 1)),
+    limit: limit)
+  let retained = Unmanaged.passRetained(call).toOpaque()
+  let stored = functions.xSetAuxdata?(fts, retained) { pointer in
+    guard let pointer else { return }
+    Unmanaged<RankCall>.fromOpaque(pointer).release()
+  }
+  guard stored == SQLITE_OK else { return .failure(RankFailure(text: "docsh_rank: out of memory")) }
+  return .success(call)
+}
+
+/// The score of the current row: counts its phrases' instances in name and content, then
+/// scores them, exactly unless no length can bring the row among the best kept.
+private func rank(_ api: RankAPI, _ fts: OpaquePointer, _ call: RankCall) -> Result<
+  Double, RankFailure
+> {
+  let names = call.nameCounts
+  let contents = call.contentCounts
+  for index in names.indices {
+    names[index] = 0
+    contents[index] = 0
+  }
+  var instances: Int32 = 0
+  guard api.instCount(fts, &instances) == SQLITE_OK else {
+    return .failure(RankFailure(text: "docsh_rank: cannot read the matches"))
+  }
+  for index in 0..<instances {
+    var phrase: Int32 = 0
+    var column: Int32 = 0
+    var offset: Int32 = 0
+    guard api.inst(fts, index, &phrase, &column, &offset) == SQLITE_OK, phrase >= 0,
+      Int(phrase) < names.count
+    else { continue }
+    if column == 0 {
+      names[Int(phrase)] += 1
+    } else {
+      contents[Int(phrase)] += 1
+    }
+  }
+  if let threshold = call.threshold {
+    let bound = call.score(length: 0)
+    if bound < threshold { return .success(bound) }
+  }
+  let row = api.functions.xRowid?(fts) ?? 0
+  if let last = call.lastRow, last.id == row { return .success(last.score) }
+  var length: Int32 = 0
+  _ = api.columnSize(fts, -1, &length)
+  let score = call.score(length: Int(length))
+  call.record(score)
+  call.lastRow = (row, score)
+  return .success(score)
 }

@@ -612,15 +612,19 @@ final class StoreIndex {
       var values: [SQLiteValue]
       if request.category == nil {
         // FTS5 picks the best `limit` itself, and only those are joined with their documents.
+        // docsh_rank is told the limit: rows that cannot reach it are not scored exactly.
         sql = """
           WITH hits AS (
-            SELECT rowid AS id, docsh_rank(full_text, ?) AS score FROM full_text
+            SELECT rowid AS id, docsh_rank(full_text, ?, ?) AS score FROM full_text
             WHERE full_text MATCH ? ORDER BY 2 DESC LIMIT ?)
           SELECT \(columns)
           FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
           ORDER BY hits.score DESC
           """
-        values = [.text(plan.encoded), .text(request.expression), .integer(Int64(limit))]
+        values = [
+          .text(plan.encoded), .integer(Int64(max(limit, 0))), .text(request.expression),
+          .integer(Int64(limit)),
+        ]
       } else {
         var categoryFilter = ""
         values = [.text(plan.encoded), .text(request.expression)]
