@@ -199,6 +199,14 @@ final class SystemSQLite: SQLiteLibrary {
   }
 
   func makeTokenizer(_ connection: OpaquePointer) throws(SQLiteError) -> FTSTokenizer {
+    try makeTokenizer(connection, arguments: ["remove_diacritics", "2"])
+  }
+
+  /// The `docsh` tokenizer created with `arguments` (the tests compare arguments that leave
+  /// every word to unicode61 with the index's own).
+  func makeTokenizer(_ connection: OpaquePointer, arguments: [String]) throws(SQLiteError)
+    -> FTSTokenizer
+  {
     guard let api = docsh_fts5_api(connection), api.pointee.iVersion >= 2,
       let find = api.pointee.xFindTokenizer
     else {
@@ -211,7 +219,6 @@ final class SystemSQLite: SQLiteLibrary {
       throw SQLiteError(operation: "fts5", code: code, message: "no docsh tokenizer")
     }
     var instance: OpaquePointer?
-    let arguments = ["remove_diacritics", "2"]
     code = withCStrings(arguments) { pointers in
       var pointers = pointers
       return create(context, &pointers, Int32(arguments.count), &instance)
@@ -520,9 +527,16 @@ func sqliteHasFTS5() -> Bool {
 // marking every token), so that one table answers both exact and stemmed words.
 // SystemSQLite registers it on every connection it opens.
 //
+// Words of ASCII letters and digits are tokenized here, as unicode61 would (lower-cased,
+// nothing to fold), straight from the input's bytes: only runs of bytes holding something
+// else go to unicode61, each on its own. That is exact because ASCII punctuation and blanks
+// always separate words in unicode61 (with no `tokenchars` or `separators` given: with any
+// argument but `remove_diacritics`, all of the text goes to unicode61), so a run between
+// two of them holds the same tokens tokenized alone as within the whole text.
+//
 // In a query, a string starting with U+0001 asks for stems: its tokens come back marked.
 // Porter is FTS5's own, reached through a tokenizer (`docsh_word`) that hands it its whole
-// input as one token.
+// input as one token, and its stems are kept in a ``StemCache``.
 
 /// An FTS5 token callback (`xToken`).
 typealias FTS5TokenCallback =
@@ -550,21 +564,26 @@ private final class Parents {
   }
 }
 
-/// One `docsh` tokenizer: the unicode61 and porter instances it uses.
+/// One `docsh` tokenizer: the unicode61 and porter instances it uses, and the stems found.
 private final class FoldingTokenizerInstance {
   let words: OpaquePointer
   let wordMethods: fts5_tokenizer
   let stemmer: OpaquePointer
   let stemmerMethods: fts5_tokenizer
+  /// Whether ASCII words may be tokenized here (unicode61 was given no `tokenchars` or
+  /// `separators`, only `remove_diacritics`).
+  let tokenizesASCII: Bool
+  let stems = StemCache()
 
   init(
     words: OpaquePointer, wordMethods: fts5_tokenizer, stemmer: OpaquePointer,
-    stemmerMethods: fts5_tokenizer
+    stemmerMethods: fts5_tokenizer, tokenizesASCII: Bool
   ) {
     self.words = words
     self.wordMethods = wordMethods
     self.stemmer = stemmer
     self.stemmerMethods = stemmerMethods
+    self.tokenizesASCII = tokenizesASCII
   }
 
   deinit {
@@ -573,100 +592,239 @@ private final class FoldingTokenizerInstance {
   }
 }
 
-/// What one call of xTokenize hands unicode61's callback: the caller's callback, what it
-/// wants, and buffers for folded tokens and stems.
+/// A growable byte buffer the tokenizer writes tokens into, reused token after token.
+private struct TokenBuffer {
+  private(set) var bytes: UnsafeMutablePointer<UInt8>
+  private(set) var capacity: Int
+
+  init(capacity: Int) {
+    self.capacity = capacity
+    bytes = .allocate(capacity: capacity)
+  }
+
+  /// Makes room for `count` bytes (what it held is lost when it grows).
+  mutating func reserve(_ count: Int) {
+    guard count > capacity else { return }
+    bytes.deallocate()
+    capacity = count * 2
+    bytes = .allocate(capacity: capacity)
+  }
+
+  func deallocate() { bytes.deallocate() }
+}
+
+/// What one call of xTokenize needs: the caller's callback, what it wants, and buffers for
+/// lower-cased and folded tokens and for stems.
 private final class TokenizeCall {
   let context: UnsafeMutableRawPointer?
   let token: FTS5TokenCallback
   let instance: FoldingTokenizerInstance
+  let flags: Int32
   /// Documents get stems beside their tokens.
   let addsStems: Bool
   /// A query string marked as stems: every token marked.
   let marksTokens: Bool
-  var buffer: [UInt8] = []
-  /// The marked stem being made: U+0001, then the stem (grown as needed).
-  private var stem: UnsafeMutablePointer<UInt8>
-  private var stemCapacity = 128
+  var folded: [UInt8] = []
+  /// Where the run unicode61 is tokenizing starts in the whole text.
+  var runOffset: Int32 = 0
+  /// An ASCII token lower-cased.
+  private var lowered = TokenBuffer(capacity: 64)
+  /// The marked stem being made: U+0001, then the stem.
+  private var stem = TokenBuffer(capacity: 128)
   private var stemCount = 0
 
   init(
     context: UnsafeMutableRawPointer?, token: @escaping FTS5TokenCallback,
-    instance: FoldingTokenizerInstance, addsStems: Bool, marksTokens: Bool
+    instance: FoldingTokenizerInstance, flags: Int32, marksTokens: Bool
   ) {
     self.context = context
     self.token = token
     self.instance = instance
-    self.addsStems = addsStems
+    self.flags = flags
+    addsStems = flags & docsh_fts5_tokenize_document != 0
     self.marksTokens = marksTokens
-    buffer.reserveCapacity(64)
-    stem = .allocate(capacity: stemCapacity)
   }
 
-  deinit { stem.deallocate() }
+  deinit {
+    lowered.deallocate()
+    stem.deallocate()
+  }
+
+  /// Tokenizes `text`: words of ASCII letters and digits here, the runs between ASCII
+  /// separators that hold other bytes by unicode61.
+  func tokenize(_ text: UnsafePointer<UInt8>, count: Int) -> Int32 {
+    guard instance.tokenizesASCII else { return tokenizeRun(text, count: count, offset: 0) }
+    var position = 0
+    while position < count {
+      let first = text[position]
+      guard first >= 0x80 || TokenizeCall.isASCIIWordByte(first) else {
+        position += 1
+        continue
+      }
+      let start = position
+      var isASCII = true
+      var hasUppercase = false
+      while position < count {
+        let byte = text[position]
+        if byte >= 0x80 {
+          isASCII = false
+        } else if byte &- UInt8(ascii: "A") < 26 {
+          hasUppercase = true
+        } else if !TokenizeCall.isASCIIWordByte(byte) {
+          break
+        }
+        position += 1
+      }
+      let code =
+        isASCII
+        ? emitASCII(text + start, count: position - start, start: start, lowering: hasUppercase)
+        : tokenizeRun(text + start, count: position - start, offset: start)
+      guard code == SQLITE_OK else { return code }
+    }
+    return SQLITE_OK
+  }
+
+  @inline(__always)
+  private static func isASCIIWordByte(_ byte: UInt8) -> Bool {
+    (byte | 0x20) &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10
+  }
+
+  /// Hands on an ASCII word, lower-cased as unicode61 does.
+  private func emitASCII(
+    _ word: UnsafePointer<UInt8>, count: Int, start: Int, lowering: Bool
+  ) -> Int32 {
+    var bytes = word
+    if lowering {
+      lowered.reserve(count)
+      for index in 0..<count {
+        let byte = word[index]
+        lowered.bytes[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+      }
+      bytes = UnsafePointer(lowered.bytes)
+    }
+    return emit(
+      UnsafeRawBufferPointer(start: bytes, count: count), isASCII: true, start: Int32(start),
+      end: Int32(start + count))
+  }
+
+  /// Has unicode61 tokenize `count` bytes at `text`, which start at `offset` in the whole
+  /// text, and hands on its tokens folded.
+  private func tokenizeRun(_ text: UnsafePointer<UInt8>, count: Int, offset: Int) -> Int32 {
+    guard let tokenize = instance.wordMethods.xTokenize else { return SQLITE_ERROR }
+    runOffset = Int32(offset)
+    return UnsafeRawPointer(text).withMemoryRebound(to: CChar.self, capacity: count) { text in
+      tokenize(
+        instance.words, Unmanaged.passUnretained(self).toOpaque(), flags, text, Int32(count)
+      ) { context, _, token, length, start, end in
+        guard let context, let token else { return SQLITE_OK }
+        let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
+        return call.emitFolded(
+          UnsafeRawBufferPointer(start: token, count: Int(length)), start: start, end: end)
+      }
+    }
+  }
+
+  /// Hands on one of unicode61's tokens, folded.
+  private func emitFolded(_ bytes: UnsafeRawBufferPointer, start: Int32, end: Int32) -> Int32 {
+    let start = start + runOffset
+    let end = end + runOffset
+    // The fast path: ASCII tokens are as unicode61 made them.
+    if !bytes.contains(where: { $0 >= 0x80 }) {
+      return emit(bytes, isASCII: true, start: start, end: end)
+    }
+    guard TextFolding.fold(bytes, into: &folded) else {
+      return emit(bytes, isASCII: false, start: start, end: end)
+    }
+    guard !folded.isEmpty else { return SQLITE_OK }
+    let isASCII = !folded.contains { $0 >= 0x80 }
+    return folded.withUnsafeBytes { folded in
+      emit(folded, isASCII: isASCII, start: start, end: end)
+    }
+  }
+
+  /// Hands on one folded token (and its stem).
+  private func emit(
+    _ bytes: UnsafeRawBufferPointer, isASCII: Bool, start: Int32, end: Int32
+  ) -> Int32 {
+    if marksTokens {
+      setStem(bytes)
+      return sendStem(flags: 0, start: start, end: end)
+    }
+    let code = token(
+      context, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+      start, end)
+    guard code == SQLITE_OK, addsStems, bytes.count >= 3, isASCII else { return code }
+    switch instance.stems.find(bytes) {
+    case .same:
+      return SQLITE_OK
+    case .stem(let found):
+      setStem(found)
+      return sendStem(flags: docsh_fts5_token_colocated, start: start, end: end)
+    case .missing:
+      break
+    }
+    stemCount = 0
+    let stemmed = porterStem(bytes)
+    guard stemmed == SQLITE_OK else { return stemmed }
+    let found = UnsafeRawBufferPointer(start: stem.bytes + 1, count: max(stemCount - 1, 0))
+    guard stemCount > 0,
+      found.count != bytes.count || !found.elementsEqual(bytes)
+    else {
+      instance.stems.insert(bytes, stem: nil)
+      return SQLITE_OK
+    }
+    instance.stems.insert(bytes, stem: found)
+    return sendStem(flags: docsh_fts5_token_colocated, start: start, end: end)
+  }
+
+  /// Has FTS5's Porter stemmer stem `bytes` into the marked stem.
+  private func porterStem(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+    instance.stemmerMethods.xTokenize?(
+      instance.stemmer, Unmanaged.passUnretained(self).toOpaque(), docsh_fts5_tokenize_document,
+      bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count)
+    ) { context, _, token, length, _, _ in
+      guard let context, let token else { return SQLITE_OK }
+      let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
+      call.setStem(UnsafeRawBufferPointer(start: token, count: Int(length)))
+      return SQLITE_OK
+    } ?? SQLITE_ERROR
+  }
 
   /// Starts the marked stem with `bytes` after the marker.
   private func setStem(_ bytes: UnsafeRawBufferPointer) {
-    if bytes.count + 1 > stemCapacity {
-      stem.deallocate()
-      stemCapacity = bytes.count * 2 + 1
-      stem = .allocate(capacity: stemCapacity)
-    }
-    stem[0] = stemMarker
+    stem.reserve(bytes.count + 1)
+    stem.bytes[0] = stemMarker
     if let base = bytes.baseAddress, bytes.count > 0 {
-      (stem + 1).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+      (stem.bytes + 1).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
     }
     stemCount = bytes.count + 1
   }
 
-  /// Hands on one folded token (and its stem).
-  func emit(_ bytes: UnsafeRawBufferPointer, flags: Int32, start: Int32, end: Int32) -> Int32 {
-    if marksTokens {
-      setStem(bytes)
-      return sendStem(flags: flags, start: start, end: end)
-    }
-    let code = token(
-      context, flags, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
-      Int32(bytes.count), start, end)
-    guard code == SQLITE_OK, addsStems, bytes.count >= 3, !bytes.contains(where: { $0 >= 0x80 })
-    else { return code }
-    stemCount = 0
-    let stemmed =
-      instance.stemmerMethods.xTokenize?(
-        instance.stemmer, Unmanaged.passUnretained(self).toOpaque(), docsh_fts5_tokenize_document,
-        bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count)
-      ) { context, _, token, length, _, _ in
-        guard let context, let token else { return SQLITE_OK }
-        let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
-        call.setStem(UnsafeRawBufferPointer(start: token, count: Int(length)))
-        return SQLITE_OK
-      } ?? SQLITE_ERROR
-    guard stemmed == SQLITE_OK, stemCount > 0 else { return stemmed }
-    if stemCount - 1 == bytes.count, let base = bytes.baseAddress,
-      memcmp(stem + 1, base, bytes.count) == 0
-    {
-      return SQLITE_OK
-    }
-    return sendStem(flags: flags | docsh_fts5_token_colocated, start: start, end: end)
-  }
-
   private func sendStem(flags: Int32, start: Int32, end: Int32) -> Int32 {
-    UnsafeRawPointer(stem).withMemoryRebound(to: CChar.self, capacity: stemCount) { bytes in
+    UnsafeRawPointer(stem.bytes).withMemoryRebound(to: CChar.self, capacity: stemCount) {
+      bytes in
       token(context, flags, bytes, Int32(stemCount), start, end)
     }
   }
-
 }
 
 /// Registers the `docsh` tokenizer (and `docsh_word`, which it stems through) and the
 /// `docsh_rank` function on `connection`.
 /// - Throws: ``SQLiteError`` when FTS5, unicode61 or porter is missing.
 func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
-  guard let api = docsh_fts5_api(connection), api.pointee.iVersion >= 2,
-    let find = api.pointee.xFindTokenizer, let createTokenizer = api.pointee.xCreateTokenizer
-  else {
+  guard let api = docsh_fts5_api(connection), api.pointee.iVersion >= 2 else {
     throw SQLiteError(operation: "fts5", code: SQLITE_ERROR, message: "FTS5 is not available")
   }
-  // docsh_word: the whole input is one token (porter's parent, to stem one word).
+  try registerWordTokenizer(api)
+  try registerFoldingTokenizer(api, parents: findParents(api))
+  try registerRankFunction(api)
+}
+
+/// Registers `docsh_word`: the whole input is one token (porter's parent, to stem one word).
+private func registerWordTokenizer(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteError) {
+  guard let createTokenizer = api.pointee.xCreateTokenizer else {
+    throw SQLiteError(operation: "fts5", code: SQLITE_ERROR, message: "FTS5 is not available")
+  }
   var word = fts5_tokenizer(
     xCreate: { _, _, _, instance in
       instance?.pointee = OpaquePointer(bitPattern: 1)
@@ -676,45 +834,42 @@ func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
     xTokenize: { _, context, _, text, length, token in
       token?(context, 0, text, length, 0, length) ?? SQLITE_ERROR
     })
-  var code = createTokenizer(api, "docsh_word", nil, &word, nil)
+  let code = createTokenizer(api, "docsh_word", nil, &word, nil)
   guard code == SQLITE_OK else {
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register docsh_word")
+  }
+}
+
+/// unicode61 and porter, which `docsh` is made of.
+private func findParents(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteError) -> Parents {
+  guard let find = api.pointee.xFindTokenizer else {
+    throw SQLiteError(operation: "fts5", code: SQLITE_ERROR, message: "FTS5 is not available")
   }
   var unicode61Data: UnsafeMutableRawPointer?
   var unicode61 = fts5_tokenizer()
   var porterData: UnsafeMutableRawPointer?
   var porter = fts5_tokenizer()
-  code = find(api, "unicode61", &unicode61Data, &unicode61)
+  var code = find(api, "unicode61", &unicode61Data, &unicode61)
   if code == SQLITE_OK { code = find(api, "porter", &porterData, &porter) }
   guard code == SQLITE_OK else {
     throw SQLiteError(operation: "fts5", code: code, message: "no unicode61 or porter tokenizer")
   }
-  let parents = Unmanaged.passRetained(
-    Parents(unicode61: (unicode61Data, unicode61), porter: (porterData, porter)))
+  return Parents(unicode61: (unicode61Data, unicode61), porter: (porterData, porter))
+}
+
+/// Registers `docsh` itself, `parents` as its context.
+private func registerFoldingTokenizer(_ api: UnsafeMutablePointer<fts5_api>, parents: Parents)
+  throws(SQLiteError)
+{
+  guard let createTokenizer = api.pointee.xCreateTokenizer else {
+    throw SQLiteError(operation: "fts5", code: SQLITE_ERROR, message: "FTS5 is not available")
+  }
+  let parents = Unmanaged.passRetained(parents)
   var folding = fts5_tokenizer(
     xCreate: { context, arguments, count, instance in
       guard let context, let instance else { return SQLITE_ERROR }
       let parents = Unmanaged<Parents>.fromOpaque(context).takeUnretainedValue()
-      guard let createWords = parents.unicode61.methods.xCreate,
-        let createStemmer = parents.porter.methods.xCreate
-      else { return SQLITE_ERROR }
-      var words: OpaquePointer?
-      var code = createWords(parents.unicode61.userData, arguments, count, &words)
-      guard code == SQLITE_OK, let words else { return code == SQLITE_OK ? SQLITE_ERROR : code }
-      var stemmer: OpaquePointer?
-      code = "docsh_word".withCString { name -> Int32 in
-        var arguments: [UnsafePointer<CChar>?] = [name]
-        return createStemmer(parents.porter.userData, &arguments, 1, &stemmer)
-      }
-      guard code == SQLITE_OK, let stemmer else {
-        parents.unicode61.methods.xDelete?(words)
-        return code == SQLITE_OK ? SQLITE_ERROR : code
-      }
-      let folding = FoldingTokenizerInstance(
-        words: words, wordMethods: parents.unicode61.methods, stemmer: stemmer,
-        stemmerMethods: parents.porter.methods)
-      instance.pointee = OpaquePointer(Unmanaged.passRetained(folding).toOpaque())
-      return SQLITE_OK
+      return createFoldingTokenizer(parents, arguments, count, instance)
     },
     xDelete: { instance in
       guard let instance else { return }
@@ -724,41 +879,10 @@ func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
       guard let instance, let token else { return SQLITE_ERROR }
       let folding = Unmanaged<FoldingTokenizerInstance>.fromOpaque(UnsafeRawPointer(instance))
         .takeUnretainedValue()
-      guard let tokenize = folding.wordMethods.xTokenize else { return SQLITE_ERROR }
-      var text = text
-      var length = length
-      let isQuery = flags & docsh_fts5_tokenize_query != 0
-      var marksTokens = false
-      if isQuery, length > 0, let first = text, UInt8(bitPattern: first.pointee) == stemMarker {
-        marksTokens = true
-        text = first + 1
-        length -= 1
-      }
-      let call = TokenizeCall(
-        context: context, token: token, instance: folding,
-        addsStems: flags & docsh_fts5_tokenize_document != 0, marksTokens: marksTokens)
-      return withExtendedLifetime(call) {
-        tokenize(
-          folding.words, Unmanaged.passUnretained(call).toOpaque(), flags, text, length
-        ) { context, flags, token, length, start, end in
-          guard let context, let token else { return SQLITE_OK }
-          let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
-          let bytes = UnsafeRawBufferPointer(start: token, count: Int(length))
-          // The fast path: ASCII tokens are as unicode61 made them.
-          if !bytes.contains(where: { $0 >= 0x80 })
-            || !TextFolding.fold(bytes, into: &call.buffer)
-          {
-            return call.emit(bytes, flags: flags, start: start, end: end)
-          }
-          guard !call.buffer.isEmpty else { return SQLITE_OK }
-          let folded = call.buffer
-          return folded.withUnsafeBytes { folded in
-            call.emit(folded, flags: flags, start: start, end: end)
-          }
-        }
-      }
+      return tokenizeFolding(folding, context, flags, text, length, token)
     })
-  code = createTokenizer(api, foldingTokenizerName, parents.toOpaque(), &folding) { context in
+  let code = createTokenizer(api, foldingTokenizerName, parents.toOpaque(), &folding) {
+    context in
     guard let context else { return }
     Unmanaged<Parents>.fromOpaque(context).release()
   }
@@ -766,7 +890,60 @@ func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
     parents.release()
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register the tokenizer")
   }
-  try registerRankFunction(api)
+}
+
+/// `docsh`'s xCreate: a unicode61 with `arguments`, and a porter over `docsh_word`.
+private func createFoldingTokenizer(
+  _ parents: Parents, _ arguments: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ count: Int32,
+  _ instance: UnsafeMutablePointer<OpaquePointer?>
+) -> Int32 {
+  guard let createWords = parents.unicode61.methods.xCreate,
+    let createStemmer = parents.porter.methods.xCreate
+  else { return SQLITE_ERROR }
+  var words: OpaquePointer?
+  var code = createWords(parents.unicode61.userData, arguments, count, &words)
+  guard code == SQLITE_OK, let words else { return code == SQLITE_OK ? SQLITE_ERROR : code }
+  var stemmer: OpaquePointer?
+  code = "docsh_word".withCString { name -> Int32 in
+    var arguments: [UnsafePointer<CChar>?] = [name]
+    return createStemmer(parents.porter.userData, &arguments, 1, &stemmer)
+  }
+  guard code == SQLITE_OK, let stemmer else {
+    parents.unicode61.methods.xDelete?(words)
+    return code == SQLITE_OK ? SQLITE_ERROR : code
+  }
+  // Only `remove_diacritics N` leaves ASCII letters and digits the only ASCII word bytes.
+  var tokenizesASCII = true
+  for index in stride(from: 0, to: Int(count), by: 2) {
+    guard let name = arguments?[index], String(cString: name) == "remove_diacritics" else {
+      tokenizesASCII = false
+      break
+    }
+  }
+  let folding = FoldingTokenizerInstance(
+    words: words, wordMethods: parents.unicode61.methods, stemmer: stemmer,
+    stemmerMethods: parents.porter.methods, tokenizesASCII: tokenizesASCII)
+  instance.pointee = OpaquePointer(Unmanaged.passRetained(folding).toOpaque())
+  return SQLITE_OK
+}
+
+/// `docsh`'s xTokenize.
+private func tokenizeFolding(
+  _ folding: FoldingTokenizerInstance, _ context: UnsafeMutableRawPointer?, _ flags: Int32,
+  _ text: UnsafePointer<CChar>?, _ length: Int32, _ token: @escaping FTS5TokenCallback
+) -> Int32 {
+  guard let text, length > 0 else { return SQLITE_OK }
+  var start = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+  var count = Int(length)
+  var marksTokens = false
+  if flags & docsh_fts5_tokenize_query != 0, start.pointee == stemMarker {
+    marksTokens = true
+    start += 1
+    count -= 1
+  }
+  let call = TokenizeCall(
+    context: context, token: token, instance: folding, flags: flags, marksTokens: marksTokens)
+  return withExtendedLifetime(call) { call.tokenize(start, count: count) }
 }
 
 // MARK: - docsh_rank
@@ -824,7 +1001,8 @@ private final class RankCall {
   /// The plan's score of the counts held, for a document of `length` tokens.
   func score(length: Int) -> Double {
     plan.score(
-      nameCounts: UnsafeBufferPointer(nameCounts), contentCounts: UnsafeBufferPointer(contentCounts),
+      nameCounts: UnsafeBufferPointer(nameCounts),
+      contentCounts: UnsafeBufferPointer(contentCounts),
       length: length, averageLength: averageLength, idf: UnsafeBufferPointer(idf),
       scratch: frequencies
     ).score
