@@ -468,6 +468,11 @@ public final class IndexedStore: DocumentStore {
     }
   }
 
+  /// The index's tokenizer, from the SQLite the index uses.
+  public func makeSearchTokenizer() throws(SearchUnavailable) -> IndexTokenizer {
+    try IndexTokenizer(library: sqlite)
+  }
+
   /// ``withIndex(_:_:)`` for a query that may run long (a full-text search of a large
   /// store): SQLite asks the interruption as it runs; stopped, the index stays in use.
   /// - Throws: ``WorkInterrupted`` when the interruption stopped the query.

@@ -1,3 +1,4 @@
+import DocsTestSupport
 import Testing
 
 @testable import DocsKit
@@ -44,5 +45,54 @@ import Testing
       ]
     )
     #expect(tokens[5].range == 44..<55)
+  }
+
+  /// A store that cannot make its tokenizer says so: a search never silently tokenizes
+  /// otherwise than its index does.
+  @Test func aTokenizerThatCannotBeMadeIsAnError() throws {
+    let harness = try Harness()
+    try harness.seed()
+    let (context, _) = try harness.openIndexed(
+      sqlite: NoTokenizerSQLite(), now: Harness.lateClock)
+    let error = #expect(throws: ContextError.self) { try context.search(SearchQuery("content")) }
+    #expect(
+      error?.description == "search: the search tokenizer is not available: fts5: no tokenizer")
+    let (working, _) = try harness.openIndexed(now: Harness.lateClock)
+    #expect(try !working.search(SearchQuery("content")).isEmpty)
+  }
+}
+
+/// The real SQLite, except that it cannot make the tokenizer.
+private final class NoTokenizerSQLite: SQLiteLibrary {
+  private let real = SystemSQLite()
+
+  func open(_ path: String, create: Bool) throws(SQLiteError) -> OpaquePointer {
+    try real.open(path, create: create)
+  }
+  func close(_ connection: OpaquePointer) { real.close(connection) }
+  func setProgressHandler(
+    _ connection: OpaquePointer, every instructions: Int32, _ handler: SQLiteProgressHandler?
+  ) {
+    real.setProgressHandler(connection, every: instructions, handler)
+  }
+  func execute(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) {
+    try real.execute(connection, sql)
+  }
+  func prepare(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) -> OpaquePointer {
+    try real.prepare(connection, sql)
+  }
+  func bind(_ statement: OpaquePointer, _ index: Int32, _ value: SQLiteValue) throws(SQLiteError) {
+    try real.bind(statement, index, value)
+  }
+  func bind(_ statement: OpaquePointer, _ index: Int32, utf8: UnsafeRawBufferPointer)
+    throws(SQLiteError)
+  {
+    try real.bind(statement, index, utf8: utf8)
+  }
+  func step(_ statement: OpaquePointer) throws(SQLiteError) -> Bool { try real.step(statement) }
+  func reset(_ statement: OpaquePointer) { real.reset(statement) }
+  func finalize(_ statement: OpaquePointer) { real.finalize(statement) }
+  func makeTokenizer(_ connection: OpaquePointer) throws(SQLiteError) -> FTSTokenizer {
+    throw SQLiteError(operation: "fts5", code: SQLiteError.corrupt, message: "no tokenizer")
   }
 }
