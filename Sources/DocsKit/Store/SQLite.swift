@@ -574,6 +574,17 @@ private final class FoldingTokenizerInstance {
   /// `separators`, only `remove_diacritics`).
   let tokenizesASCII: Bool
   let stems = StemCache()
+  /// What each byte is to a word: ``separator``, ``wordByte``, ``uppercase`` or ``nonASCII``.
+  let byteKinds: UnsafeMutablePointer<UInt8>
+
+  /// An ASCII byte that is not a letter or a digit.
+  static let separator: UInt8 = 0
+  /// A lower-case ASCII letter or a digit.
+  static let wordByte: UInt8 = 1
+  /// An upper-case ASCII letter.
+  static let uppercase: UInt8 = 3
+  /// A byte of a character beyond ASCII.
+  static let nonASCII: UInt8 = 5
 
   init(
     words: OpaquePointer, wordMethods: fts5_tokenizer, stemmer: OpaquePointer,
@@ -584,11 +595,23 @@ private final class FoldingTokenizerInstance {
     self.stemmer = stemmer
     self.stemmerMethods = stemmerMethods
     self.tokenizesASCII = tokenizesASCII
+    byteKinds = .allocate(capacity: 256)
+    for byte in 0..<256 {
+      byteKinds[byte] =
+        switch UInt8(byte) {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+          FoldingTokenizerInstance.wordByte
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): FoldingTokenizerInstance.uppercase
+        case 0x80...: FoldingTokenizerInstance.nonASCII
+        default: FoldingTokenizerInstance.separator
+        }
+    }
   }
 
   deinit {
     wordMethods.xDelete?(words)
     stemmerMethods.xDelete?(stemmer)
+    byteKinds.deallocate()
   }
 }
 
@@ -654,39 +677,31 @@ private final class TokenizeCall {
   /// separators that hold other bytes by unicode61.
   func tokenize(_ text: UnsafePointer<UInt8>, count: Int) -> Int32 {
     guard instance.tokenizesASCII else { return tokenizeRun(text, count: count, offset: 0) }
+    let kinds = UnsafePointer(instance.byteKinds)
     var position = 0
     while position < count {
-      let first = text[position]
-      guard first >= 0x80 || TokenizeCall.isASCIIWordByte(first) else {
+      guard kinds[Int(text[position])] != FoldingTokenizerInstance.separator else {
         position += 1
         continue
       }
       let start = position
-      var isASCII = true
-      var hasUppercase = false
+      // The kinds of the word's bytes or-ed: their bits say which were met.
+      var met: UInt8 = 0
       while position < count {
-        let byte = text[position]
-        if byte >= 0x80 {
-          isASCII = false
-        } else if byte &- UInt8(ascii: "A") < 26 {
-          hasUppercase = true
-        } else if !TokenizeCall.isASCIIWordByte(byte) {
-          break
-        }
+        let kind = kinds[Int(text[position])]
+        if kind == FoldingTokenizerInstance.separator { break }
+        met |= kind
         position += 1
       }
       let code =
-        isASCII
-        ? emitASCII(text + start, count: position - start, start: start, lowering: hasUppercase)
-        : tokenizeRun(text + start, count: position - start, offset: start)
+        met & FoldingTokenizerInstance.nonASCII == FoldingTokenizerInstance.nonASCII
+        ? tokenizeRun(text + start, count: position - start, offset: start)
+        : emitASCII(
+          text + start, count: position - start, start: start,
+          lowering: met & FoldingTokenizerInstance.uppercase == FoldingTokenizerInstance.uppercase)
       guard code == SQLITE_OK else { return code }
     }
     return SQLITE_OK
-  }
-
-  @inline(__always)
-  private static func isASCIIWordByte(_ byte: UInt8) -> Bool {
-    (byte | 0x20) &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10
   }
 
   /// Hands on an ASCII word, lower-cased as unicode61 does.

@@ -69,7 +69,7 @@ final class StemCache {
       let held = hashes[slot]
       if held == 0 { return .missing }
       if held == hash, Int(tokenLengths[slot]) == token.count,
-        memcmp(arena + Int(offsets[slot]), base, token.count) == 0
+        StemCache.equal(arena + Int(offsets[slot]), base, count: token.count)
       {
         let stemLength = stemLengths[slot]
         if stemLength == StemCache.sameStem { return .same }
@@ -125,11 +125,24 @@ final class StemCache {
   }
 
   /// FNV-1a of `bytes`, never 0.
+  @inline(__always)
   private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 1 }
     var hash: UInt32 = 2_166_136_261
-    for byte in bytes {
-      hash = (hash ^ UInt32(byte)) &* 16_777_619
+    for index in 0..<bytes.count {
+      hash = (hash ^ UInt32(base[index])) &* 16_777_619
     }
     return hash == 0 ? 1 : hash
+  }
+
+  /// Whether `count` bytes at `held` and at `wanted` are the same (tokens are short: a
+  /// loop here costs less than calling memcmp).
+  @inline(__always)
+  private static func equal(
+    _ held: UnsafeMutablePointer<UInt8>, _ wanted: UnsafeRawPointer, count: Int
+  ) -> Bool {
+    let wanted = wanted.assumingMemoryBound(to: UInt8.self)
+    for index in 0..<count where held[index] != wanted[index] { return false }
+    return true
   }
 }
