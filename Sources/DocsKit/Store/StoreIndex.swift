@@ -543,6 +543,9 @@ final class StoreIndex {
     return rows
   }
 
+  /// The bytes of terms FTS5 keeps in memory before writing a segment, while it builds.
+  static let buildHashSize = 32 * 1024 * 1024
+
   /// Fills the full-text table: `contents` hands over each document's decoded content in
   /// the order of ``documentsInFileOrder()``, calling its argument once per document.
   /// - Throws: ``SQLiteError``, or ``StoreError`` from `contents`; nothing is kept then.
@@ -560,6 +563,12 @@ final class StoreIndex {
       }
       if !record.hasFullText {
         try database.execute("INSERT INTO full_text(full_text) VALUES('delete-all')")
+        // FTS5 writes its in-memory terms out as a segment whenever they pass `hashsize`
+        // (1 MB by default), then merges the segments again and again: building the large
+        // store's full text, the merging was over a third of the time. With 32 MB it writes
+        // a few large segments; the memory is given back when the build commits.
+        try database.execute(
+          "INSERT INTO full_text(full_text, rank) VALUES('hashsize', \(StoreIndex.buildHashSize))")
         try contents { rowID, name, content throws(SQLiteError) in
           try database.run(
             "INSERT INTO full_text(rowid, name, content) VALUES(?, ?, ?)",
