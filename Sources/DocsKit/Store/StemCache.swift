@@ -5,7 +5,7 @@
 /// The English stems the index's tokenizer found lately, by token: a document's words repeat,
 /// and asking FTS5's Porter stemmer again (through two tokenizers and three callbacks) cost
 /// several times a look-up here. A fixed table of slots and a fixed arena of bytes: when
-/// either fills, it starts again empty, so it never grows past about 300 KB.
+/// either fills, it starts again empty, so it never grows past about 280 KB.
 final class StemCache {
   /// What the cache knows of a token.
   enum Found {
@@ -20,7 +20,7 @@ final class StemCache {
   /// The longest token kept (FTS5's Porter stemmer leaves longer ones as they are).
   static let longestToken = 64
 
-  private static let slotCount = 8192
+  private static let slotCount = 4096
   private static let arenaCapacity = 256 * 1024
   /// How many slots past a token's own one a look-up tries.
   private static let probes = 8
@@ -37,15 +37,14 @@ final class StemCache {
   private var entryCount = 0
   private static let sameStem: UInt8 = 0xFF
 
+  /// Only the hashes start set: a slot's other fields are read once its hash is, and every
+  /// tokenizer makes a cache, most of them (a query's) never used.
   init() {
     hashes = .allocate(capacity: StemCache.slotCount)
     hashes.initialize(repeating: 0, count: StemCache.slotCount)
     offsets = .allocate(capacity: StemCache.slotCount)
-    offsets.initialize(repeating: 0, count: StemCache.slotCount)
     tokenLengths = .allocate(capacity: StemCache.slotCount)
-    tokenLengths.initialize(repeating: 0, count: StemCache.slotCount)
     stemLengths = .allocate(capacity: StemCache.slotCount)
-    stemLengths.initialize(repeating: 0, count: StemCache.slotCount)
     arena = .allocate(capacity: StemCache.arenaCapacity)
   }
 
