@@ -9,12 +9,13 @@ extension Context {
   ///   - category: only this category's documents; every category when `nil`.
   ///   - limit: at most this many hits; `nil` or 0 for all.
   /// - Throws: ``ContextError/invalidSearch(_:)`` for a term with nothing to search for,
+  ///   ``ContextError/searchUnavailable(_:)`` when the store cannot make its tokenizer,
   ///   ``ContextError/store(_:)`` when a content cannot be read, ``ContextError/interrupted``
   ///   when the context's interruption asks it to stop (also while it fills the index).
   public func search(
     _ query: SearchQuery, in category: ObjectID? = nil, limit: Int? = 20
   ) throws(ContextError) -> [SearchHit] {
-    let tokenizer = rankedSearchTokenizer()
+    let tokenizer = try rankedSearchTokenizer()
     let compiled: CompiledQuery
     do {
       compiled = try CompiledQuery(query, tokenizer: tokenizer)
@@ -28,9 +29,8 @@ extension Context {
       return category == nil || record.document.categoryID == category
     }
     let request = IndexSearchRequest(
-      expression: compiled.matchExpression, plan: compiled.ranking,
-      counting: compiled.countingTerms, category: category, limit: limit,
-      excluding: changed, wantsStatistics: !changedInScope.isEmpty)
+      query: compiled, category: category, limit: limit, excluding: changed,
+      wantsStatistics: !changedInScope.isEmpty)
     var found: [Candidate] = []
     let indexed: IndexSearchResult?
     do {
@@ -111,13 +111,17 @@ extension Context {
     return ids
   }
 
-  private func rankedSearchTokenizer() -> any SearchTokenizing {
+  /// The store's tokenizer, made at the first search.
+  /// - Throws: ``ContextError/searchUnavailable(_:)`` when the store cannot make it.
+  private func rankedSearchTokenizer() throws(ContextError) -> any SearchTokenizing {
     if let searchTokenizer { return searchTokenizer }
-    let library = (store as? IndexedStore)?.sqlite ?? SystemSQLite()
-    let made: any SearchTokenizing =
-      (try? IndexTokenizer(library: library)) ?? ApproximateTokenizer()
-    searchTokenizer = made
-    return made
+    do {
+      let made = try store.makeSearchTokenizer()
+      searchTokenizer = made
+      return made
+    } catch {
+      throw .searchUnavailable(error)
+    }
   }
 
   /// Matches one document here, ranking it with the collection's `statistics`.

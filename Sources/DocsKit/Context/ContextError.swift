@@ -19,6 +19,8 @@ public enum ContextError: Error, Sendable {
   case invalidPattern(String, reason: String)
   /// The search query is not valid.
   case invalidSearch(SearchQueryError)
+  /// The store cannot search: its tokenizer could not be made.
+  case searchUnavailable(SearchUnavailable)
   /// The store failed.
   case store(StoreError)
   /// Another session saved changes that conflict with this session's.
@@ -52,6 +54,8 @@ extension ContextError: CustomStringConvertible {
       return "invalid regular expression \"\(pattern)\": \(reason)"
     case .invalidSearch(let error):
       return "invalid search: \(error)"
+    case .searchUnavailable(let error):
+      return "search: \(error)"
     case .store(let error):
       return error.description
     case .interrupted:

@@ -39,25 +39,42 @@ protocol SearchTokenizing: AnyObject {
   func tokens(of text: String) -> [FoldedToken]
 }
 
-/// FTS5's own tokenizer on a private in-memory database.
-final class IndexTokenizer: SearchTokenizing {
+/// The index's own `docsh` tokenizer, FTS5's, on a private in-memory database: what a store's
+/// ranked search tokenizes a query's words and unsaved documents with, so that they match as
+/// the saved ones do. A store makes it (``DocumentStore/makeSearchTokenizer()``).
+public final class IndexTokenizer: SearchTokenizing {
   private let database: SQLiteDatabase
   private let tokenizer: FTSTokenizer
   private let fallback = ApproximateTokenizer()
 
   /// The tokenizer of `library`'s FTS5.
-  /// - Throws: ``SQLiteError`` when SQLite cannot make one.
-  init(library: any SQLiteLibrary) throws(SQLiteError) {
-    database = try SQLiteDatabase(path: ":memory:", create: true, library: library)
-    tokenizer = try library.makeTokenizer(database.connection)
+  /// - Throws: ``SearchUnavailable`` when SQLite cannot make one.
+  init(library: any SQLiteLibrary) throws(SearchUnavailable) {
+    do {
+      database = try SQLiteDatabase(path: ":memory:", create: true, library: library)
+      tokenizer = try library.makeTokenizer(database.connection)
+    } catch {
+      throw SearchUnavailable(reason: error.description)
+    }
   }
 
   func tokens(of text: String) -> [FoldedToken] {
+    // Made, the tokenizer fails only when SQLite cannot allocate the memory it works in (no
+    // callback of ours fails). A search must not stop at that, nor crash: those tokens are
+    // then approximated, accents kept and without stems.
     tokenizer.tokens(of: text) ?? fallback.tokens(of: text)
   }
 }
 
-/// A stand-in for when SQLite cannot make its tokenizer: letters, digits and private-use
+/// Why a store cannot search: SQLite could not make the index's tokenizer.
+public struct SearchUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What SQLite said.
+  public var reason: String
+
+  public var description: String { "the search tokenizer is not available: \(reason)" }
+}
+
+/// A stand-in for when SQLite's tokenizer fails on a text: letters, digits and private-use
 /// characters make tokens, folded to lower case; accents are kept.
 final class ApproximateTokenizer: SearchTokenizing {
   func tokens(of text: String) -> [FoldedToken] {
@@ -92,8 +109,8 @@ final class ApproximateTokenizer: SearchTokenizing {
 // MARK: - A query ready to match
 
 /// A ``SearchQuery`` turned into phrases of folded tokens.
-struct CompiledQuery {
-  struct Phrase: Hashable {
+struct CompiledQuery: Sendable {
+  struct Phrase: Hashable, Sendable {
     var tokens: [String]
     var isPrefix: Bool
     /// Whether `tokens` (one) is a stem: it matches tokens whose stem it is.
@@ -110,10 +127,49 @@ struct CompiledQuery {
   /// The number of phrases that can match (not excluded).
   var positiveCount: Int { phrases.count - excluded.count }
 
+  /// How matches are scored (IDFs not yet known).
+  var ranking: RankingPlan
+  /// For each ranking group, the phrases whose documents, summed, give its IDF.
+  var countingPhrases: [[Int]]
+
+  /// `query` in phrases of `tokenizer`'s tokens: the wanted phrases and how they rank (plain
+  /// words, or groups of alternatives), then the excluded ones.
+  /// - Throws: ``SearchQueryError/nothingSearchable(_:)`` for a term with no token.
   init(_ query: SearchQuery, tokenizer: any SearchTokenizing) throws(SearchQueryError) {
+    var builder = Builder(tokenizer: tokenizer)
+    if query.matchesAnyWord {
+      try builder.addPlainWords(query.required.joined())
+    } else {
+      try builder.addGroups(query.required)
+    }
+    try builder.addExclusions(query.excluded)
+    phrases = builder.phrases
+    required = builder.required
+    excluded = builder.excluded
+    ranking = RankingPlan(
+      groups: builder.groups, weights: builder.weights, nameGroups: builder.nameGroups)
+    countingPhrases = builder.counting.map { group in group.compactMap { builder.indexes[$0] } }
+  }
+
+  /// The phrases, groups and weights of a query as they are found, term after term.
+  private struct Builder {
+    let tokenizer: any SearchTokenizing
     var phrases: [Phrase] = []
     var indexes: [Phrase: Int] = [:]
-    func index(of term: SearchQuery.Term) throws(SearchQueryError) -> Int {
+    var required: [[Int]] = []
+    var excluded: [Int] = []
+    // Ranking: the group (word) of each phrase, its weight, and each group's counting phrase.
+    var groups: [Int] = []
+    var weights: [Double] = []
+    var counting: [[Phrase]] = []
+    var nameGroups: [Bool] = []
+
+    init(tokenizer: any SearchTokenizing) {
+      self.tokenizer = tokenizer
+    }
+
+    /// The index of `term`'s phrase, added when new.
+    mutating func index(of term: SearchQuery.Term) throws(SearchQueryError) -> Int {
       let tokens = tokenizer.tokens(of: term.text).map(\.text)
       guard !tokens.isEmpty else { throw .nothingSearchable(term.text) }
       let phrase = Phrase(tokens: tokens, isPrefix: term.isPrefix)
@@ -122,32 +178,36 @@ struct CompiledQuery {
       indexes[phrase] = phrases.count - 1
       return phrases.count - 1
     }
-    var required: [[Int]] = []
-    // Ranking: the group (word) of each phrase, its weight, and each group's counting phrase.
-    var groups: [Int] = []
-    var weights: [Double] = []
-    var counting: [[Phrase]] = []
-    var nameGroups: [Bool] = []
-    if query.matchesAnyWord {
-      // Each word also matches by its English stem: `plans` finds plan, planning and planned
-      // (the index marks the stem beside each token it differs from; a token that is its own
-      // stem stands for itself). The form as typed weighs more. Words sharing a stem are one
-      // word for ranking; its document count sums those of its stem as a token and marked
-      // (the form as typed holds the marked stem too), counting twice a document holding both.
-      var groupOfKey: [String: Int] = [:]
-      func add(_ phrase: Phrase, group: Int, weight: Double) {
-        guard indexes[phrase] == nil else { return }
-        phrases.append(phrase)
-        indexes[phrase] = phrases.count - 1
-        groups.append(group)
-        weights.append(weight)
+
+    /// Groups of alternatives, each of which must match; as bm25, every phrase counts on
+    /// its own.
+    mutating func addGroups(_ terms: [[SearchQuery.Term]]) throws(SearchQueryError) {
+      for group in terms {
+        var indexesOfGroup: [Int] = []
+        for term in group { indexesOfGroup.append(try index(of: term)) }
+        required.append(indexesOfGroup)
       }
-      for term in query.required.joined() {
+      for phrase in phrases.indices {
+        groups.append(phrase)
+        weights.append(1)
+        counting.append([phrases[phrase]])
+        nameGroups.append(true)
+      }
+    }
+
+    /// Plain words, any of which matches. Each word also matches by its English stem: `plans`
+    /// finds plan, planning and planned (the index marks the stem beside each token it differs
+    /// from; a token that is its own stem stands for itself). The form as typed weighs more.
+    /// Words sharing a stem are one word for ranking; its document count sums those of its
+    /// stem as a token and marked (the form as typed holds the marked stem too), counting
+    /// twice a document holding both.
+    mutating func addPlainWords(_ terms: some Sequence<SearchQuery.Term>) throws(SearchQueryError) {
+      var groupOfKey: [String: Int] = [:]
+      var typed: [String] = []
+      for term in terms {
+        typed.append(term.text)
         for token in tokenizer.tokens(of: term.text) {
           let stem = token.stem ?? token.text
-          // As the tokenizer marks stems: of ASCII tokens of three bytes or more.
-          let stemmable =
-            token.stem != nil || (stem.utf8.count >= 3 && stem.utf8.allSatisfy { $0 < 0x80 })
           let group: Int
           if let known = groupOfKey[stem] {
             group = known
@@ -157,85 +217,64 @@ struct CompiledQuery {
             counting.append([])
             nameGroups.append(!CompiledQuery.stopwords.contains(token.text))
           }
-          // The form as typed; the stem as a token; tokens whose stem it is.
-          // (Typed as its own stem, the token itself is the exact form.)
-          add(
-            Phrase(tokens: [token.text], isPrefix: false), group: group,
-            weight: token.stem == nil ? 1 : 1 - RankingPlan.stemWeight)
-          if token.stem != nil {
-            add(
-              Phrase(tokens: [stem], isPrefix: false), group: group,
-              weight: RankingPlan.stemWeight)
-          }
-          if stemmable {
-            add(
-              Phrase(tokens: [stem], isPrefix: false, isStem: true), group: group,
-              weight: RankingPlan.stemWeight)
-          }
-          if counting[group].isEmpty {
-            counting[group] =
-              [Phrase(tokens: [stem], isPrefix: false)]
-              + (stemmable ? [Phrase(tokens: [stem], isPrefix: false, isStem: true)] : [])
-          }
+          addForms(of: token, group: group)
         }
       }
-      guard !phrases.isEmpty else {
-        throw .nothingSearchable(query.required.joined().map(\.text).joined(separator: " "))
-      }
+      guard !phrases.isEmpty else { throw .nothingSearchable(typed.joined(separator: " ")) }
       // In a question, "the" or "of" in a name says nothing about the document.
       if !nameGroups.contains(true) { nameGroups = nameGroups.map { _ in true } }
       required = [Array(phrases.indices)]
-    } else {
-      for group in query.required {
-        var indexesOfGroup: [Int] = []
-        for term in group { indexesOfGroup.append(try index(of: term)) }
-        required.append(indexesOfGroup)
-      }
-      // As bm25: every phrase counts on its own.
-      for phrase in phrases.indices {
-        groups.append(phrase)
-        weights.append(1)
-        counting.append([phrases[phrase]])
-        nameGroups.append(true)
-      }
     }
-    let positive = phrases.count
-    var excluded: [Int] = []
-    for term in query.excluded {
-      let found = try index(of: term)
-      if found < positive {
-        // Both wanted and excluded: nothing can match; keep it excluded.
-        excluded.append(found)
-      } else if !excluded.contains(found) {
-        excluded.append(found)
-      }
-    }
-    while groups.count < phrases.count {
-      groups.append(-1)
-      weights.append(0)
-    }
-    self.phrases = phrases
-    self.required = required
-    self.excluded = excluded
-    ranking = RankingPlan(groups: groups, weights: weights, nameGroups: nameGroups)
-    countingPhrases = counting.map { group in group.compactMap { indexes[$0] } }
-  }
 
-  /// How matches are scored (IDFs not yet known).
-  var ranking: RankingPlan
-  /// For each ranking group, the phrases whose documents, summed, give its IDF.
-  var countingPhrases: [[Int]]
-
-  /// What the index counts for each group's IDF: the vocabulary's document counts of single
-  /// tokens (stems marked), or the documents matching an expression.
-  var countingTerms: [IndexCountingTerm] {
-    countingPhrases.map { indexes in
-      let counted = indexes.map { phrases[$0] }
-      if counted.allSatisfy({ $0.tokens.count == 1 && !$0.isPrefix }) {
-        return .terms(counted.map { ($0.isStem ? "\u{1}" : "") + ($0.tokens.first ?? "") })
+    /// The phrases of one plain word of `group`: the form as typed; the stem as a token;
+    /// tokens whose stem it is. (Typed as its own stem, the token itself is the exact form.)
+    private mutating func addForms(of token: FoldedToken, group: Int) {
+      let stem = token.stem ?? token.text
+      // As the tokenizer marks stems: of ASCII tokens of three bytes or more.
+      let stemmable =
+        token.stem != nil || (stem.utf8.count >= 3 && stem.utf8.allSatisfy { $0 < 0x80 })
+      add(
+        Phrase(tokens: [token.text], isPrefix: false), group: group,
+        weight: token.stem == nil ? 1 : 1 - RankingPlan.stemWeight)
+      if token.stem != nil {
+        add(Phrase(tokens: [stem], isPrefix: false), group: group, weight: RankingPlan.stemWeight)
       }
-      return .expression(
-        counted.map(CompiledQuery.literal).joined(separator: " OR "))
+      if stemmable {
+        add(
+          Phrase(tokens: [stem], isPrefix: false, isStem: true), group: group,
+          weight: RankingPlan.stemWeight)
+      }
+      if counting[group].isEmpty {
+        counting[group] =
+          [Phrase(tokens: [stem], isPrefix: false)]
+          + (stemmable ? [Phrase(tokens: [stem], isPrefix: false, isStem: true)] : [])
+      }
+    }
+
+    private mutating func add(_ phrase: Phrase, group: Int, weight: Double) {
+      guard indexes[phrase] == nil else { return }
+      phrases.append(phrase)
+      indexes[phrase] = phrases.count - 1
+      groups.append(group)
+      weights.append(weight)
+    }
+
+    /// The excluded terms, after every wanted one; they count for no group.
+    mutating func addExclusions(_ terms: [SearchQuery.Term]) throws(SearchQueryError) {
+      let positive = phrases.count
+      for term in terms {
+        let found = try index(of: term)
+        if found < positive {
+          // Both wanted and excluded: nothing can match; keep it excluded.
+          excluded.append(found)
+        } else if !excluded.contains(found) {
+          excluded.append(found)
+        }
+      }
+      while groups.count < phrases.count {
+        groups.append(-1)
+        weights.append(0)
+      }
     }
   }
 
@@ -246,25 +285,6 @@ struct CompiledQuery {
     "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
     "these", "they", "this", "to", "was", "will", "with",
   ]
-
-  /// The FTS5 MATCH expression: every token quoted, so nothing typed is FTS5 syntax.
-  var matchExpression: String {
-    var expression = required.map { group in
-      "(" + group.map { CompiledQuery.literal(phrases[$0]) }.joined(separator: " OR ") + ")"
-    }.joined(separator: " AND ")
-    for index in excluded {
-      expression = "(" + expression + ") NOT " + CompiledQuery.literal(phrases[index])
-    }
-    return expression
-  }
-
-  static func literal(_ phrase: Phrase) -> String {
-    // A stem is asked for with a leading U+0001, which the docsh tokenizer reads as such.
-    let quoted =
-      "\"" + (phrase.isStem ? "\u{1}" : "") + phrase.tokens.joined(separator: " ").replacingQuotes()
-      + "\""
-    return phrase.isPrefix ? quoted + " *" : quoted
-  }
 
   // MARK: Matching in Swift
 
@@ -300,17 +320,6 @@ struct CompiledQuery {
   func matches(_ perPhraseCounts: [Int]) -> Bool {
     for index in excluded where perPhraseCounts[index] > 0 { return false }
     return required.allSatisfy { group in group.contains { perPhraseCounts[$0] > 0 } }
-  }
-}
-
-extension String {
-  fileprivate func replacingQuotes() -> String {
-    var result = ""
-    for character in self {
-      result.append(character)
-      if character == "\"" { result.append("\"") }
-    }
-    return result
   }
 }
 

@@ -33,39 +33,50 @@ enum TextFolding {
     value < 0x2200 || (0xFB1D...0xFB4F).contains(value) || (0x11000...0x111FF).contains(value)
   }
 
-  /// `token` (UTF-8) folded into `output`; `false` (and `output` untouched) when folding
-  /// changes nothing. An all-ASCII token never changes: callers check that first.
+  /// `token` (UTF-8) folded into `output`; `false` when folding changes nothing (`output`
+  /// then holds no meaning) or `token` is not UTF-8. An all-ASCII token never changes:
+  /// callers check that first. Scalars that stay are copied as their bytes, so that nothing
+  /// is decoded and encoded again but what folds.
   static func fold(_ token: UnsafeRawBufferPointer, into output: inout [UInt8]) -> Bool {
-    var scalars: [Unicode.Scalar] = []
-    var changed = false
-    var iterator = token.makeIterator()
-    var decoder = UTF8()
-    decoding: while true {
-      switch decoder.decode(&iterator) {
-      case .scalarValue(let scalar):
-        let value = scalar.value
-        if value < 0x80 || !mayFold(value) {
-          scalars.append(scalar)
-        } else if isDiacriticalMark(value) {
-          changed = true
-        } else if let base = base(of: value), let folded = Unicode.Scalar(base) {
-          scalars.append(folded)
-          changed = true
-        } else {
-          scalars.append(scalar)
-        }
-      case .emptyInput:
-        break decoding
-      case .error:
-        return false
-      }
-    }
-    guard changed else { return false }
     output.removeAll(keepingCapacity: true)
-    for scalar in scalars {
-      UTF8.encode(scalar) { output.append($0) }
+    guard let bytes = token.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+    let count = token.count
+    var changed = false
+    var position = 0
+    while position < count {
+      let lead = bytes[position]
+      guard lead >= 0x80 else {
+        output.append(lead)
+        position += 1
+        continue
+      }
+      let width: Int
+      var value: UInt32
+      switch lead {
+      case 0xC2...0xDF: (width, value) = (2, UInt32(lead & 0x1F))
+      case 0xE0...0xEF: (width, value) = (3, UInt32(lead & 0x0F))
+      case 0xF0...0xF4: (width, value) = (4, UInt32(lead & 0x07))
+      default: return false
+      }
+      guard position + width <= count else { return false }
+      for offset in 1..<width {
+        let byte = bytes[position + offset]
+        guard byte & 0xC0 == 0x80 else { return false }
+        value = value << 6 | UInt32(byte & 0x3F)
+      }
+      if !mayFold(value) {
+        output.append(contentsOf: UnsafeBufferPointer(start: bytes + position, count: width))
+      } else if isDiacriticalMark(value) {
+        changed = true
+      } else if let base = base(of: value), let folded = Unicode.Scalar(base) {
+        UTF8.encode(folded) { output.append($0) }
+        changed = true
+      } else {
+        output.append(contentsOf: UnsafeBufferPointer(start: bytes + position, count: width))
+      }
+      position += width
     }
-    return true
+    return changed
   }
 
   /// `text` folded as the index folds a token (for tests and callers holding a `String`).

@@ -186,6 +186,11 @@ public protocol DocumentStore: AnyObject {
   /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
   func search(_ request: IndexSearchRequest) throws(WorkInterrupted) -> IndexSearchResult?
 
+  /// The tokenizer of the store's ranked search: the context tokenizes a query, and the
+  /// documents it matches itself, as the store's full-text index tokenizes the saved ones.
+  /// - Throws: ``SearchUnavailable`` when it cannot be made.
+  func makeSearchTokenizer() throws(SearchUnavailable) -> IndexTokenizer
+
   /// Why the store works without its index, when it does: at most one per store.
   var indexWarning: IndexWarning? { get }
 
@@ -238,6 +243,12 @@ extension DocumentStore {
 
   /// A store without a full-text index leaves searching to the context.
   public func search(_ request: IndexSearchRequest) -> IndexSearchResult? { nil }
+
+  /// A store without a full-text index tokenizes as the index does, so that a search finds
+  /// the same documents with an index or without one.
+  public func makeSearchTokenizer() throws(SearchUnavailable) -> IndexTokenizer {
+    try IndexTokenizer(library: SystemSQLite())
+  }
 
   /// A store without an index never works without it.
   public var indexWarning: IndexWarning? { nil }

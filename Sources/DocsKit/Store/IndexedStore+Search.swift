@@ -26,6 +26,11 @@ extension IndexedStore {
     }
   }
 
+  /// The index's tokenizer, from the SQLite the index uses.
+  public func makeSearchTokenizer() throws(SearchUnavailable) -> IndexTokenizer {
+    try IndexTokenizer(library: sqlite)
+  }
+
   /// `result`, its hits recorded as handed out from the index.
   private func issued(_ result: IndexSearchResult) -> IndexSearchResult {
     for hit in result.hits { issuedFromIndex[hit.document.contentLocation] = hit.document.id }

@@ -130,6 +130,14 @@ final class SystemSQLite: SQLiteLibrary {
   }
 
   func makeTokenizer(_ connection: OpaquePointer) throws(SQLiteError) -> FTSTokenizer {
+    try makeTokenizer(connection, arguments: ["remove_diacritics", "2"])
+  }
+
+  /// The `docsh` tokenizer created with `arguments` (the tests compare arguments that leave
+  /// every word to unicode61 with the index's own).
+  func makeTokenizer(_ connection: OpaquePointer, arguments: [String]) throws(SQLiteError)
+    -> FTSTokenizer
+  {
     guard let api = docsh_fts5_api(connection), api.pointee.iVersion >= 2,
       let find = api.pointee.xFindTokenizer
     else {
@@ -142,7 +150,6 @@ final class SystemSQLite: SQLiteLibrary {
       throw SQLiteError(operation: "fts5", code: code, message: "no docsh tokenizer")
     }
     var instance: OpaquePointer?
-    let arguments = ["remove_diacritics", "2"]
     code = withCStrings(arguments) { pointers in
       var pointers = pointers
       return create(context, &pointers, Int32(arguments.count), &instance)
@@ -348,9 +355,16 @@ func sqliteHasFTS5() -> Bool {
 // marking every token), so that one table answers both exact and stemmed words.
 // SystemSQLite registers it on every connection it opens.
 //
+// Words of ASCII letters and digits are tokenized here, as unicode61 would (lower-cased,
+// nothing to fold), straight from the input's bytes: only runs of bytes holding something
+// else go to unicode61, each on its own. That is exact because ASCII punctuation and blanks
+// always separate words in unicode61 (with no `tokenchars` or `separators` given: with any
+// argument but `remove_diacritics`, all of the text goes to unicode61), so a run between
+// two of them holds the same tokens tokenized alone as within the whole text.
+//
 // In a query, a string starting with U+0001 asks for stems: its tokens come back marked.
 // Porter is FTS5's own, reached through a tokenizer (`docsh_word`) that hands it its whole
-// input as one token.
+// input as one token, and its stems are kept in a ``StemCache``.
 
 /// An FTS5 token callback (`xToken`).
 typealias FTS5TokenCallback =
@@ -378,123 +392,282 @@ private final class Parents {
   }
 }
 
-/// One `docsh` tokenizer: the unicode61 and porter instances it uses.
+/// One `docsh` tokenizer: the unicode61 and porter instances it uses, and the stems found.
 private final class FoldingTokenizerInstance {
   let words: OpaquePointer
   let wordMethods: fts5_tokenizer
   let stemmer: OpaquePointer
   let stemmerMethods: fts5_tokenizer
+  /// Whether ASCII words may be tokenized here (unicode61 was given no `tokenchars` or
+  /// `separators`, only `remove_diacritics`).
+  let tokenizesASCII: Bool
+  let stems = StemCache()
+  /// What each byte is to a word: ``separator``, ``wordByte``, ``uppercase`` or ``nonASCII``.
+  let byteKinds: UnsafeMutablePointer<UInt8>
+
+  /// An ASCII byte that is not a letter or a digit.
+  static let separator: UInt8 = 0
+  /// A lower-case ASCII letter or a digit.
+  static let wordByte: UInt8 = 1
+  /// An upper-case ASCII letter.
+  static let uppercase: UInt8 = 3
+  /// A byte of a character beyond ASCII.
+  static let nonASCII: UInt8 = 5
 
   init(
     words: OpaquePointer, wordMethods: fts5_tokenizer, stemmer: OpaquePointer,
-    stemmerMethods: fts5_tokenizer
+    stemmerMethods: fts5_tokenizer, tokenizesASCII: Bool
   ) {
     self.words = words
     self.wordMethods = wordMethods
     self.stemmer = stemmer
     self.stemmerMethods = stemmerMethods
+    self.tokenizesASCII = tokenizesASCII
+    byteKinds = .allocate(capacity: 256)
+    for byte in 0..<256 {
+      byteKinds[byte] =
+        switch UInt8(byte) {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+          FoldingTokenizerInstance.wordByte
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): FoldingTokenizerInstance.uppercase
+        case 0x80...: FoldingTokenizerInstance.nonASCII
+        default: FoldingTokenizerInstance.separator
+        }
+    }
   }
 
   deinit {
     wordMethods.xDelete?(words)
     stemmerMethods.xDelete?(stemmer)
+    byteKinds.deallocate()
   }
 }
 
-/// What one call of xTokenize hands unicode61's callback: the caller's callback, what it
-/// wants, and buffers for folded tokens and stems.
+/// A growable byte buffer the tokenizer writes tokens into, reused token after token.
+private struct TokenBuffer {
+  private(set) var bytes: UnsafeMutablePointer<UInt8>
+  private(set) var capacity: Int
+
+  init(capacity: Int) {
+    self.capacity = capacity
+    bytes = .allocate(capacity: capacity)
+  }
+
+  /// Makes room for `count` bytes (what it held is lost when it grows).
+  mutating func reserve(_ count: Int) {
+    guard count > capacity else { return }
+    bytes.deallocate()
+    capacity = count * 2
+    bytes = .allocate(capacity: capacity)
+  }
+
+  func deallocate() { bytes.deallocate() }
+}
+
+/// What one call of xTokenize needs: the caller's callback, what it wants, and buffers for
+/// lower-cased and folded tokens and for stems.
 private final class TokenizeCall {
   let context: UnsafeMutableRawPointer?
   let token: FTS5TokenCallback
   let instance: FoldingTokenizerInstance
+  let flags: Int32
   /// Documents get stems beside their tokens.
   let addsStems: Bool
   /// A query string marked as stems: every token marked.
   let marksTokens: Bool
-  var buffer: [UInt8] = []
-  /// The marked stem being made: U+0001, then the stem (grown as needed).
-  private var stem: UnsafeMutablePointer<UInt8>
-  private var stemCapacity = 128
+  var folded: [UInt8] = []
+  /// Where the run unicode61 is tokenizing starts in the whole text.
+  var runOffset: Int32 = 0
+  /// An ASCII token lower-cased.
+  private var lowered = TokenBuffer(capacity: 64)
+  /// The marked stem being made: U+0001, then the stem.
+  private var stem = TokenBuffer(capacity: 128)
   private var stemCount = 0
 
   init(
     context: UnsafeMutableRawPointer?, token: @escaping FTS5TokenCallback,
-    instance: FoldingTokenizerInstance, addsStems: Bool, marksTokens: Bool
+    instance: FoldingTokenizerInstance, flags: Int32, marksTokens: Bool
   ) {
     self.context = context
     self.token = token
     self.instance = instance
-    self.addsStems = addsStems
+    self.flags = flags
+    addsStems = flags & docsh_fts5_tokenize_document != 0
     self.marksTokens = marksTokens
-    buffer.reserveCapacity(64)
-    stem = .allocate(capacity: stemCapacity)
   }
 
-  deinit { stem.deallocate() }
+  deinit {
+    lowered.deallocate()
+    stem.deallocate()
+  }
+
+  /// Tokenizes `text`: words of ASCII letters and digits here, the runs between ASCII
+  /// separators that hold other bytes by unicode61.
+  func tokenize(_ text: UnsafePointer<UInt8>, count: Int) -> Int32 {
+    guard instance.tokenizesASCII else { return tokenizeRun(text, count: count, offset: 0) }
+    let kinds = UnsafePointer(instance.byteKinds)
+    var position = 0
+    while position < count {
+      guard kinds[Int(text[position])] != FoldingTokenizerInstance.separator else {
+        position += 1
+        continue
+      }
+      let start = position
+      // The kinds of the word's bytes or-ed: their bits say which were met.
+      var met: UInt8 = 0
+      while position < count {
+        let kind = kinds[Int(text[position])]
+        if kind == FoldingTokenizerInstance.separator { break }
+        met |= kind
+        position += 1
+      }
+      let code =
+        met & FoldingTokenizerInstance.nonASCII == FoldingTokenizerInstance.nonASCII
+        ? tokenizeRun(text + start, count: position - start, offset: start)
+        : emitASCII(
+          text + start, count: position - start, start: start,
+          lowering: met & FoldingTokenizerInstance.uppercase == FoldingTokenizerInstance.uppercase)
+      guard code == SQLITE_OK else { return code }
+    }
+    return SQLITE_OK
+  }
+
+  /// Hands on an ASCII word, lower-cased as unicode61 does.
+  private func emitASCII(
+    _ word: UnsafePointer<UInt8>, count: Int, start: Int, lowering: Bool
+  ) -> Int32 {
+    var bytes = word
+    if lowering {
+      lowered.reserve(count)
+      for index in 0..<count {
+        let byte = word[index]
+        lowered.bytes[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+      }
+      bytes = UnsafePointer(lowered.bytes)
+    }
+    return emit(
+      UnsafeRawBufferPointer(start: bytes, count: count), isASCII: true, start: Int32(start),
+      end: Int32(start + count))
+  }
+
+  /// Has unicode61 tokenize `count` bytes at `text`, which start at `offset` in the whole
+  /// text, and hands on its tokens folded.
+  private func tokenizeRun(_ text: UnsafePointer<UInt8>, count: Int, offset: Int) -> Int32 {
+    guard let tokenize = instance.wordMethods.xTokenize else { return SQLITE_ERROR }
+    runOffset = Int32(offset)
+    return UnsafeRawPointer(text).withMemoryRebound(to: CChar.self, capacity: count) { text in
+      tokenize(
+        instance.words, Unmanaged.passUnretained(self).toOpaque(), flags, text, Int32(count)
+      ) { context, _, token, length, start, end in
+        guard let context, let token else { return SQLITE_OK }
+        let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
+        return call.emitFolded(
+          UnsafeRawBufferPointer(start: token, count: Int(length)), start: start, end: end)
+      }
+    }
+  }
+
+  /// Hands on one of unicode61's tokens, folded.
+  private func emitFolded(_ bytes: UnsafeRawBufferPointer, start: Int32, end: Int32) -> Int32 {
+    let start = start + runOffset
+    let end = end + runOffset
+    // The fast path: ASCII tokens are as unicode61 made them.
+    if !bytes.contains(where: { $0 >= 0x80 }) {
+      return emit(bytes, isASCII: true, start: start, end: end)
+    }
+    guard TextFolding.fold(bytes, into: &folded) else {
+      return emit(bytes, isASCII: false, start: start, end: end)
+    }
+    guard !folded.isEmpty else { return SQLITE_OK }
+    let isASCII = !folded.contains { $0 >= 0x80 }
+    return folded.withUnsafeBytes { folded in
+      emit(folded, isASCII: isASCII, start: start, end: end)
+    }
+  }
+
+  /// Hands on one folded token (and its stem).
+  private func emit(
+    _ bytes: UnsafeRawBufferPointer, isASCII: Bool, start: Int32, end: Int32
+  ) -> Int32 {
+    if marksTokens {
+      setStem(bytes)
+      return sendStem(flags: 0, start: start, end: end)
+    }
+    let code = token(
+      context, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+      start, end)
+    guard code == SQLITE_OK, addsStems, bytes.count >= 3, isASCII else { return code }
+    switch instance.stems.find(bytes) {
+    case .same:
+      return SQLITE_OK
+    case .stem(let found):
+      setStem(found)
+      return sendStem(flags: docsh_fts5_token_colocated, start: start, end: end)
+    case .missing:
+      break
+    }
+    stemCount = 0
+    let stemmed = porterStem(bytes)
+    guard stemmed == SQLITE_OK else { return stemmed }
+    let found = UnsafeRawBufferPointer(start: stem.bytes + 1, count: max(stemCount - 1, 0))
+    guard stemCount > 0,
+      found.count != bytes.count || !found.elementsEqual(bytes)
+    else {
+      instance.stems.insert(bytes, stem: nil)
+      return SQLITE_OK
+    }
+    instance.stems.insert(bytes, stem: found)
+    return sendStem(flags: docsh_fts5_token_colocated, start: start, end: end)
+  }
+
+  /// Has FTS5's Porter stemmer stem `bytes` into the marked stem.
+  private func porterStem(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+    instance.stemmerMethods.xTokenize?(
+      instance.stemmer, Unmanaged.passUnretained(self).toOpaque(), docsh_fts5_tokenize_document,
+      bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count)
+    ) { context, _, token, length, _, _ in
+      guard let context, let token else { return SQLITE_OK }
+      let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
+      call.setStem(UnsafeRawBufferPointer(start: token, count: Int(length)))
+      return SQLITE_OK
+    } ?? SQLITE_ERROR
+  }
 
   /// Starts the marked stem with `bytes` after the marker.
   private func setStem(_ bytes: UnsafeRawBufferPointer) {
-    if bytes.count + 1 > stemCapacity {
-      stem.deallocate()
-      stemCapacity = bytes.count * 2 + 1
-      stem = .allocate(capacity: stemCapacity)
-    }
-    stem[0] = stemMarker
+    stem.reserve(bytes.count + 1)
+    stem.bytes[0] = stemMarker
     if let base = bytes.baseAddress, bytes.count > 0 {
-      (stem + 1).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+      (stem.bytes + 1).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
     }
     stemCount = bytes.count + 1
   }
 
-  /// Hands on one folded token (and its stem).
-  func emit(_ bytes: UnsafeRawBufferPointer, flags: Int32, start: Int32, end: Int32) -> Int32 {
-    if marksTokens {
-      setStem(bytes)
-      return sendStem(flags: flags, start: start, end: end)
-    }
-    let code = token(
-      context, flags, bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
-      Int32(bytes.count), start, end)
-    guard code == SQLITE_OK, addsStems, bytes.count >= 3, !bytes.contains(where: { $0 >= 0x80 })
-    else { return code }
-    stemCount = 0
-    let stemmed =
-      instance.stemmerMethods.xTokenize?(
-        instance.stemmer, Unmanaged.passUnretained(self).toOpaque(), docsh_fts5_tokenize_document,
-        bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count)
-      ) { context, _, token, length, _, _ in
-        guard let context, let token else { return SQLITE_OK }
-        let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
-        call.setStem(UnsafeRawBufferPointer(start: token, count: Int(length)))
-        return SQLITE_OK
-      } ?? SQLITE_ERROR
-    guard stemmed == SQLITE_OK, stemCount > 0 else { return stemmed }
-    if stemCount - 1 == bytes.count, let base = bytes.baseAddress,
-      memcmp(stem + 1, base, bytes.count) == 0
-    {
-      return SQLITE_OK
-    }
-    return sendStem(flags: flags | docsh_fts5_token_colocated, start: start, end: end)
-  }
-
   private func sendStem(flags: Int32, start: Int32, end: Int32) -> Int32 {
-    UnsafeRawPointer(stem).withMemoryRebound(to: CChar.self, capacity: stemCount) { bytes in
+    UnsafeRawPointer(stem.bytes).withMemoryRebound(to: CChar.self, capacity: stemCount) {
+      bytes in
       token(context, flags, bytes, Int32(stemCount), start, end)
     }
   }
-
 }
 
 /// Registers the `docsh` tokenizer (and `docsh_word`, which it stems through) and the
 /// `docsh_rank` function on `connection`.
 /// - Throws: ``SQLiteError`` when FTS5, unicode61 or porter is missing.
 func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
-  guard let api = docsh_fts5_api(connection), api.pointee.iVersion >= 2,
-    let find = api.pointee.xFindTokenizer, let createTokenizer = api.pointee.xCreateTokenizer
-  else {
+  guard let api = docsh_fts5_api(connection), api.pointee.iVersion >= 2 else {
     throw SQLiteError(operation: "fts5", code: SQLITE_ERROR, message: "FTS5 is not available")
   }
-  // docsh_word: the whole input is one token (porter's parent, to stem one word).
+  try registerWordTokenizer(api)
+  try registerFoldingTokenizer(api, parents: findParents(api))
+  try registerRankFunction(api)
+}
+
+/// Registers `docsh_word`: the whole input is one token (porter's parent, to stem one word).
+private func registerWordTokenizer(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteError) {
+  guard let createTokenizer = api.pointee.xCreateTokenizer else {
+    throw SQLiteError(operation: "fts5", code: SQLITE_ERROR, message: "FTS5 is not available")
+  }
   var word = fts5_tokenizer(
     xCreate: { _, _, _, instance in
       instance?.pointee = OpaquePointer(bitPattern: 1)
@@ -504,45 +677,42 @@ func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
     xTokenize: { _, context, _, text, length, token in
       token?(context, 0, text, length, 0, length) ?? SQLITE_ERROR
     })
-  var code = createTokenizer(api, "docsh_word", nil, &word, nil)
+  let code = createTokenizer(api, "docsh_word", nil, &word, nil)
   guard code == SQLITE_OK else {
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register docsh_word")
+  }
+}
+
+/// unicode61 and porter, which `docsh` is made of.
+private func findParents(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteError) -> Parents {
+  guard let find = api.pointee.xFindTokenizer else {
+    throw SQLiteError(operation: "fts5", code: SQLITE_ERROR, message: "FTS5 is not available")
   }
   var unicode61Data: UnsafeMutableRawPointer?
   var unicode61 = fts5_tokenizer()
   var porterData: UnsafeMutableRawPointer?
   var porter = fts5_tokenizer()
-  code = find(api, "unicode61", &unicode61Data, &unicode61)
+  var code = find(api, "unicode61", &unicode61Data, &unicode61)
   if code == SQLITE_OK { code = find(api, "porter", &porterData, &porter) }
   guard code == SQLITE_OK else {
     throw SQLiteError(operation: "fts5", code: code, message: "no unicode61 or porter tokenizer")
   }
-  let parents = Unmanaged.passRetained(
-    Parents(unicode61: (unicode61Data, unicode61), porter: (porterData, porter)))
+  return Parents(unicode61: (unicode61Data, unicode61), porter: (porterData, porter))
+}
+
+/// Registers `docsh` itself, `parents` as its context.
+private func registerFoldingTokenizer(_ api: UnsafeMutablePointer<fts5_api>, parents: Parents)
+  throws(SQLiteError)
+{
+  guard let createTokenizer = api.pointee.xCreateTokenizer else {
+    throw SQLiteError(operation: "fts5", code: SQLITE_ERROR, message: "FTS5 is not available")
+  }
+  let parents = Unmanaged.passRetained(parents)
   var folding = fts5_tokenizer(
     xCreate: { context, arguments, count, instance in
       guard let context, let instance else { return SQLITE_ERROR }
       let parents = Unmanaged<Parents>.fromOpaque(context).takeUnretainedValue()
-      guard let createWords = parents.unicode61.methods.xCreate,
-        let createStemmer = parents.porter.methods.xCreate
-      else { return SQLITE_ERROR }
-      var words: OpaquePointer?
-      var code = createWords(parents.unicode61.userData, arguments, count, &words)
-      guard code == SQLITE_OK, let words else { return code == SQLITE_OK ? SQLITE_ERROR : code }
-      var stemmer: OpaquePointer?
-      code = "docsh_word".withCString { name -> Int32 in
-        var arguments: [UnsafePointer<CChar>?] = [name]
-        return createStemmer(parents.porter.userData, &arguments, 1, &stemmer)
-      }
-      guard code == SQLITE_OK, let stemmer else {
-        parents.unicode61.methods.xDelete?(words)
-        return code == SQLITE_OK ? SQLITE_ERROR : code
-      }
-      let folding = FoldingTokenizerInstance(
-        words: words, wordMethods: parents.unicode61.methods, stemmer: stemmer,
-        stemmerMethods: parents.porter.methods)
-      instance.pointee = OpaquePointer(Unmanaged.passRetained(folding).toOpaque())
-      return SQLITE_OK
+      return createFoldingTokenizer(parents, arguments, count, instance)
     },
     xDelete: { instance in
       guard let instance else { return }
@@ -552,41 +722,10 @@ func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
       guard let instance, let token else { return SQLITE_ERROR }
       let folding = Unmanaged<FoldingTokenizerInstance>.fromOpaque(UnsafeRawPointer(instance))
         .takeUnretainedValue()
-      guard let tokenize = folding.wordMethods.xTokenize else { return SQLITE_ERROR }
-      var text = text
-      var length = length
-      let isQuery = flags & docsh_fts5_tokenize_query != 0
-      var marksTokens = false
-      if isQuery, length > 0, let first = text, UInt8(bitPattern: first.pointee) == stemMarker {
-        marksTokens = true
-        text = first + 1
-        length -= 1
-      }
-      let call = TokenizeCall(
-        context: context, token: token, instance: folding,
-        addsStems: flags & docsh_fts5_tokenize_document != 0, marksTokens: marksTokens)
-      return withExtendedLifetime(call) {
-        tokenize(
-          folding.words, Unmanaged.passUnretained(call).toOpaque(), flags, text, length
-        ) { context, flags, token, length, start, end in
-          guard let context, let token else { return SQLITE_OK }
-          let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
-          let bytes = UnsafeRawBufferPointer(start: token, count: Int(length))
-          // The fast path: ASCII tokens are as unicode61 made them.
-          if !bytes.contains(where: { $0 >= 0x80 })
-            || !TextFolding.fold(bytes, into: &call.buffer)
-          {
-            return call.emit(bytes, flags: flags, start: start, end: end)
-          }
-          guard !call.buffer.isEmpty else { return SQLITE_OK }
-          let folded = call.buffer
-          return folded.withUnsafeBytes { folded in
-            call.emit(folded, flags: flags, start: start, end: end)
-          }
-        }
-      }
+      return tokenizeFolding(folding, context, flags, text, length, token)
     })
-  code = createTokenizer(api, foldingTokenizerName, parents.toOpaque(), &folding) { context in
+  let code = createTokenizer(api, foldingTokenizerName, parents.toOpaque(), &folding) {
+    context in
     guard let context else { return }
     Unmanaged<Parents>.fromOpaque(context).release()
   }
@@ -594,15 +733,77 @@ func registerSearchExtensions(_ connection: OpaquePointer) throws(SQLiteError) {
     parents.release()
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register the tokenizer")
   }
-  try registerRankFunction(api)
+}
+
+/// `docsh`'s xCreate: a unicode61 with `arguments`, and a porter over `docsh_word`.
+private func createFoldingTokenizer(
+  _ parents: Parents, _ arguments: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ count: Int32,
+  _ instance: UnsafeMutablePointer<OpaquePointer?>
+) -> Int32 {
+  guard let createWords = parents.unicode61.methods.xCreate,
+    let createStemmer = parents.porter.methods.xCreate
+  else { return SQLITE_ERROR }
+  var words: OpaquePointer?
+  var code = createWords(parents.unicode61.userData, arguments, count, &words)
+  guard code == SQLITE_OK, let words else { return code == SQLITE_OK ? SQLITE_ERROR : code }
+  var stemmer: OpaquePointer?
+  code = "docsh_word".withCString { name -> Int32 in
+    var arguments: [UnsafePointer<CChar>?] = [name]
+    return createStemmer(parents.porter.userData, &arguments, 1, &stemmer)
+  }
+  guard code == SQLITE_OK, let stemmer else {
+    parents.unicode61.methods.xDelete?(words)
+    return code == SQLITE_OK ? SQLITE_ERROR : code
+  }
+  // Only `remove_diacritics N` leaves ASCII letters and digits the only ASCII word bytes.
+  var tokenizesASCII = true
+  for index in stride(from: 0, to: Int(count), by: 2) {
+    guard let name = arguments?[index], String(cString: name) == "remove_diacritics" else {
+      tokenizesASCII = false
+      break
+    }
+  }
+  let folding = FoldingTokenizerInstance(
+    words: words, wordMethods: parents.unicode61.methods, stemmer: stemmer,
+    stemmerMethods: parents.porter.methods, tokenizesASCII: tokenizesASCII)
+  instance.pointee = OpaquePointer(Unmanaged.passRetained(folding).toOpaque())
+  return SQLITE_OK
+}
+
+/// `docsh`'s xTokenize.
+private func tokenizeFolding(
+  _ folding: FoldingTokenizerInstance, _ context: UnsafeMutableRawPointer?, _ flags: Int32,
+  _ text: UnsafePointer<CChar>?, _ length: Int32, _ token: @escaping FTS5TokenCallback
+) -> Int32 {
+  guard let text, length > 0 else { return SQLITE_OK }
+  var start = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+  var count = Int(length)
+  var marksTokens = false
+  if flags & docsh_fts5_tokenize_query != 0, start.pointee == stemMarker {
+    marksTokens = true
+    start += 1
+    count -= 1
+  }
+  let call = TokenizeCall(
+    context: context, token: token, instance: folding, flags: flags, marksTokens: marksTokens)
+  return withExtendedLifetime(call) { call.tokenize(start, count: count) }
 }
 
 // MARK: - docsh_rank
 
-// `docsh_rank(full_text, plan)`: the FTS5 auxiliary function that scores a matching row as
-// ``RankingPlan`` says (the plan's text as its argument, parsed once per query).
+// `docsh_rank(full_text, plan, limit)`: the FTS5 auxiliary function that scores a matching
+// row as ``RankingPlan`` says (the plan's text as its argument, parsed once per query).
+//
+// With a `limit` above 0 the caller promises to keep only the `limit` best rows of every
+// row it asks about (`ORDER BY docsh_rank(…) DESC LIMIT limit`, nothing else filtering):
+// once that many are scored, a row whose score cannot reach the lowest of them, even as
+// short as a document can be (bm25 only falls as a document grows), is not scored exactly:
+// its length, a look-up in FTS5's docsize table that was half of what a search of common
+// words cost, is never read. Such a row gets that bound as its score, below every row kept,
+// so the rows kept and their order are the same as when every row is scored.
 
-/// A plan parsed for one query, with its IDFs and counting buffers reused row after row.
+/// A plan parsed for one query, with its IDFs and counting buffers reused row after row, and
+/// the best scores so far when the caller keeps only the best `limit` rows.
 private final class RankCall {
   let plan: RankingPlan
   let averageLength: Double
@@ -610,8 +811,14 @@ private final class RankCall {
   let nameCounts: UnsafeMutableBufferPointer<Int>
   let contentCounts: UnsafeMutableBufferPointer<Int>
   let frequencies: UnsafeMutableBufferPointer<Double>
+  /// The best `limit` exact scores so far, a min-heap (the lowest first); `best.count` is
+  /// the limit, 0 when every row is scored exactly.
+  private let best: UnsafeMutableBufferPointer<Double>
+  private var bestCount = 0
+  /// The last row scored and its score: a row asked about again is not recorded twice.
+  var lastRow: (id: Int64, score: Double)?
 
-  init(plan: RankingPlan, rows: Int, averageLength: Double) {
+  init(plan: RankingPlan, rows: Int, averageLength: Double, limit: Int) {
     self.plan = plan
     self.averageLength = averageLength
     idf = .allocate(capacity: plan.nameGroups.count)
@@ -622,6 +829,8 @@ private final class RankCall {
     contentCounts.initialize(repeating: 0)
     frequencies = .allocate(capacity: plan.nameGroups.count)
     frequencies.initialize(repeating: 0)
+    best = .allocate(capacity: max(limit, 0))
+    best.initialize(repeating: 0)
   }
 
   deinit {
@@ -629,6 +838,76 @@ private final class RankCall {
     nameCounts.deallocate()
     contentCounts.deallocate()
     frequencies.deallocate()
+    best.deallocate()
+  }
+
+  /// The plan's score of the counts held, for a document of `length` tokens.
+  func score(length: Int) -> Double {
+    plan.score(
+      nameCounts: UnsafeBufferPointer(nameCounts),
+      contentCounts: UnsafeBufferPointer(contentCounts),
+      length: length, averageLength: averageLength, idf: UnsafeBufferPointer(idf),
+      scratch: frequencies
+    ).score
+  }
+
+  /// The score below which a row cannot be kept; `nil` while fewer than `limit` are scored.
+  var threshold: Double? {
+    bestCount == best.count && bestCount > 0 ? best[0] : nil
+  }
+
+  /// Records an exact score among the best ones.
+  func record(_ score: Double) {
+    guard best.count > 0 else { return }
+    if bestCount < best.count {
+      // Sift up.
+      var child = bestCount
+      bestCount += 1
+      best[child] = score
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard best[parent] > best[child] else { break }
+        best.swapAt(parent, child)
+        child = parent
+      }
+      return
+    }
+    guard score > best[0] else { return }
+    // Replace the lowest, sift down.
+    best[0] = score
+    var parent = 0
+    while true {
+      let left = 2 * parent + 1
+      guard left < bestCount else { break }
+      let right = left + 1
+      let child = right < bestCount && best[right] < best[left] ? right : left
+      guard best[child] < best[parent] else { break }
+      best.swapAt(parent, child)
+      parent = child
+    }
+  }
+}
+
+/// The functions of FTS5's extension API `docsh_rank` calls.
+private struct RankAPI {
+  let instCount: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Int32>?) -> Int32
+  let inst:
+    @convention(c) (
+      OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?,
+      UnsafeMutablePointer<Int32>?
+    ) -> Int32
+  let columnSize: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?) -> Int32
+  let functions: Fts5ExtensionApi
+
+  init?(_ functions: Fts5ExtensionApi) {
+    guard let instCount = functions.xInstCount, let inst = functions.xInst,
+      let columnSize = functions.xColumnSize, functions.xGetAuxdata != nil,
+      functions.xSetAuxdata != nil
+    else { return nil }
+    self.instCount = instCount
+    self.inst = inst
+    self.columnSize = columnSize
+    self.functions = functions
   }
 }
 
@@ -642,75 +921,99 @@ func registerRankFunction(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteEr
     api, "docsh_rank", nil,
     { api, fts, context, count, values in
       guard let api, let fts, let context else { return }
-      let functions = api.pointee
-      guard let instCount = functions.xInstCount, let inst = functions.xInst,
-        let columnSize = functions.xColumnSize, let getAuxdata = functions.xGetAuxdata,
-        let setAuxdata = functions.xSetAuxdata
-      else {
+      guard let functions = RankAPI(api.pointee) else {
         sqlite3_result_error(context, "docsh_rank: FTS5 too old", -1)
         return
       }
       let call: RankCall
-      if let cached = getAuxdata(fts, 0) {
-        call = Unmanaged<RankCall>.fromOpaque(cached).takeUnretainedValue()
-      } else {
-        guard count >= 1, let values, let text = sqlite3_value_text(values[0]),
-          let plan = RankingPlan(encoded: String(cString: text))
-        else {
-          sqlite3_result_error(context, "docsh_rank: no plan", -1)
-          return
-        }
-        var rows: Int64 = 0
-        var tokens: Int64 = 0
-        _ = functions.xRowCount?(fts, &rows)
-        _ = functions.xColumnTotalSize?(fts, -1, &tokens)
-        call = RankCall(
-          plan: plan, rows: Int(rows), averageLength: Double(tokens) / Double(max(rows, 1)))
-        let retained = Unmanaged.passRetained(call).toOpaque()
-        guard
-          setAuxdata(fts, retained) { pointer in
-            guard let pointer else { return }
-            Unmanaged<RankCall>.fromOpaque(pointer).release()
-          } == SQLITE_OK
-        else {
-          sqlite3_result_error(context, "docsh_rank: out of memory", -1)
-          return
-        }
-      }
-      let names = call.nameCounts
-      let contents = call.contentCounts
-      for index in names.indices {
-        names[index] = 0
-        contents[index] = 0
-      }
-      var instances: Int32 = 0
-      guard instCount(fts, &instances) == SQLITE_OK else {
-        sqlite3_result_error(context, "docsh_rank: cannot read the matches", -1)
+      switch rankCall(functions, fts, count: count, values: values) {
+      case .success(let found): call = found
+      case .failure(let message):
+        sqlite3_result_error(context, message.text, -1)
         return
       }
-      for index in 0..<instances {
-        var phrase: Int32 = 0
-        var column: Int32 = 0
-        var offset: Int32 = 0
-        guard inst(fts, index, &phrase, &column, &offset) == SQLITE_OK, phrase >= 0,
-          Int(phrase) < names.count
-        else { continue }
-        if column == 0 {
-          names[Int(phrase)] += 1
-        } else {
-          contents[Int(phrase)] += 1
-        }
+      switch rank(functions, fts, call) {
+      case .success(let score): sqlite3_result_double(context, score)
+      case .failure(let message): sqlite3_result_error(context, message.text, -1)
       }
-      var length: Int32 = 0
-      _ = columnSize(fts, -1, &length)
-      let score = call.plan.score(
-        nameCounts: UnsafeBufferPointer(names), contentCounts: UnsafeBufferPointer(contents),
-        length: Int(length), averageLength: call.averageLength,
-        idf: UnsafeBufferPointer(call.idf), scratch: call.frequencies
-      ).score
-      sqlite3_result_double(context, score)
     }, nil)
   guard code == SQLITE_OK else {
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register docsh_rank")
   }
+}
+
+/// Why `docsh_rank` failed, as SQLite reports it.
+private struct RankFailure: Error {
+  let text: String
+}
+
+/// The query's ``RankCall``, made and kept as FTS5 auxiliary data at the first row.
+private func rankCall(
+  _ api: RankAPI, _ fts: OpaquePointer, count: Int32,
+  values: UnsafeMutablePointer<OpaquePointer?>?
+) -> Result<RankCall, RankFailure> {
+  let functions = api.functions
+  if let cached = functions.xGetAuxdata?(fts, 0) {
+    return .success(Unmanaged<RankCall>.fromOpaque(cached).takeUnretainedValue())
+  }
+  guard count >= 1, let values, let text = sqlite3_value_text(values[0]),
+    let plan = RankingPlan(encoded: String(cString: text))
+  else { return .failure(RankFailure(text: "docsh_rank: no plan")) }
+  let limit = count >= 2 ? Int(sqlite3_value_int64(values[1])) : 0
+  var rows: Int64 = 0
+  var tokens: Int64 = 0
+  _ = functions.xRowCount?(fts, &rows)
+  _ = functions.xColumnTotalSize?(fts, -1, &tokens)
+  let call = RankCall(
+    plan: plan, rows: Int(rows), averageLength: Double(tokens) / Double(max(rows, 1)),
+    limit: limit)
+  let retained = Unmanaged.passRetained(call).toOpaque()
+  let stored = functions.xSetAuxdata?(fts, retained) { pointer in
+    guard let pointer else { return }
+    Unmanaged<RankCall>.fromOpaque(pointer).release()
+  }
+  guard stored == SQLITE_OK else { return .failure(RankFailure(text: "docsh_rank: out of memory")) }
+  return .success(call)
+}
+
+/// The score of the current row: counts its phrases' instances in name and content, then
+/// scores them, exactly unless no length can bring the row among the best kept.
+private func rank(_ api: RankAPI, _ fts: OpaquePointer, _ call: RankCall) -> Result<
+  Double, RankFailure
+> {
+  let names = call.nameCounts
+  let contents = call.contentCounts
+  for index in names.indices {
+    names[index] = 0
+    contents[index] = 0
+  }
+  var instances: Int32 = 0
+  guard api.instCount(fts, &instances) == SQLITE_OK else {
+    return .failure(RankFailure(text: "docsh_rank: cannot read the matches"))
+  }
+  for index in 0..<instances {
+    var phrase: Int32 = 0
+    var column: Int32 = 0
+    var offset: Int32 = 0
+    guard api.inst(fts, index, &phrase, &column, &offset) == SQLITE_OK, phrase >= 0,
+      Int(phrase) < names.count
+    else { continue }
+    if column == 0 {
+      names[Int(phrase)] += 1
+    } else {
+      contents[Int(phrase)] += 1
+    }
+  }
+  if let threshold = call.threshold {
+    let bound = call.score(length: 0)
+    if bound < threshold { return .success(bound) }
+  }
+  let row = api.functions.xRowid?(fts) ?? 0
+  if let last = call.lastRow, last.id == row { return .success(last.score) }
+  var length: Int32 = 0
+  _ = api.columnSize(fts, -1, &length)
+  let score = call.score(length: Int(length))
+  call.record(score)
+  call.lastRow = (row, score)
+  return .success(score)
 }

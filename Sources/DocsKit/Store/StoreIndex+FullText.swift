@@ -21,6 +21,9 @@ extension StoreIndex {
     return rows
   }
 
+  /// The bytes of terms FTS5 keeps in memory before writing a segment, while it builds.
+  static let buildHashSize = 32 * 1024 * 1024
+
   /// Fills the full-text table: `contents` hands over each document's decoded content in
   /// the order of ``documentsInFileOrder()``, calling its argument once per document.
   /// - Throws: ``SQLiteError``, or ``StoreError`` from `contents`; nothing is kept then.
@@ -38,6 +41,12 @@ extension StoreIndex {
       }
       if !record.hasFullText {
         try database.execute("INSERT INTO full_text(full_text) VALUES('delete-all')")
+        // FTS5 writes its in-memory terms out as a segment whenever they pass `hashsize`
+        // (1 MB by default), then merges the segments again and again: building the large
+        // store's full text, the merging was over a third of the time. With 32 MB it writes
+        // a few large segments; the memory is given back when the build commits.
+        try database.execute(
+          "INSERT INTO full_text(full_text, rank) VALUES('hashsize', \(StoreIndex.buildHashSize))")
         try contents { rowID, name, content throws(SQLiteError) in
           try database.run(
             "INSERT INTO full_text(rowid, name, content) VALUES(?, ?, ?)",
@@ -58,77 +67,11 @@ extension StoreIndex {
   {
     try reading(identity) { record throws(SQLiteError) -> IndexSearchResult? in
       guard record.hasFullText else { return nil }
-      let limit = request.limit.map { $0 + request.excluding.count } ?? -1
-      let columns = """
-        d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
-          d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score
-        """
-      // The documents of each ranking group, from the vocabulary when it is one token
-      // (docsh_rank takes the number of rows from FTS5 itself).
-      var counts: [Int] = []
-      for term in request.counting {
-        switch term {
-        case .terms(let tokens):
-          var count = 0
-          for token in tokens {
-            count += Int(
-              try database.integer(
-                "SELECT doc FROM full_text_vocabulary WHERE term = ?", [.text(token)]) ?? 0)
-          }
-          counts.append(count)
-        case .expression(let expression):
-          counts.append(
-            Int(
-              try database.integer(
-                "SELECT count(*) FROM full_text WHERE full_text MATCH ?", [.text(expression)])
-                ?? 0))
-        }
-      }
-      let plan = request.plan.completed(
+      let text = FullTextQuery(request.query)
+      let counts = try groupDocumentCounts(text.counting)
+      let plan = request.query.ranking.completed(
         with: SearchStatistics(documentCount: 0, tokenCount: 0, groupDocumentCounts: counts))
-      let sql: String
-      var values: [SQLiteValue]
-      if request.category == nil {
-        // FTS5 picks the best `limit` itself, and only those are joined with their documents.
-        sql = """
-          WITH hits AS (
-            SELECT rowid AS id, docsh_rank(full_text, ?) AS score FROM full_text
-            WHERE full_text MATCH ? ORDER BY 2 DESC LIMIT ?)
-          SELECT \(columns)
-          FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
-          ORDER BY hits.score DESC
-          """
-        values = [.text(plan.encoded), .text(request.expression), .integer(Int64(limit))]
-      } else {
-        var categoryFilter = ""
-        values = [.text(plan.encoded), .text(request.expression)]
-        if let category = request.category {
-          categoryFilter = "AND c.uuid = ?"
-          values.append(.blob(StoreIndex.bytes(of: category)))
-        }
-        values.append(.integer(Int64(limit)))
-        sql = """
-          WITH hits AS (
-            SELECT rowid AS id, docsh_rank(full_text, ?) AS score FROM full_text
-            WHERE full_text MATCH ?)
-          SELECT \(columns)
-          FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
-          WHERE 1 \(categoryFilter)
-          ORDER BY hits.score DESC LIMIT ?
-          """
-      }
-      var hits: [IndexSearchHit] = []
-      try database.query(sql, values) { row throws(SQLiteError) in
-        guard let category = StoreIndex.objectID(row.bytes(8)),
-          let document = StoreIndex.document(row, category: category, base: row.int(9))
-        else { return }
-        let score = row.real(10)
-        let matchesName = score >= RankingPlan.nameTier
-        hits.append(
-          IndexSearchHit(
-            document: document, bm25: matchesName ? score - RankingPlan.nameTier : score,
-            matchesName: matchesName))
-      }
+      let hits = try rankedHits(request, expression: text.expression, plan: plan)
       var statistics: SearchStatistics?
       if request.wantsStatistics {
         let documents = Int(try database.integer("SELECT count(*) FROM documents") ?? 0)
@@ -142,6 +85,87 @@ extension StoreIndex {
       }
       return IndexSearchResult(hits: hits, statistics: statistics)
     }
+  }
+
+  /// The documents of each ranking group, from the vocabulary when it is one token
+  /// (docsh_rank takes the number of rows from FTS5 itself).
+  private func groupDocumentCounts(_ counting: [IndexCountingTerm]) throws(SQLiteError) -> [Int] {
+    var counts: [Int] = []
+    for term in counting {
+      switch term {
+      case .terms(let tokens):
+        var count = 0
+        for token in tokens {
+          count += Int(
+            try database.integer(
+              "SELECT doc FROM full_text_vocabulary WHERE term = ?", [.text(token)]) ?? 0)
+        }
+        counts.append(count)
+      case .expression(let expression):
+        counts.append(
+          Int(
+            try database.integer(
+              "SELECT count(*) FROM full_text WHERE full_text MATCH ?", [.text(expression)])
+              ?? 0))
+      }
+    }
+    return counts
+  }
+
+  /// The best documents matching `expression`, as `plan` scores them, best first.
+  private func rankedHits(_ request: IndexSearchRequest, expression: String, plan: RankingPlan)
+    throws(SQLiteError) -> [IndexSearchHit]
+  {
+    let limit = request.limit.map { $0 + request.excluding.count } ?? -1
+    let columns = """
+      d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
+        d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score
+      """
+    let sql: String
+    let values: [SQLiteValue]
+    if let category = request.category {
+      values = [
+        .text(plan.encoded), .text(expression), .blob(StoreIndex.bytes(of: category)),
+        .integer(Int64(limit)),
+      ]
+      sql = """
+        WITH hits AS (
+          SELECT rowid AS id, docsh_rank(full_text, ?) AS score FROM full_text
+          WHERE full_text MATCH ?)
+        SELECT \(columns)
+        FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
+        WHERE c.uuid = ?
+        ORDER BY hits.score DESC LIMIT ?
+        """
+    } else {
+      // FTS5 picks the best `limit` itself, and only those are joined with their documents.
+      // docsh_rank is told the limit: rows that cannot reach it are not scored exactly.
+      sql = """
+        WITH hits AS (
+          SELECT rowid AS id, docsh_rank(full_text, ?, ?) AS score FROM full_text
+          WHERE full_text MATCH ? ORDER BY 2 DESC LIMIT ?)
+        SELECT \(columns)
+        FROM hits JOIN documents d ON d.id = hits.id JOIN categories c ON d.category = c.id
+        ORDER BY hits.score DESC
+        """
+      values = [
+        .text(plan.encoded), .integer(Int64(max(limit, 0))), .text(expression),
+        .integer(Int64(limit)),
+      ]
+    }
+    var hits: [IndexSearchHit] = []
+    try database.query(sql, values) { row throws(SQLiteError) in
+      guard let category = StoreIndex.objectID(row.bytes(8)),
+        let document = StoreIndex.document(row, category: category, base: row.int(9))
+      else { return }
+      let score = row.real(10)
+      let matchesName = score >= RankingPlan.nameTier
+      hits.append(
+        IndexSearchHit(
+          document: document, bm25: matchesName ? score - RankingPlan.nameTier : score,
+          matchesName: matchesName))
+    }
+    return hits
   }
 
   func deleteFullText(rowID: Int64, name: String, content: String) throws(SQLiteError) {
@@ -159,14 +183,12 @@ extension StoreIndex {
 
 // MARK: - Search requests
 
-/// What the context asks of a store's full-text index.
+/// What the context asks of a store's full-text index: a query already parsed and tokenized
+/// (the index turns it into its own query language, ``FullTextQuery``), and where to look.
 public struct IndexSearchRequest: Sendable {
-  /// The FTS5 MATCH expression, built from quoted tokens only.
-  var expression: String
-  /// How the hits are scored, once the index has counted each group's documents.
-  var plan: RankingPlan
-  /// What to count for each ranking group of `plan`.
-  var counting: [IndexCountingTerm]
+  /// The query's phrases and how its hits are scored, once the index has counted each
+  /// ranking group's documents.
+  var query: CompiledQuery
   /// Only this category's documents, when set.
   var category: ObjectID?
   /// At most this many hits (besides `excluding`); `nil` for all.

@@ -22,11 +22,11 @@ import Testing
     // (U+0001); "e" is too short for a stem.
     #expect(compiled.required == [[0, 1, 2, 3, 4, 5]])
     #expect(
-      compiled.matchExpression
+      FullTextQuery(compiled).expression
         == "(\"e\" OR \"mail\" OR \"\u{1}mail\" OR \"heating\" OR \"heat\" OR \"\u{1}heat\")")
     #expect(compiled.ranking.groups == [0, 1, 1, 2, 2, 2])
     #expect(
-      compiled.countingTerms == [
+      FullTextQuery(compiled).counting == [
         .terms(["e"]), .terms(["mail", "\u{1}mail"]), .terms(["heat", "\u{1}heat"]),
       ])
     #expect(throws: SearchQueryError.nothingSearchable("? !!")) {

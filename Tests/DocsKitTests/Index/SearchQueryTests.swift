@@ -31,7 +31,7 @@ import Testing
     let query = try SearchQuery("name:x \"a\"\"b\" NEAR(c) ^d {content}")
     let compiled = try CompiledQuery(query, tokenizer: tokenizer)
     #expect(
-      compiled.matchExpression
+      FullTextQuery(compiled).expression
         == "(\"name x\") AND (\"a\") AND (\"b\") AND (\"near c\") AND (\"d\") AND (\"content\")")
     let harness = try Harness()
     let (context, _) = try harness.openIndexed()
