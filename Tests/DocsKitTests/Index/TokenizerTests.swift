@@ -56,7 +56,8 @@ import Testing
       sqlite: NoTokenizerSQLite(), now: Harness.lateClock)
     let error = #expect(throws: ContextError.self) { try context.search(SearchQuery("content")) }
     #expect(
-      error?.description == "search: the search tokenizer is not available: fts5: no tokenizer")
+      error?.description
+        == "search: the search tokenizer is not available: fts5: no tokenizer (code 11)")
     let (working, _) = try harness.openIndexed(now: Harness.lateClock)
     #expect(try !working.search(SearchQuery("content")).isEmpty)
   }
