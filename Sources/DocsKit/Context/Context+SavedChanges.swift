@@ -74,6 +74,16 @@ extension Context {
         }
       }
     }
+    // In file order, as messages list them: what the save wrote, then what it deleted.
+    func place(_ id: ObjectID) -> (Int, Int) {
+      if let record = documentRecords[id] { return (0, record.sequence) }
+      if case .document(let record)? = saved.baseline[id] { return (1, record.sequence) }
+      return (1, 0)
+    }
+    documents.sort { place($0.id) < place($1.id) }
+    categories.sort {
+      (categoryRecords[$0.id]?.sequence ?? Int.max) < (categoryRecords[$1.id]?.sequence ?? Int.max)
+    }
     return SavedChanges(
       generationBefore: saved.generationBefore, generation: generation,
       categories: categories, documents: documents)

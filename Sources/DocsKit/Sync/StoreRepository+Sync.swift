@@ -103,7 +103,8 @@ extension StoreRepository {
   /// file that is missing or damaged from the last commit. The first sync of a machine with
   /// no notes writes the store from the remote's tree.
   ///
-  /// The caller saves pending changes before and reloads its context after.
+  /// A context syncs its store with ``Context/sync(through:options:observer:progress:)``,
+  /// which saves before and loads the store the sync wrote after.
   /// - Throws: ``SyncError`` naming the step that failed; the store and the repository are
   ///   then as they were or consistently further along.
   public func sync(

@@ -45,19 +45,20 @@ struct SyncCommand: ShellCommand {
       try saveFirst(in: session)
       repository = found
     }
+    let lost = session.storeRefusal != nil
     let report = try session.collaborators.reportingProgress(
       "syncing", total: SyncStep.allCases.count, unit: .items("steps")
     ) { advance in
       try withoutActuallyEscaping(advance) { advance in
-        try repository.sync(SyncOptions(), observer: StepsObserver(advance: advance))
+        let observer = StepsObserver(advance: advance)
+        // A lost store has no graph to save or reload: the sync writes it, the store opens.
+        if lost { return try repository.sync(SyncOptions(), observer: observer) }
+        return try session.context.sync(through: repository, observer: observer)
       }
     }
     for warning in report.warnings { session.tell("docsh: warning: \(warning)") }
-    // The session holds the merged graph.
-    if session.storeRefusal != nil, let reopen = session.collaborators.reopenStore {
+    if lost, let reopen = session.collaborators.reopenStore {
       session.replaceContext(with: try reopen())
-    } else {
-      try session.context.reload()
     }
     return .syncReport(report)
   }

@@ -174,40 +174,14 @@ import Testing
 
 /// The real SQLite, calling `beforeExecute` with the SQL of every `execute` first and
 /// recording it: a test makes another session act at a chosen step.
-final class HookedSQLite: SQLiteLibrary {
+final class HookedSQLite: ForwardingSQLite {
   var beforeExecute: (String) -> Void = { _ in }
   private(set) var executed: [String] = []
-  private let real = SystemSQLite()
+  let real = SystemSQLite()
 
-  func open(_ path: String, create: Bool) throws(SQLiteError) -> OpaquePointer {
-    try real.open(path, create: create)
-  }
-  func close(_ connection: OpaquePointer) { real.close(connection) }
-  func setProgressHandler(
-    _ connection: OpaquePointer, every instructions: Int32, _ handler: SQLiteProgressHandler?
-  ) {
-    real.setProgressHandler(connection, every: instructions, handler)
-  }
   func execute(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) {
     beforeExecute(sql)
     executed.append(sql.trimmingCharacters(in: .whitespacesAndNewlines))
     try real.execute(connection, sql)
-  }
-  func prepare(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) -> OpaquePointer {
-    try real.prepare(connection, sql)
-  }
-  func bind(_ statement: OpaquePointer, _ index: Int32, _ value: SQLiteValue) throws(SQLiteError) {
-    try real.bind(statement, index, value)
-  }
-  func bind(_ statement: OpaquePointer, _ index: Int32, utf8: UnsafeRawBufferPointer)
-    throws(SQLiteError)
-  {
-    try real.bind(statement, index, utf8: utf8)
-  }
-  func step(_ statement: OpaquePointer) throws(SQLiteError) -> Bool { try real.step(statement) }
-  func reset(_ statement: OpaquePointer) { real.reset(statement) }
-  func finalize(_ statement: OpaquePointer) { real.finalize(statement) }
-  func makeTokenizer(_ connection: OpaquePointer) throws(SQLiteError) -> FTSTokenizer {
-    try real.makeTokenizer(connection)
   }
 }

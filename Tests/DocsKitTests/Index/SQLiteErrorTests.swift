@@ -192,20 +192,11 @@ import Testing
 
 /// The real SQLite, except that while `failsReset`, setting `synchronous` back to NORMAL
 /// after it was set OFF fails (as a full or failing disk can make it).
-final class ResetFailingSQLite: SQLiteLibrary {
+final class ResetFailingSQLite: ForwardingSQLite {
   var failsReset = false
   private var wasSetOff = false
-  private let real = SystemSQLite()
+  let real = SystemSQLite()
 
-  func open(_ path: String, create: Bool) throws(SQLiteError) -> OpaquePointer {
-    try real.open(path, create: create)
-  }
-  func close(_ connection: OpaquePointer) { real.close(connection) }
-  func setProgressHandler(
-    _ connection: OpaquePointer, every instructions: Int32, _ handler: SQLiteProgressHandler?
-  ) {
-    real.setProgressHandler(connection, every: instructions, handler)
-  }
   func execute(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) {
     if sql == "PRAGMA synchronous = OFF" { wasSetOff = true }
     if failsReset, wasSetOff, sql == "PRAGMA synchronous = NORMAL" {
@@ -214,22 +205,5 @@ final class ResetFailingSQLite: SQLiteLibrary {
         operation: "execute", code: SQLiteError.ioError, message: "injected failure")
     }
     try real.execute(connection, sql)
-  }
-  func prepare(_ connection: OpaquePointer, _ sql: String) throws(SQLiteError) -> OpaquePointer {
-    try real.prepare(connection, sql)
-  }
-  func bind(_ statement: OpaquePointer, _ index: Int32, _ value: SQLiteValue) throws(SQLiteError) {
-    try real.bind(statement, index, value)
-  }
-  func bind(_ statement: OpaquePointer, _ index: Int32, utf8: UnsafeRawBufferPointer)
-    throws(SQLiteError)
-  {
-    try real.bind(statement, index, utf8: utf8)
-  }
-  func step(_ statement: OpaquePointer) throws(SQLiteError) -> Bool { try real.step(statement) }
-  func reset(_ statement: OpaquePointer) { real.reset(statement) }
-  func finalize(_ statement: OpaquePointer) { real.finalize(statement) }
-  func makeTokenizer(_ connection: OpaquePointer) throws(SQLiteError) -> FTSTokenizer {
-    try real.makeTokenizer(connection)
   }
 }
