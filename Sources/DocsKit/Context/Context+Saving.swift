@@ -30,7 +30,7 @@ extension Context {
     do {
       try store.withSaveLock { () throws -> Void in try saveHoldingLock(keepingMine: keepingMine) }
       conflicts = []
-      saveWarning = saveHook?.contextDidSave(self)
+      saveWarning = isWritingForSync ? nil : saveHook?.contextDidSave(self)
     } catch let error as ContextError {
       throw error
     } catch let error as StoreError {

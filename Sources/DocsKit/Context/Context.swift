@@ -39,6 +39,9 @@ public final class Context {
   var baseline: [ObjectID: Baseline] = [:]
   /// The baseline the last save cleared, for what that save changed.
   var lastSave: LastSave?
+  /// Set while a sync writes what came in through this context: its saves are the sync's,
+  /// which commits them itself, so the save hook does not follow them.
+  var isWritingForSync = false
   var undoStack: [UndoGroup] = []
   var redoStack: [UndoGroup] = []
   var openGroup: UndoGroup?

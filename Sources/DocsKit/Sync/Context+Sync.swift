@@ -2,8 +2,8 @@
 // client of DocsKit keeps a graph the sync replaced underneath it.
 extension Context {
   /// Saves what is pending (the save stands whatever the sync does then), syncs the store
-  /// through `repository` (``StoreRepository/sync(_:observer:progress:)``), and loads the
-  /// store the sync wrote, so that the graph shows what came in.
+  /// through `repository` (``StoreRepository/sync(_:observer:progress:)``), writing what
+  /// came in through this context, so that the graph shows it after.
   /// - Throws: ``ContextError`` when the save or the load fails, ``SyncError`` when the sync
   ///   does (the saved changes then stand, committed or to be committed by the next sync).
   public func sync(
@@ -11,8 +11,20 @@ extension Context {
     observer: (any SyncObserving)? = nil, progress: (any ProgressObserver)? = nil
   ) throws -> SyncReport {
     if hasChanges { try save() }
-    let report = try repository.sync(options, observer: observer, progress: progress)
-    try reload()
+    let report: SyncReport
+    do {
+      report = try repository.sync(
+        options, observer: observer, progress: progress, writingThrough: self)
+    } catch {
+      // What came in may be half applied, unsaved: the store file is the truth. A store that
+      // cannot be read now says so at the next command; the sync's failure is the news here.
+      try? reload()
+      throw error
+    }
+    // A store written anew from the repository replaced the file this graph came from.
+    if report.notes.contains(where: { if case .restoredStore = $0 { true } else { false } }) {
+      try reload()
+    }
     return report
   }
 }

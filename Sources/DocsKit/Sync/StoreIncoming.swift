@@ -82,18 +82,28 @@ struct StoreIncoming {
   /// Applies the changes to the store at `path` with one save (merging, as every save does,
   /// with what another session saved since), and returns the generation written.
   /// - Throws: ``SyncError/store(_:)`` when the store cannot be read or written.
-  func save(toStoreAt path: String, fileSystem: any FileSystem) throws(SyncError) -> (
-    generation: Int, isClean: Bool
-  ) {
+  ///
+  /// With `context` (the caller's, its changes saved), the changes go through it — no second
+  /// load of the store, and the context holds the merged graph after; else through a
+  /// context of its own.
+  func save(
+    toStoreAt path: String, through given: Context?, fileSystem: any FileSystem
+  ) throws(SyncError) -> (generation: Int, isClean: Bool) {
     do throws(ContextError) {
       let context: Context
-      do {
-        context = try Context(store: JSONStore(path: path, fileSystem: fileSystem))
-      } catch {
-        throw ContextError.store(error)
+      if let given {
+        context = given
+      } else {
+        do {
+          context = try Context(store: JSONStore(path: path, fileSystem: fileSystem))
+        } catch {
+          throw ContextError.store(error)
+        }
       }
       let loaded = context.generation
       try context.apply(self)
+      context.isWritingForSync = true
+      defer { context.isWritingForSync = false }
       try context.save(keepingMine: true)
       let isClean = context.lastSave.map { $0.generationBefore == loaded } ?? true
       return (context.generation, isClean)

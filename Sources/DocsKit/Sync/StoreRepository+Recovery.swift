@@ -48,6 +48,11 @@ extension StoreRepository {
   func restoreLostStore(
     into report: inout SyncReport, progress: (any ProgressObserver)?
   ) throws(SyncError) {
+    // A context that loaded the store (and writes what comes in) vouches for all but its
+    // header, which is checked here: no whole parse of a large store on every sync.
+    if writer != nil, let head = try storeFileHead(), StoreHeader.generation(in: head) != nil {
+      return
+    }
     let bytes = try storeFileBytes()
     var damage: StoreError?
     if let bytes {

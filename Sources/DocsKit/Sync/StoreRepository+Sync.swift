@@ -111,8 +111,19 @@ extension StoreRepository {
     _ options: SyncOptions, observer: (any SyncObserving)? = nil,
     progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> SyncReport {
+    try sync(options, observer: observer, progress: progress, writingThrough: nil)
+  }
+
+  /// ``sync(_:observer:progress:)``, what comes in written through `context` when given
+  /// (whose store this is, its changes saved).
+  func sync(
+    _ options: SyncOptions, observer: (any SyncObserving)?, progress: (any ProgressObserver)?,
+    writingThrough context: Context?
+  ) throws(SyncError) -> SyncReport {
     try withRepositoryLock { () throws(SyncError) -> SyncReport in
-      try syncLocked(options, observer: observer, progress: progress)
+      writer = context
+      defer { writer = nil }
+      return try syncLocked(options, observer: observer, progress: progress)
     }
   }
 
@@ -234,7 +245,8 @@ extension StoreRepository {
     var generation = before
     var isClean = true
     if !incoming.isEmpty {
-      (generation, isClean) = try incoming.save(toStoreAt: storePath, fileSystem: fileSystem)
+      (generation, isClean) = try incoming.save(
+        toStoreAt: storePath, through: writer, fileSystem: fileSystem)
     }
     try moveHead(to: new, from: old, reason: "sync with origin")
     // A session that saved while the store was written had its changes merged into the

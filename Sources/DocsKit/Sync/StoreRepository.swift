@@ -36,6 +36,8 @@ public final class StoreRepository {
   var identity: String?
   /// Whether git has no work tree here (the layout of one file per document).
   let isBare: Bool
+  /// The context a sync running now writes what comes in through (its store's), if any.
+  var writer: Context?
 
   init(
     storePath: String, topLevel: String, gitDirectory: String, prefix: String, isBare: Bool,
