@@ -134,7 +134,8 @@ extension RepositoryLayout {
       else { continue }
       touchedFolders.insert(folder)
       if let parentFolder { touchedFolders.insert(parentFolder) }
-      desired[recordPath(of: category.name)] = CategoryFile.render(id: category.id, name: category.name)
+      desired[recordPath(of: category.name)] = CategoryFile.render(
+        id: category.id, name: category.name)
       for document in category.documents {
         desired[path(of: document.name, in: category.name)] = DocumentFile.render(
           id: document.id, modified: document.modified, content: document.content)

@@ -149,7 +149,8 @@ extension Context {
         throw .duplicateCategoryName(name.text, existing: categoryName(other))
       }
       let sequence = categoryRecords[id]?.sequence ?? nextSequenceNumber()
-      setCategory(id, to: CategoryRecord(category: Category(id: id, name: name), sequence: sequence))
+      setCategory(
+        id, to: CategoryRecord(category: Category(id: id, name: name), sequence: sequence))
     }
     for (id, document, categoryID) in incoming.documents {
       guard let document, let categoryID else { continue }

@@ -162,7 +162,9 @@ extension StoreRepository {
     if isConversion { difference.changes.append(.delete(pathInRepository)) }
     difference.changes += try supportFileChanges(in: tree)
     guard !difference.changes.isEmpty else {
-      if let head { recordCommittedState(CommittedState(head: head, generation: store.graph.generation)) }
+      if let head {
+        recordCommittedState(CommittedState(head: head, generation: store.graph.generation))
+      }
       return head
     }
     let message: String
@@ -176,7 +178,8 @@ extension StoreRepository {
     let commit = try makeCommit(parent: head, changes: difference.changes, message: message)
     try moveHead(
       to: commit, from: head,
-      reason: isConversion ? "one file per document" : difference.described.subject(prefix: messagePrefix))
+      reason: isConversion
+        ? "one file per document" : difference.described.subject(prefix: messagePrefix))
     recordCommittedState(CommittedState(head: commit, generation: store.graph.generation))
     if isConversion { try configureLayout() }
     return commit
@@ -196,7 +199,9 @@ extension StoreRepository {
       let docshLines = Set(lines)
       let kept = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         .filter { !docshLines.contains($0.trimmingCharacters(in: " \t\r").description) }
-      if kept.count == String(decoding: bytes, as: UTF8.self).split(separator: "\n").count { continue }
+      if kept.count == String(decoding: bytes, as: UTF8.self).split(separator: "\n").count {
+        continue
+      }
       let remaining = kept.filter { !$0.trimmingCharacters(in: " \t\r").isEmpty }
       changes.append(
         remaining.isEmpty
@@ -223,7 +228,8 @@ extension StoreRepository {
 
   /// Every file of `commit`'s tree, by path (`ls-tree -r`).
   func treeListing(of commit: CommitID) throws(SyncError) -> [String: TreeEntry] {
-    let output = try git.run("read the last commit", ["ls-tree", "-r", "-z", "--full-tree", commit.hex])
+    let output = try git.run(
+      "read the last commit", ["ls-tree", "-r", "-z", "--full-tree", commit.hex])
     var entries: [String: TreeEntry] = [:]
     for record in output.output.split(separator: 0, omittingEmptySubsequences: true) {
       // "MODE TYPE OBJECT\tPATH"
@@ -296,7 +302,8 @@ extension StoreRepository {
       let configured = try git.run(
         "read the identity", ["config", "--get-regexp", "^user\\.(name|email)$"],
         accepting: [0, 1])
-      let keys = Set(configured.lines.compactMap { $0.split(separator: " ").first.map(String.init) })
+      let keys = Set(
+        configured.lines.compactMap { $0.split(separator: " ").first.map(String.init) })
       var missing: [String] = []
       if !keys.contains("user.name") { missing += ["-c", "user.name=docsh"] }
       if !keys.contains("user.email") {

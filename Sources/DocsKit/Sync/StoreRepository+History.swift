@@ -115,9 +115,13 @@ extension StoreRepository {
     }
     // Where the document was at that commit: its path in the newest trailer naming it at or
     // before the commit, else found by reading the commit's files.
-    for (_, entry) in try storeLog(from: commit, keeping: { record, isDescribed in
-      isDescribed && Array(id.description.utf8).withUnsafeBytes { ByteScan.contains($0, in: record) }
-    }) {
+    for (_, entry) in try storeLog(
+      from: commit,
+      keeping: { record, isDescribed in
+        isDescribed
+          && Array(id.description.utf8).withUnsafeBytes { ByteScan.contains($0, in: record) }
+      })
+    {
       guard let trailer = entry.trailer(naming: id.description) else { continue }
       if trailer.isDeletion { return nil }
       if let found = try documentFile(
@@ -368,9 +372,10 @@ extension StoreRepository {
       guard !changed.isEmpty else { continue }
       let paths = changed.keys.sorted()
       let now = try git.blobs(paths.map { entry.commit.hex + ":" + $0 }, step: "search the history")
-      let then = try parent.map { parent throws(SyncError) in
-        try git.blobs(paths.map { parent.hex + ":" + $0 }, step: "search the history")
-      } ?? paths.map { _ in nil }
+      let then =
+        try parent.map { parent throws(SyncError) in
+          try git.blobs(paths.map { parent.hex + ":" + $0 }, step: "search the history")
+        } ?? paths.map { _ in nil }
       if let found = version(of: id, in: paths, now: now, then: then, at: entry) {
         versions.append((index, found.version, found.fingerprint))
       }

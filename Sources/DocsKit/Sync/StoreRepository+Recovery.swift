@@ -157,8 +157,9 @@ extension StoreRepository {
       let holders = [storePath, storePath + ".bak"]
       var seen = false
       for path in holders {
+        // A copy that does not parse witnesses nothing.
         guard let bytes = try fileBytes(at: path),
-          let store = try? ParsedStore(bytes: bytes, name: path)  // a damaged copy witnesses nothing
+          let store = try? ParsedStore(bytes: bytes, name: path)
         else { continue }
         if StoreIncoming.isWitnessed(witness, in: store) {
           seen = true

@@ -151,7 +151,9 @@ extension StoreRepository {
           observer?.syncReached(.merging)
           guard try adopt(remote, into: &report, progress: progress) else { continue }
           head = remote
-        } else if try head.map({ head throws(SyncError) in try !git.isAncestor(remote, of: head) }) ?? true {
+        } else if try head.map({ head throws(SyncError) in try !git.isAncestor(remote, of: head) })
+          ?? true
+        {
           observer?.syncReached(.merging)
           guard let merged = try integrate(remote, into: head, options: options, report: &report)
           else { continue }  // another session saved meanwhile: start again
@@ -190,8 +192,13 @@ extension StoreRepository {
     }
     let date = try commitDate(remote)
     let reader = TreeReader(git: git, layout: layout)
-    let baseSide = try base.map { base throws(SyncError) in try reader.read(base, folders: folders, date: date) } ?? TreeReading()
-    let localSide = try local.map { local throws(SyncError) in try reader.read(local, folders: folders, date: date) } ?? TreeReading()
+    let baseSide =
+      try base.map { base throws(SyncError) in try reader.read(base, folders: folders, date: date) }
+      ?? TreeReading()
+    let localSide =
+      try local.map { local throws(SyncError) in
+        try reader.read(local, folders: folders, date: date)
+      } ?? TreeReading()
     let remoteSide = try reader.read(remote, folders: folders, date: date)
     for (path, reason) in remoteSide.warnings.sorted(by: { $0.key < $1.key })
     where remoteChanges[path.hasSuffix("/") ? String(path.dropLast()) : path] != nil
@@ -262,8 +269,9 @@ extension StoreRepository {
     _ remote: CommitID, into report: inout SyncReport, progress: (any ProgressObserver)?
   ) throws(SyncError) -> Bool {
     let reader = TreeReader(git: git, layout: layout)
-    let everything = Set(try reader.listing(remote.hex + ":" + layout.prefix).filter(\.isFolder)
-      .map { layout.prefix + $0.name })
+    let everything = Set(
+      try reader.listing(remote.hex + ":" + layout.prefix).filter(\.isFolder)
+        .map { layout.prefix + $0.name })
     progress?.beginTask(.buildingStore, totalBytes: max(1, everything.count))
     defer { progress?.endTask() }
     let side = try reader.read(remote, folders: everything, date: try commitDate(remote))
@@ -297,12 +305,17 @@ extension StoreRepository {
 
   /// The paths that differ between two commits (`nil`: the empty tree), with the blob at
   /// `new` (`nil`: deleted there).
-  func changedPaths(from old: CommitID?, to new: CommitID?) throws(SyncError) -> [String: GitBlobID?] {
+  func changedPaths(from old: CommitID?, to new: CommitID?) throws(SyncError) -> [String:
+    GitBlobID?]
+  {
     guard let new else { return [:] }
     guard old != new else { return [:] }
     let output = try git.run(
       "compare commits",
-      ["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old?.hex ?? StoreRepository.emptyTree, new.hex])
+      [
+        "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id",
+        old?.hex ?? StoreRepository.emptyTree, new.hex,
+      ])
     var paths: [String: GitBlobID?] = [:]
     let fields = output.output.split(separator: 0, omittingEmptySubsequences: false)
     var index = 0

@@ -85,7 +85,8 @@ struct TreeReader {
         if case .category(let recorded, _) = CategoryFile.parse(record) {
           id = recorded
         } else {
-          reading.warnings[folder + "/" + CategoryFile.fileName] = "not a category record docsh reads"
+          reading.warnings[folder + "/" + CategoryFile.fileName] =
+            "not a category record docsh reads"
         }
         reading.docshFiles.insert(folder + "/" + CategoryFile.fileName)
       }
@@ -128,7 +129,9 @@ struct TreeReader {
       }
       candidates.append((path, name, blob))
     }
-    if let record = entries.first(where: { $0.name == CategoryFile.fileName }), let blob = record.blob {
+    if let record = entries.first(where: { $0.name == CategoryFile.fileName }),
+      let blob = record.blob
+    {
       reading.files[folder + "/" + CategoryFile.fileName] = blob
     }
     let contents = try git.blobs(candidates.map(\.blob.hex), step: "read the repository")
@@ -144,9 +147,11 @@ struct TreeReader {
           content: content)
       case .plain(let content):
         reading.madeElsewhere.insert(
-          TreeReader.derivedID("document", Array(candidate.path.utf8) + Array(candidate.blob.hex.utf8)))
+          TreeReader.derivedID(
+            "document", Array(candidate.path.utf8) + Array(candidate.blob.hex.utf8)))
         document = SnapshotDocument(
-          id: TreeReader.derivedID("document", Array(candidate.path.utf8) + Array(candidate.blob.hex.utf8)),
+          id: TreeReader.derivedID(
+            "document", Array(candidate.path.utf8) + Array(candidate.blob.hex.utf8)),
           name: candidate.name, size: content.utf8.count, modified: date, content: content)
       case .invalid(let reason):
         reading.warnings[candidate.path] = "\(reason)"

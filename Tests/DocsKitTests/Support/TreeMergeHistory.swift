@@ -105,7 +105,8 @@ struct TreeMergeHistory {
     let baseDocuments = Dictionary(
       base.categories.flatMap(\.documents).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     for side in [current, other] {
-      for document in side.categories.flatMap(\.documents) where baseDocuments[document.id] != document {
+      for document in side.categories.flatMap(\.documents)
+      where baseDocuments[document.id] != document {
         if !mergedIDs.contains(document.id) && !mergedContents.contains(document.content) {
           problems.append("lost \(document.name.text): \(document.content.debugDescription)")
         }
@@ -147,7 +148,8 @@ struct TreeMergeHistory {
         guard case .docsh(document.id, document.modified, let content)? = parsed,
           content.utf8.elementsEqual(document.content.utf8)
         else {
-          problems.append("\(category.name.text)/\(document.name.text): \(String(describing: parsed))")
+          problems.append(
+            "\(category.name.text)/\(document.name.text): \(String(describing: parsed))")
           continue
         }
       }

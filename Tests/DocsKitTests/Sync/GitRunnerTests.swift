@@ -89,7 +89,8 @@ import Testing
     plain.standardError = errors
     try plain.run()
     plain.waitUntilExit()
-    let plainText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let plainText = String(
+      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(!plainText.hasPrefix("fatal:"), "git printed English without being asked: \(plainText)")
 
     let runner = SystemGitRunner(environment: sandbox.environment.merging(german) { $1 })

@@ -31,7 +31,8 @@ import Testing
     #expect(try desktop.gitText(["config", "branch.main.merge"]) == "refs/heads/main")
     // A plain git fetch knows where the branch comes from.
     #expect(try desktop.git(["fetch", "--quiet"]).succeeded)
-    #expect(try desktop.gitText(["rev-parse", "@{upstream}"]) == laptop.gitText(["rev-parse", "HEAD"]))
+    #expect(
+      try desktop.gitText(["rev-parse", "@{upstream}"]) == laptop.gitText(["rev-parse", "HEAD"]))
   }
 
   @Test func theFirstSyncOfAnEmptyMachineSaysItFetchedTheNotes() throws {

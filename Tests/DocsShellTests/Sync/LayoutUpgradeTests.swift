@@ -89,8 +89,10 @@ import Testing
     try desktop.sync(remote)
     let start = try laptop.succeed("cat Work/Plan")
     #expect(start.hasPrefix("first\n\nmiddle\n\nlast"))
-    try laptop.succeed(here("write Work/Plan", ["first, from the laptop", "", "middle", "", "last"]))
-    try desktop.succeed(here("write Work/Plan", ["first", "", "middle", "", "last, from the desktop"]))
+    try laptop.succeed(
+      here("write Work/Plan", ["first, from the laptop", "", "middle", "", "last"]))
+    try desktop.succeed(
+      here("write Work/Plan", ["first", "", "middle", "", "last, from the desktop"]))
     try laptop.sync()
     let merged = try desktop.sync()
     #expect(!merged.contains("conflict"), "\(merged)")
