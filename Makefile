@@ -86,7 +86,8 @@ bench: release bench-deps
 bench-quick: release bench-deps
 	bench/run.sh quick
 
-## A short fuzz run of the tokenizer and the store reader (FUZZ_SECONDS each, default 60).
+## A short fuzz run of the tokenizer, the store reader, the document file and the merge by
+## tree (FUZZ_SECONDS each, default 60).
 fuzz: deps
 	fuzz/run.sh $(or $(FUZZ_SECONDS),60)
 
