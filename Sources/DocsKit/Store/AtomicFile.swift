@@ -106,7 +106,7 @@ enum AtomicFile {
   static func replace(
     path: String, with bytes: [UInt8], keepingBackup: Bool, fileSystem: any FileSystem
   ) throws(SystemCallError) {
-    let (folder, name) = DocsKit.splitPath(path)
+    let (folder, name) = splitPath(path)
     let directory = try fileSystem.open(
       folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
     defer { try? fileSystem.close(directory) }
