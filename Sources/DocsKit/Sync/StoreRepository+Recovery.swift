@@ -253,15 +253,6 @@ enum ProcessTable {
     return false
   }
 
-  /// The names in `folder` (`[]` when it cannot be read).
-  static func names(in folder: String) -> [String] {
-    guard let directory = opendir(folder) else { return [] }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) { names.append(name(of: entry)) }
-    return names
-  }
-
   private static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
     withUnsafePointer(to: entry.pointee.d_name) { pointer in
       pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }

@@ -80,17 +80,3 @@ extension StoreRepository {
     }
   }
 }
-
-extension String {
-  /// The string with every `target` replaced by `replacement` (DocsKit keeps Foundation out).
-  func replacingOccurrences(of target: String, with replacement: String) -> String {
-    guard !target.isEmpty else { return self }
-    var result = ""
-    var rest = Substring(self)
-    while let range = rest.firstRange(of: target) {
-      result += rest[..<range.lowerBound] + replacement
-      rest = rest[range.upperBound...]
-    }
-    return result + rest
-  }
-}

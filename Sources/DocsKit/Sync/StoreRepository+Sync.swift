@@ -37,8 +37,6 @@ public enum SyncNote: Hashable, Sendable, CustomStringConvertible {
   /// The store file was missing or damaged: it was restored from this commit first (a
   /// damaged file is kept as `store.json.bak`).
   case restoredStore(fromCommit: String)
-  /// A git merge left half done was aborted (the store as it stood was kept and synced).
-  case abortedMerge
   /// A lock file left by a git that is gone was removed.
   case removedStaleLock(String)
   /// This machine had no notes yet: the remote's were fetched.
@@ -50,7 +48,6 @@ public enum SyncNote: Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .restoredStore(let commit): return "the store was restored from commit \(commit) first"
-    case .abortedMerge: return "an unfinished git merge was aborted; the store was kept"
     case .removedStaleLock(let path): return "removed \(path), left by a git that is gone"
     case .fetchedStore: return "fetched the notes of the remote"
     case .convertedRepository:

@@ -258,23 +258,6 @@ public final class StoreRepository {
     }
   }
 
-  /// Writes a small file of the store's folder (`.gitattributes`) atomically.
-  /// - Throws: ``SyncError/store(_:)``.
-  func writeFile(_ name: String, _ bytes: [UInt8]) throws(SyncError) {
-    let path = storeFolder + "/" + name
-    do {
-      try AtomicFile.replace(path: path, with: bytes, keepingBackup: false, fileSystem: fileSystem)
-    } catch {
-      throw .store(.system(path, operation: error.operation, errno: error.code))
-    }
-  }
-
-  /// The bytes of the file `name` of the store's folder, or `nil` when there is none.
-  /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
-  func folderFileBytes(_ name: String) throws(SyncError) -> [UInt8]? {
-    try fileBytes(at: storeFolder + "/" + name)
-  }
-
   /// Removes the file at `path`.
   /// - Throws: ``SyncError/store(_:)`` when it cannot be removed (or is not there).
   func removeFile(atPath path: String) throws(SyncError) {
@@ -287,16 +270,6 @@ public final class StoreRepository {
     } catch {
       throw .store(.system(path, operation: error.operation, errno: error.code))
     }
-  }
-
-  /// Whether `name` exists in the git folder.
-  func gitFolderHas(_ name: String) -> Bool {
-    guard
-      let directory = try? fileSystem.open(
-        gitDirectory, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-    else { return false }
-    defer { try? fileSystem.close(directory) }
-    return (try? fileSystem.status(at: directory, name)) != nil
   }
 
   // MARK: - Paths

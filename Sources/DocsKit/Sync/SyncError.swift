@@ -15,8 +15,6 @@ public enum SyncError: Error, Sendable, Equatable {
   case noRemote(folder: String)
   /// HEAD names no branch, so there is nothing to sync.
   case detachedHead(folder: String)
-  /// A git operation that docsh does not finish by itself is half done.
-  case operationInProgress(String, folder: String)
   /// Another git or docsh is working in the repository right now (its lock is held).
   case busy(lock: String)
   /// The store file is missing, but the last commit holds it.
@@ -27,10 +25,6 @@ public enum SyncError: Error, Sendable, Equatable {
   case store(StoreError)
   /// The store in a commit (the remote's, usually) is not a valid docsh store.
   case notAStoreAtCommit(String, reason: String)
-  /// The merge would conflict in files of the repository other than the store.
-  case otherFilesConflict([String])
-  /// Local changes to other files of the repository are in the way of the merge.
-  case localChangesInTheWay([String])
   /// The push was refused again and again because the remote kept moving.
   case pushKeptFailing(attempts: Int)
   /// The remote has several branches and none is the obvious one to follow.
@@ -57,9 +51,6 @@ extension SyncError: CustomStringConvertible {
       return "the repository of \(folder) has no remote 'origin': run 'sync REMOTE' once"
     case .detachedHead(let folder):
       return "the repository of \(folder) is on no branch (detached HEAD): check out a branch"
-    case .operationInProgress(let operation, let folder):
-      return
-        "a git \(operation) is in progress in \(folder): finish it or abort it with git, then sync"
     case .busy(let lock):
       return "another git or docsh is working in the repository (\(lock) is held); try again"
     case .storeMissing(let path, let commit):
@@ -72,12 +63,6 @@ extension SyncError: CustomStringConvertible {
       return error.description
     case .notAStoreAtCommit(let commit, let reason):
       return "the store in \(commit) is not a docsh store (\(reason)); nothing was changed"
-    case .otherFilesConflict(let paths):
-      return
-        "the merge conflicts in other files of the repository (\(paths.joined(separator: ", "))): merge them with git; the store was left as it was"
-    case .localChangesInTheWay(let paths):
-      return
-        "local changes to \(paths.joined(separator: ", ")) are in the way of the merge: commit or stash them; the store was left as it was"
     case .pushKeptFailing(let attempts):
       return
         "push to origin: refused \(attempts) times because the remote kept moving; nothing was lost — sync again"
