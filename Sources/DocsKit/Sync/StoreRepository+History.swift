@@ -188,7 +188,7 @@ extension StoreRepository {
       else { return nil }
       file = entry.name
     }
-    let reading = try reader.read(commit, folders: [folder], date: try commitTime(commit))
+    let reading = try reader.read(commit, folders: [folder], date: try commitDate(commit))
     guard let id = reading.folders.first(where: { $0.value == folder })?.key,
       let holder = reading.snapshot.categories.first(where: { $0.id == id }),
       let document = holder.documents.first(where: {
@@ -199,12 +199,6 @@ extension StoreRepository {
       id: document.id, name: document.name.text, categoryID: holder.id,
       categoryName: holder.name.text, content: document.content, size: document.size,
       modified: document.modified)
-  }
-
-  /// When `commit` was made.
-  private func commitTime(_ commit: CommitID) throws(SyncError) -> Timestamp {
-    let text = try git.text("read the history", ["show", "-s", "--format=%ct", commit.hex])
-    return Timestamp(millisecondsSince1970: (Int64(text) ?? 0) * 1000)
   }
 
   /// The store file at `commit`, parsed, when the commit is of the old layout.

@@ -102,7 +102,8 @@ extension StoreRepository {
         .map { layout.prefix + $0.name })
     progress?.beginTask(.buildingStore, totalBytes: max(1, folders.count))
     defer { progress?.endTask() }
-    return try reader.read(commit, folders: folders, date: Timestamp.now())
+    // A file without docsh's header is dated by the commit, as a sync takes it in.
+    return try reader.read(commit, folders: folders, date: try commitDate(commit))
   }
 
   // MARK: - A move of HEAD left half done

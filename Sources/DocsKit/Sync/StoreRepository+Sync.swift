@@ -265,13 +265,8 @@ extension StoreRepository {
   private func adopt(
     _ remote: CommitID, into report: inout SyncReport, progress: (any ProgressObserver)?
   ) throws(SyncError) -> Bool {
-    let reader = TreeReader(git: git, layout: layout)
-    let everything = Set(
-      try reader.listing(remote.hex + ":" + layout.prefix).filter(\.isFolder)
-        .map { layout.prefix + $0.name })
-    progress?.beginTask(.buildingStore, totalBytes: max(1, everything.count))
-    defer { progress?.endTask() }
-    let side = try reader.read(remote, folders: everything, date: try commitDate(remote))
+    let side = try wholeTree(of: remote, progress: progress)
+    let everything = Set(side.folders.values)
     for (path, reason) in side.warnings.sorted(by: { $0.key < $1.key }) {
       report.warnings.append(SyncWarning(path: path, reason: reason))
     }
@@ -332,7 +327,7 @@ extension StoreRepository {
   static let emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
   /// When `commit` was made.
-  private func commitDate(_ commit: CommitID) throws(SyncError) -> Timestamp {
+  func commitDate(_ commit: CommitID) throws(SyncError) -> Timestamp {
     let text = try git.text("read the history", ["show", "-s", "--format=%ct", commit.hex])
     return Timestamp(millisecondsSince1970: (Int64(text) ?? 0) * 1000)
   }
