@@ -45,6 +45,9 @@ public final class FaultInjectingGitRunner: GitRunner {
   private let real: any GitRunner
   private let state = Mutex(State())
 
+  /// The variables `real` sets for every run.
+  public var environment: [String: String] { real.environment }
+
   /// A runner that runs `real` unless a fault is armed.
   public init(wrapping real: any GitRunner) {
     self.real = real

@@ -14,8 +14,9 @@ struct FastImportCommit {
     case rename(String, String)
   }
 
-  /// The ref fast-import writes (a ref of docsh's own; HEAD's branch then moves with
-  /// `update-ref`, only from the commit it was at).
+  /// The ref fast-import writes: a ref of docsh's own, HEAD's branch then moving with
+  /// `update-ref` only from the commit it was at; or, for a save's commit, HEAD's branch,
+  /// which fast-import (without `--force`) moves only from an ancestor of the commit.
   var ref: String
   /// `Name <email> SECONDS ZONE` of the author and committer, as `git var` gives it.
   var committer: String

@@ -73,15 +73,6 @@ struct Git {
     return String(line)
   }
 
-  /// Whether `ancestor` is an ancestor of (or is) `descendant`.
-  /// - Throws: when git fails otherwise.
-  func isAncestor(_ ancestor: CommitID, of descendant: CommitID) throws(SyncError) -> Bool {
-    try run(
-      "compare commits", ["merge-base", "--is-ancestor", ancestor.hex, descendant.hex],
-      accepting: [0, 1]
-    ).succeeded
-  }
-
   /// The contents of the objects `revisions` name (blobs, by `COMMIT:path`), read through one
   /// `git cat-file --batch`; `nil` for each that does not exist.
   /// - Throws: when git fails.

@@ -82,6 +82,15 @@ public protocol GitRunner: Sendable {
   func run(
     _ arguments: [String], in folder: String, environment: [String: String], input: [UInt8]?
   ) throws(GitLaunchError) -> GitOutput
+
+  /// The variables set for every run, over the user's: what git sees besides the process's
+  /// own environment (docsh keeps what git said only while they stay the same).
+  var environment: [String: String] { get }
+}
+
+extension GitRunner {
+  /// None: git sees the process's environment.
+  public var environment: [String: String] { [:] }
 }
 
 extension Substring {

@@ -83,7 +83,13 @@ extension StoreRepository {
     saved: SavedChanges?, messagePrefix: String = "", progress: (any ProgressObserver)?
   ) throws(SyncError) -> (before: CommitID?, after: CommitID?) {
     try finishInterruptedMove()
-    let head = try git.commit("HEAD")
+    if let saved, let known = knownHead(), let state = committedState(), state.head == known.head,
+      state.generation == saved.generationBefore, try storeFileGeneration() == saved.generation,
+      let commit = try commitChanges(saved, onto: known.head, branch: known.branch)
+    {
+      return (known.head, commit)
+    }
+    let head = try headCommit()
     if let head, let state = committedState(), state.head == head {
       let generation = try storeFileGeneration()
       if let saved, state.generation == saved.generationBefore, generation == saved.generation {
@@ -98,18 +104,32 @@ extension StoreRepository {
   }
 
   /// Commits the changes of one save onto `head`, whose tree is the store that save replaced.
+  /// - Parameter branch: HEAD's branch, when `head` was read from its ref file
+  ///   (``knownHead()``): fast-import then moves it itself, and only from an ancestor of the
+  ///   commit; `nil` (HEAD moved meanwhile) when it refuses. Without it, `update-ref` moves
+  ///   HEAD from `head`.
   private func commitChanges(
-    _ saved: SavedChanges, onto head: CommitID, messagePrefix: String
+    _ saved: SavedChanges, onto head: CommitID, messagePrefix: String = "",
+    branch: String? = nil
   ) throws(SyncError) -> CommitID? {
     let changes = StoreChanges(saved)
     guard changes.count > 0 else {
       recordCommittedState(CommittedState(head: head, generation: saved.generation))
       return head
     }
-    let commit = try makeCommit(
-      parent: head, changes: layout.treeChanges(for: saved),
-      message: changes.message(prefix: messagePrefix, storePath: pathInRepository))
-    try moveHead(to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
+    let treeChanges = layout.treeChanges(for: saved)
+    let message = changes.message(prefix: messagePrefix, storePath: pathInRepository)
+    let commit: CommitID
+    if let branch {
+      guard
+        let made = try makeCommit(
+          parent: head, changes: treeChanges, message: message, movingBranch: branch)
+      else { return nil }
+      commit = made
+    } else {
+      commit = try makeCommit(parent: head, changes: treeChanges, message: message)
+      try moveHead(to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
+    }
     recordCommittedState(CommittedState(head: commit, generation: saved.generation))
     return commit
   }
@@ -125,6 +145,33 @@ extension StoreRepository {
       parent: parent, mergedParents: mergedParents, changes: changes)
     let output = try git.run(
       "commit the store", ["fast-import", "--quiet", "--force", "--done"], input: commit.stream())
+    return try madeCommit(output)
+  }
+
+  /// Writes a commit of `parent`'s tree with `changes` on `branch` through `git fast-import`,
+  /// which moves the branch only from an ancestor of the commit (without `--force`): `nil`
+  /// when it refused, the branch being somewhere else.
+  private func makeCommit(
+    parent: CommitID, changes: [FastImportCommit.Change], message: String,
+    movingBranch branch: String
+  ) throws(SyncError) -> CommitID? {
+    let commit = FastImportCommit(
+      ref: branch, committer: try committerLine(), message: message, parent: parent,
+      changes: changes)
+    let output = try git.run(
+      "commit the store", ["fast-import", "--quiet", "--done"], input: commit.stream(),
+      accepting: [0, 1])
+    if !output.succeeded {
+      guard String(decoding: output.errorOutput, as: UTF8.self).contains("Not updating") else {
+        throw .gitFailed(step: "commit the store", message: output.lastErrorLine)
+      }
+      return nil
+    }
+    return try madeCommit(output)
+  }
+
+  /// The commit a fast-import run named (its `get-mark`).
+  private func madeCommit(_ output: GitOutput) throws(SyncError) -> CommitID {
     guard let line = output.lines.last, line.count >= 40 else {
       throw .gitFailed(step: "commit the store", message: "git fast-import named no commit")
     }
@@ -212,7 +259,8 @@ extension StoreRepository {
 
   /// Whether HEAD is a commit of docsh before 0.4, which tracked the store file.
   func hasCommitOfOldLayout() throws(SyncError) -> Bool {
-    guard let head = try git.commit("HEAD") else { return false }
+    // A known repository is one whose config says it holds one file per document.
+    guard !isKnownSetUp, let head = try git.commit("HEAD") else { return false }
     return try git.object(head.hex + ":" + pathInRepository) != nil
   }
 
@@ -292,6 +340,18 @@ extension StoreRepository {
   /// `docsh` and `docsh@HOST` for what is missing, supplied for the one command without
   /// writing any config (found once).
   func committerLine() throws(SyncError) -> String {
+    let environment = StoreRepository.gitEnvironment(of: git.runner)
+    let isDated = environment["GIT_COMMITTER_DATE"] != nil
+    if !isDated, let known = knownCommitter(environment: environment) {
+      return known + " " + StoreRepository.gitDateNow()
+    }
+    let line = try committerLineFromGit()
+    if !isDated { recordCommitter(line, environment: environment) }
+    return line
+  }
+
+  /// ``committerLine()`` as git gives it.
+  private func committerLineFromGit() throws(SyncError) -> String {
     let asked = ["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]
     if identity == nil {
       let output = try git.run("read the identity", asked, accepting: [0, 128])

@@ -142,19 +142,23 @@ extension StoreRepository {
       observer?.syncReached(.fetching)
       try git.run("fetch from origin", ["fetch", "--quiet", "origin"])
       let upstream = try upstreamBranch()
-      let remote = try git.commit("refs/remotes/origin/" + upstream)
+      let remote = try refCommit("refs/remotes/origin/" + upstream)
       if let remote, head != remote {
         if head == nil, try storeHoldsNothing() {
           observer?.syncReached(.merging)
           guard try adopt(remote, into: &report, progress: progress) else { continue }
           head = remote
-        } else if try head.map({ head throws(SyncError) in try !git.isAncestor(remote, of: head) })
-          ?? true
-        {
-          observer?.syncReached(.merging)
-          guard let merged = try integrate(remote, into: head, options: options, report: &report)
-          else { continue }  // another session saved meanwhile: start again
-          head = merged
+        } else {
+          // One `merge-base` tells both whether there is anything to take and where from.
+          let base = try head.flatMap { head throws(SyncError) in try mergeBase(head, remote) }
+          if base != remote {
+            observer?.syncReached(.merging)
+            guard
+              let merged = try integrate(
+                remote, into: head, base: base, options: options, report: &report)
+            else { continue }  // another session saved meanwhile: start again
+            head = merged
+          }
         }
       }
       report.head = head
@@ -174,13 +178,14 @@ extension StoreRepository {
   // MARK: - Integrating the remote
 
   /// Merges `remote` into `local` (`nil`: no commit yet; a fast-forward when `local` is an
-  /// ancestor): the store written first, then HEAD moved to the merge (or to `remote`).
+  /// ancestor), `base` being their merge base: the store written first, then HEAD moved to
+  /// the merge (or to `remote`).
   /// - Returns: HEAD after, or `nil` when another session saved the store meanwhile and
   ///   nothing was done.
   private func integrate(
-    _ remote: CommitID, into local: CommitID?, options: SyncOptions, report: inout SyncReport
+    _ remote: CommitID, into local: CommitID?, base: CommitID?, options: SyncOptions,
+    report: inout SyncReport
   ) throws(SyncError) -> CommitID? {
-    let base = try local.flatMap { local throws(SyncError) in try mergeBase(local, remote) }
     let localChanges = try changedPaths(from: base, to: local)
     let remoteChanges = try changedPaths(from: base, to: remote)
     var folders = Set<String>()
@@ -192,9 +197,10 @@ extension StoreRepository {
     let baseSide =
       try base.map { base throws(SyncError) in try reader.read(base, folders: folders, date: date) }
       ?? TreeReading()
+    // A fast-forward's base is the local side: read once.
     let localSide =
       try local.map { local throws(SyncError) in
-        try reader.read(local, folders: folders, date: date)
+        local == base ? baseSide : try reader.read(local, folders: folders, date: date)
       } ?? TreeReading()
     let remoteSide = try reader.read(remote, folders: folders, date: date)
     for (path, reason) in remoteSide.warnings.sorted(by: { $0.key < $1.key })
@@ -371,6 +377,7 @@ extension StoreRepository {
 
   /// The branch HEAD names, `nil` when detached.
   func currentBranch() throws(SyncError) -> String? {
+    if let known = knownHead() { return String(known.branch.dropFirst("refs/heads/".count)) }
     let output = try git.run(
       "read the branch", ["symbolic-ref", "--quiet", "--short", "HEAD"], accepting: [0, 1, 128])
     guard output.succeeded, let line = output.lines.first, !line.isEmpty else { return nil }

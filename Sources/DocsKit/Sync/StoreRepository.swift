@@ -38,6 +38,10 @@ public final class StoreRepository {
   let isBare: Bool
   /// The context a sync running now writes what comes in through (its store's), if any.
   var writer: Context?
+  /// Whether the repository was found from what git said of it before
+  /// (``knownRepository(storePath:folder:runner:fileSystem:)``): docsh's own, set up, its
+  /// config unchanged since.
+  var isKnownSetUp = false
 
   init(
     storePath: String, topLevel: String, gitDirectory: String, prefix: String, isBare: Bool,
@@ -90,6 +94,11 @@ public final class StoreRepository {
     guard isFolder(folder, fileSystem: fileSystem),
       hasGitEntry(atOrAbove: folder, fileSystem: fileSystem)
     else { return nil }
+    if let known = knownRepository(
+      storePath: absolute, folder: folder, runner: runner, fileSystem: fileSystem)
+    {
+      return known
+    }
     let git = Git(runner: runner, folder: folder)
     let output = try git.run(
       "find the repository",
@@ -125,11 +134,15 @@ public final class StoreRepository {
   /// merge driver. Saves commit and `sync` runs only then.
   /// - Throws: ``SyncError`` when git cannot be run.
   public func isSetUp() throws(SyncError) -> Bool {
-    try git.run(
+    if isKnownSetUp { return true }
+    let output = try git.run(
       "read the repository's config",
       ["config", "--local", "--get-regexp", "^(docsh\\.layout|merge\\.docsh\\.driver)$"],
-      accepting: [0, 1]
-    ).succeeded
+      accepting: [0, 1])
+    // Only a repository of one file per document is known from then on: one of the old
+    // layout converts on its next commit, which changes the config.
+    if output.lines.contains("docsh.layout files") { recordFacts() }
+    return output.succeeded
   }
 
   /// How many commits of the current branch its upstream does not have yet, as the remote

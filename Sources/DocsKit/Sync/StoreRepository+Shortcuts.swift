@@ -1,0 +1,239 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// What a save needs to know of docsh's own repository, known without starting git: a git
+// process costs a few milliseconds, as much as the save itself on a small store, and a
+// synced save used to start six. What git once told is kept beside the repository with
+// what it depends on, and trusted only while that is unchanged:
+// - `.git/docsh-facts`: that the store folder's `.git` is docsh's repository, bare and set
+//   up, as of a `.git/config` whose status (device, inode, size, times) it records;
+// - `.git/docsh-identity`: the committer git named, as of the config files and variables it
+//   was read from (a config with an `include` is never cached: what it includes is not
+//   watched);
+// - HEAD read from `.git/HEAD` and its branch's loose ref file, when both are plain.
+// Anything else — a config changed, a packed or symbolic branch, variables that point git's
+// config elsewhere — and docsh asks git, as before. The commit itself then writes the
+// branch in its one `fast-import`, which refuses to move it from anything but an ancestor.
+extension StoreRepository {
+  /// Variables that give git configuration docsh does not watch: with any set, git is asked.
+  static let configurationVariables = ["GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"]
+
+  /// Variables git's committer identity depends on, besides the config files.
+  static let identityVariables = [
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
+    "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+  ]
+
+  /// The variables git runs with: the process's, the runner's own over them.
+  static func gitEnvironment(of runner: any GitRunner) -> [String: String] {
+    var variables = SystemGitRunner.currentEnvironment()
+    for (name, value) in runner.environment { variables[name] = value }
+    return variables
+  }
+
+  // MARK: - The repository's facts
+
+  private static let factsVersion = "docsh-facts 1"
+
+  /// docsh's own repository of the store folder `folder`, set up, when `.git/docsh-facts`
+  /// says so of the config as it is now; `nil` when git must be asked.
+  static func knownRepository(
+    storePath: String, folder: String, runner: any GitRunner, fileSystem: any FileSystem
+  ) -> StoreRepository? {
+    let gitDirectory = (folder == "/" ? "" : folder) + "/.git"
+    let environment = gitEnvironment(of: runner)
+    guard !configurationVariables.contains(where: { environment[$0] != nil }),
+      let facts = try? readFile(gitDirectory + "/docsh-facts", fileSystem: fileSystem),
+      String(decoding: facts, as: UTF8.self)
+        == factsText(config: signature(of: gitDirectory + "/config", fileSystem: fileSystem))
+    else { return nil }
+    let repository = StoreRepository(
+      storePath: storePath, topLevel: folder, gitDirectory: gitDirectory, prefix: "",
+      isBare: true, runner: runner, fileSystem: fileSystem)
+    repository.isKnownSetUp = true
+    return repository
+  }
+
+  /// Records that this repository is docsh's own and set up, as git just said, and knows it
+  /// from then on; only for the store folder's bare `.git`, the one
+  /// ``knownRepository(storePath:folder:runner:fileSystem:)`` looks for. A record that
+  /// cannot be written costs the next run a git process, no more.
+  func recordFacts() {
+    guard isBare, prefix.isEmpty, gitDirectory == (storeFolder == "/" ? "" : storeFolder) + "/.git"
+    else { return }
+    let config = StoreRepository.signature(of: gitDirectory + "/config", fileSystem: fileSystem)
+    guard config != "-" else { return }
+    writeCache("docsh-facts", Array(StoreRepository.factsText(config: config).utf8))
+    isKnownSetUp = true
+  }
+
+  private static func factsText(config: String) -> String {
+    factsVersion + "\nconfig " + config + "\n"
+  }
+
+  // MARK: - HEAD
+
+  /// HEAD's branch ref and the commit it is at, read from the files git keeps them in, when
+  /// the repository is known (``knownRepository(storePath:folder:runner:fileSystem:)``) and
+  /// both files are plain: `ref: refs/heads/NAME` and a loose ref. `nil` otherwise.
+  func knownHead() -> (branch: String, head: CommitID)? {
+    guard isKnownSetUp,
+      let headFile = try? StoreRepository.readFile(gitDirectory + "/HEAD", fileSystem: fileSystem)
+    else { return nil }
+    let text = String(decoding: headFile, as: UTF8.self)
+    guard text.hasPrefix("ref: refs/heads/"), text.hasSuffix("\n") else { return nil }
+    let branch = String(text.dropFirst("ref: ".count).dropLast())
+    guard !branch.contains(".."), !branch.contains(where: { $0 == " " || $0 == "\n" }),
+      let refFile = try? StoreRepository.readFile(
+        gitDirectory + "/" + branch, fileSystem: fileSystem),
+      let head = StoreRepository.looseRefCommit(refFile)
+    else { return nil }
+    return (branch, head)
+  }
+
+  /// The commit HEAD is at, read from its branch's file when it can be
+  /// (``knownHead()``), else asked of git; `nil` on an unborn branch.
+  /// - Throws: when git cannot be run.
+  func headCommit() throws(SyncError) -> CommitID? {
+    if let known = knownHead() { return known.head }
+    return try git.commit("HEAD")
+  }
+
+  /// The commit the loose ref `name` (`refs/remotes/origin/main`) holds, read from its file
+  /// in a known repository; else, or when it is not a plain loose ref, asked of git.
+  /// - Throws: when git cannot be run.
+  func refCommit(_ name: String) throws(SyncError) -> CommitID? {
+    if isKnownSetUp, !name.contains(".."),
+      let bytes = try? StoreRepository.readFile(gitDirectory + "/" + name, fileSystem: fileSystem),
+      let commit = StoreRepository.looseRefCommit(bytes)
+    {
+      return commit
+    }
+    return try git.commit(name)
+  }
+
+  /// The commit a loose ref file names, when it is 40 hex digits and a newline.
+  private static func looseRefCommit(_ bytes: [UInt8]) -> CommitID? {
+    guard bytes.count == 41, bytes.last == 0x0A,
+      bytes.dropLast().allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+    else { return nil }
+    return CommitID(String(decoding: bytes.dropLast(), as: UTF8.self))
+  }
+
+  // MARK: - The committer
+
+  /// `Name <email>` as git last gave it for this repository, when nothing it came from has
+  /// changed since; `nil` when git must be asked.
+  func knownCommitter(environment: [String: String]) -> String? {
+    guard let cached = try? StoreRepository.readFile(identityPath, fileSystem: fileSystem)
+    else { return nil }
+    let text = String(decoding: cached, as: UTF8.self)
+    let key = identityKey(environment: environment)
+    guard text.hasPrefix(key), text.hasSuffix("\n") else { return nil }
+    let identity = text.dropFirst(key.count).dropLast()
+    guard identity.hasPrefix("identity "), identity.contains("<") else { return nil }
+    return String(identity.dropFirst("identity ".count))
+  }
+
+  /// Keeps `committer` (`Name <email> SECONDS ZONE`, as git gave it) for the next commits,
+  /// unless a config file it may come from includes others.
+  func recordCommitter(_ committer: String, environment: [String: String]) {
+    let fields = committer.split(separator: " ")
+    guard fields.count >= 3 else { return }
+    let identity = fields.dropLast(2).joined(separator: " ")
+    for path in identityConfigFiles(environment: environment) {
+      guard let bytes = try? StoreRepository.readFile(path, fileSystem: fileSystem) else {
+        continue
+      }
+      if String(decoding: bytes, as: UTF8.self).lowercased().contains("include") { return }
+    }
+    writeCache(
+      "docsh-identity",
+      Array((identityKey(environment: environment) + "identity " + identity + "\n").utf8))
+  }
+
+  /// ` SECONDS ZONE` of now, as git writes a commit's date (`1764633600 +0100`).
+  static func gitDateNow() -> String {
+    var now = time(nil)
+    var local = tm()
+    localtime_r(&now, &local)
+    let offset = local.tm_gmtoff / 60
+    let minutes = abs(offset)
+    let hours = String(minutes / 60)
+    let rest = String(minutes % 60)
+    return "\(now) " + (offset < 0 ? "-" : "+") + String(repeating: "0", count: 2 - hours.count)
+      + hours + String(repeating: "0", count: 2 - rest.count) + rest
+  }
+
+  private var identityPath: String { gitDirectory + "/docsh-identity" }
+
+  /// The config files git reads an identity from, as the variables place them.
+  private func identityConfigFiles(environment: [String: String]) -> [String] {
+    var files: [String] = []
+    if environment["GIT_CONFIG_NOSYSTEM"] == nil {
+      files.append(environment["GIT_CONFIG_SYSTEM"] ?? "/etc/gitconfig")
+    }
+    if let global = environment["GIT_CONFIG_GLOBAL"] {
+      files.append(global)
+    } else {
+      let home = environment["HOME"] ?? ""
+      files.append((environment["XDG_CONFIG_HOME"] ?? home + "/.config") + "/git/config")
+      files.append(home + "/.gitconfig")
+    }
+    files.append(gitDirectory + "/config")
+    return files
+  }
+
+  /// What the identity depends on, one line each: the config files' status, the variables'
+  /// values and the host's name (docsh's own fallback names it).
+  private func identityKey(environment: [String: String]) -> String {
+    var key = "docsh-identity 1\n"
+    for path in identityConfigFiles(environment: environment) {
+      key +=
+        "file " + StoreRepository.signature(of: path, fileSystem: fileSystem) + " " + path + "\n"
+    }
+    for name in StoreRepository.identityVariables {
+      key += "variable " + name + (environment[name].map { "=" + $0 } ?? "") + "\n"
+    }
+    return key + "host " + StoreRepository.hostName() + "\n"
+  }
+
+  // MARK: - Files
+
+  /// `DEVICE INODE SIZE MTIME CTIME` of the file at `path`, `-` when there is none (or it
+  /// cannot be looked at).
+  static func signature(of path: String, fileSystem: any FileSystem) -> String {
+    let (folder, name) = splitPath(path)
+    guard
+      let directory = try? fileSystem.open(
+        folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    else { return "-" }
+    defer { try? fileSystem.close(directory) }
+    guard let status = (try? fileSystem.status(at: directory, name)) ?? nil else { return "-" }
+    return "\(status.device) \(status.inode) \(status.size) \(status.modificationNanoseconds) "
+      + "\(status.changeNanoseconds)"
+  }
+
+  /// The bytes of the file at `path`; `nil` when there is none.
+  static func readFile(_ path: String, fileSystem: any FileSystem) throws(SystemCallError)
+    -> [UInt8]?
+  {
+    let file: Int32
+    do {
+      file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+    } catch {
+      if error.code == ENOENT || error.code == ENOTDIR { return nil }
+      throw error
+    }
+    defer { try? fileSystem.close(file) }  // read-only: closing cannot lose anything
+    return try fileSystem.readToEnd(file)
+  }
+
+  /// Replaces the cache file `name` of the git folder. A cache that cannot be written is
+  /// not an error: without it git is asked again.
+  private func writeCache(_ name: String, _ bytes: [UInt8]) {
+    try? AtomicFile.replace(
+      path: gitDirectory + "/" + name, with: bytes, keepingBackup: false, fileSystem: fileSystem)
+  }
+}
