@@ -8,6 +8,9 @@ struct FastImportCommit {
     case put(String, [UInt8])
     /// The file at this path is this existing blob.
     case putBlob(String, GitBlobID)
+    /// The file at this path is the blob given this mark earlier in the stream
+    /// (``blobCommand(_:mark:)``).
+    case putMark(String, Int)
     /// The file or folder at this path is gone.
     case delete(String)
     /// The file or folder at the first path moves to the second.
@@ -27,16 +30,20 @@ struct FastImportCommit {
   var mergedParents: [CommitID] = []
   var changes: [Change] = []
 
-  /// The stream fast-import reads: the commit, then `get-mark` to print its name.
-  func stream() -> [UInt8] {
-    var out: [UInt8] = []
+  /// The header every stream starts with (before any blob): docsh's streams end with
+  /// `done`, so that one cut short is an error, never a shorter commit.
+  static let streamHeader = Array("feature done\n".utf8)
+
+  /// The stream fast-import reads: the header (unless `afterHeader`, for a stream whose
+  /// blobs came first), the commit, then `get-mark` to print its name.
+  func stream(afterHeader: Bool = false) -> [UInt8] {
+    var out: [UInt8] = afterHeader ? [] : FastImportCommit.streamHeader
     func line(_ text: String) { out += Array(text.utf8) + [0x0A] }
     func data(_ bytes: [UInt8]) {
       line("data \(bytes.count)")
       out += bytes
       out.append(0x0A)
     }
-    line("feature done")
     line("commit " + ref)
     line("mark :1")
     line("author " + committer)
@@ -51,6 +58,8 @@ struct FastImportCommit {
         data(bytes)
       case .putBlob(let path, let blob):
         line("M 100644 \(blob.hex) " + FastImportCommit.quoted(path))
+      case .putMark(let path, let mark):
+        line("M 100644 :\(mark) " + FastImportCommit.quoted(path))
       case .delete(let path):
         line("D " + FastImportCommit.quoted(path))
       case .rename(let from, let to):
@@ -61,6 +70,15 @@ struct FastImportCommit {
     line("get-mark :1")
     line("done")
     return out
+  }
+
+  /// The first mark a blob may be given: the commit's is 1.
+  static let firstBlobMark = 2
+
+  /// The command that makes a blob of `bytes` under `mark`, for a stream that then names it
+  /// (``Change/putMark(_:_:)``).
+  static func blobCommand(_ bytes: [UInt8], mark: Int) -> [UInt8] {
+    Array("blob\nmark :\(mark)\ndata \(bytes.count)\n".utf8) + bytes + [0x0A]
   }
 
   /// `path` as fast-import reads it: in C-style double quotes (always, so that spaces,

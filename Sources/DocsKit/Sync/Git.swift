@@ -42,6 +42,24 @@ struct Git {
     return output
   }
 
+  /// Runs `arguments` with the file open at `inputFile` as standard input; otherwise as
+  /// ``run(_:_:input:environment:accepting:)``.
+  @discardableResult
+  func run(
+    _ step: String, _ arguments: [String], inputFile: Int32, accepting: Set<Int32> = [0]
+  ) throws(SyncError) -> GitOutput {
+    let output: GitOutput
+    do {
+      output = try runner.run(arguments, in: folder, environment: [:], inputFile: inputFile)
+    } catch {
+      throw .gitUnavailable(error)
+    }
+    guard accepting.contains(output.status) else {
+      throw .gitFailed(step: step, message: output.lastErrorLine)
+    }
+    return output
+  }
+
   /// Runs `arguments` and returns standard output without its last newline.
   /// - Throws: as ``run(_:_:input:environment:accepting:)``.
   func text(

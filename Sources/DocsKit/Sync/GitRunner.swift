@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What one run of git gave back: its exit status and everything it wrote.
 public struct GitOutput: Sendable, Equatable {
   /// The exit status; 128 + N when signal N ended it.
@@ -83,6 +87,13 @@ public protocol GitRunner: Sendable {
     _ arguments: [String], in folder: String, environment: [String: String], input: [UInt8]?
   ) throws(GitLaunchError) -> GitOutput
 
+  /// Runs git with `arguments` in `folder`, its standard input the file open at
+  /// `inputFile` from its start (input too large to hold in memory).
+  /// - Throws: ``GitLaunchError`` when git cannot be started at all.
+  func run(
+    _ arguments: [String], in folder: String, environment: [String: String], inputFile: Int32
+  ) throws(GitLaunchError) -> GitOutput
+
   /// The variables set for every run, over the user's: what git sees besides the process's
   /// own environment (docsh keeps what git said only while they stay the same).
   var environment: [String: String] { get }
@@ -91,6 +102,27 @@ public protocol GitRunner: Sendable {
 extension GitRunner {
   /// None: git sees the process's environment.
   public var environment: [String: String] { [:] }
+
+  /// Reads the file into memory and runs git with it as `input`: for runners that hand git
+  /// its input another way (a test's fake, a fault injector around the real runner).
+  public func run(
+    _ arguments: [String], in folder: String, environment: [String: String], inputFile: Int32
+  ) throws(GitLaunchError) -> GitOutput {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { buffer in
+        pread(inputFile, buffer.baseAddress, buffer.count, off_t(bytes.count))
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw .failed("git", errno: errno)
+      }
+      if count == 0 { break }
+      bytes += chunk.prefix(count)
+    }
+    return try run(arguments, in: folder, environment: environment, input: bytes)
+  }
 }
 
 extension Substring {

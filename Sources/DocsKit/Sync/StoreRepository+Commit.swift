@@ -148,6 +148,40 @@ extension StoreRepository {
     return try madeCommit(output)
   }
 
+  /// ``makeCommit(parent:mergedParents:changes:message:)`` for changes that name blobs
+  /// `blobs` holds (a stream begun by ``makeInput()``): the commit follows them there, and
+  /// fast-import reads it all from that file.
+  private func makeCommit(
+    parent: CommitID?, changes: [FastImportCommit.Change], message: String,
+    after blobs: GitInputFile
+  ) throws(SyncError) -> CommitID {
+    let commit = FastImportCommit(
+      ref: StoreRepository.buildRef, committer: try committerLine(), message: message,
+      parent: parent, changes: changes)
+    let input: Int32
+    do {
+      try blobs.append(commit.stream(afterHeader: true))
+      input = try blobs.finish()
+    } catch {
+      throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    }
+    defer { try? fileSystem.close(input) }  // read-only
+    let output = try git.run(
+      "commit the store", ["fast-import", "--quiet", "--force", "--done"], inputFile: input)
+    return try madeCommit(output)
+  }
+
+  /// A fast-import stream to write blobs into before the commit that names them.
+  private func makeInput() throws(SyncError) -> GitInputFile {
+    do {
+      let input = try GitInputFile(fileSystem: fileSystem)
+      try input.append(FastImportCommit.streamHeader)
+      return input
+    } catch {
+      throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    }
+  }
+
   /// Writes a commit of `parent`'s tree with `changes` on `branch` through `git fast-import`,
   /// which moves the branch only from an ancestor of the commit (without `--force`): `nil`
   /// when it refused, the branch being somewhere else.
@@ -185,16 +219,19 @@ extension StoreRepository {
   private func commitWholeStore(
     onto head: CommitID?, messagePrefix: String, progress: (any ProgressObserver)?
   ) throws(SyncError) -> CommitID? {
-    guard let bytes = try storeFileBytes() else {
+    guard try storeFileHead() != nil else {
       // Never commit the store's disappearance: git may have lost it half way.
       if let head, try treeHoldsStore(head) {
         throw .storeMissing(path: storePath, commit: head.short)
       }
       return head
     }
-    let store: ParsedStore
+    // The store is read as a session opens it, its contents one at a time: a first commit
+    // holds every document, and neither the file nor the documents' files are kept whole.
+    let store = JSONStore(path: storePath, fileSystem: fileSystem)
+    let graph: LoadedGraph
     do {
-      store = try ParsedStore(bytes: bytes, name: storePath)
+      graph = try store.load()
     } catch {
       if let head, try treeHoldsStore(head) {
         throw .storeDamaged(path: storePath, reason: error.description, commit: head.short)
@@ -202,15 +239,19 @@ extension StoreRepository {
       throw .store(error)
     }
     let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
+    let blobs = try makeInput()
     var difference = try StoreTreeDifference(
-      store: store, tree: tree, layout: layout, progress: progress)
+      graph: graph, totalBytes: store.loadedFileStatus?.size ?? 0,
+      content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
+      },
+      tree: tree, layout: layout, blobs: blobs, progress: progress)
     try difference.settleUnknownFiles(reading: readBlobs)
     let isConversion = tree[pathInRepository] != nil
     if isConversion { difference.changes.append(.delete(pathInRepository)) }
     difference.changes += try supportFileChanges(in: tree)
     guard !difference.changes.isEmpty else {
       if let head {
-        recordCommittedState(CommittedState(head: head, generation: store.graph.generation))
+        recordCommittedState(CommittedState(head: head, generation: graph.generation))
       }
       return head
     }
@@ -222,12 +263,13 @@ extension StoreRepository {
     } else {
       message = difference.described.message(prefix: messagePrefix, storePath: pathInRepository)
     }
-    let commit = try makeCommit(parent: head, changes: difference.changes, message: message)
+    let commit = try makeCommit(
+      parent: head, changes: difference.changes, message: message, after: blobs)
     try moveHead(
       to: commit, from: head,
       reason: isConversion
         ? "one file per document" : difference.described.subject(prefix: messagePrefix))
-    recordCommittedState(CommittedState(head: commit, generation: store.graph.generation))
+    recordCommittedState(CommittedState(head: commit, generation: graph.generation))
     if isConversion { try configureLayout() }
     return commit
   }

@@ -13,19 +13,26 @@ struct StoreTreeDifference {
   private let layout: RepositoryLayout
   private let heldIDs: Set<ObjectID>
 
-  /// Compares `store` with `tree` (every file of a commit, by path).
-  /// - Throws: ``SyncError/store(_:)`` when a content of the store cannot be decoded.
+  /// Compares the store `graph` with `tree` (every file of a commit, by path), reading each
+  /// document's content with `content` once, and writing the file of each document that
+  /// differs into `blobs` (a fast-import stream, under the marks its changes name) rather
+  /// than keeping it: a first commit holds the whole store.
+  /// - Parameter totalBytes: the store file's size, for `progress`.
+  /// - Throws: ``SyncError/store(_:)`` when a content cannot be read or decoded, or the
+  ///   stream cannot be written.
   init(
-    store: ParsedStore, tree: [String: StoreRepository.TreeEntry], layout: RepositoryLayout,
+    graph: LoadedGraph, totalBytes: Int,
+    content: (StoredDocument) throws(StoreError) -> String,
+    tree: [String: StoreRepository.TreeEntry], layout: RepositoryLayout, blobs: GitInputFile,
     progress: (any ProgressObserver)?
   ) throws(SyncError) {
     self.layout = layout
-    progress?.beginTask(.committingStore, totalBytes: store.bytes.count)
+    progress?.beginTask(.committingStore, totalBytes: totalBytes)
     defer { progress?.endTask() }
     var expected = Set<String>()
     var categoryNames: [ObjectID: Name] = [:]
     var held = Set<ObjectID>()
-    for category in store.graph.categories {
+    for category in graph.categories {
       categoryNames[category.id] = category.name
       held.insert(category.id)
       let path = layout.recordPath(of: category.name)
@@ -38,24 +45,30 @@ struct StoreTreeDifference {
       }
     }
     var sinceReport = 0
-    for document in store.graph.documents {
+    var mark = FastImportCommit.firstBlobMark
+    for document in graph.documents {
       held.insert(document.id)
       let category = categoryNames[document.categoryID] ?? Name(unchecked: "?")
       let path = layout.path(of: document.name, in: category)
       expected.insert(path)
-      let content: String
+      let saved: SavedDocument
       do {
-        content = try store.decodedContent(of: document)
+        saved = SavedDocument(
+          id: document.id, name: document.name.text, categoryID: document.categoryID,
+          categoryName: category.text, content: try content(document), size: document.size,
+          modified: document.modified)
       } catch {
         throw .store(error)
       }
-      let saved = SavedDocument(
-        id: document.id, name: document.name.text, categoryID: document.categoryID,
-        categoryName: category.text, content: content, size: document.size,
-        modified: document.modified)
       let bytes = RepositoryLayout.fileBytes(of: saved)
       if tree[path]?.object != GitBlobID(of: bytes) {
-        changes.append(.put(path, bytes))
+        do {
+          try blobs.append(FastImportCommit.blobCommand(bytes, mark: mark))
+        } catch {
+          throw .store(.system("git's input", operation: error.operation, errno: error.code))
+        }
+        changes.append(.putMark(path, mark))
+        mark += 1
         described.documents.append(
           .init(
             id: document.id, kind: tree[path] == nil ? .new : .changed,

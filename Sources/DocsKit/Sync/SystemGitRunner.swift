@@ -46,6 +46,20 @@ public struct SystemGitRunner: GitRunner {
     _ arguments: [String], in folder: String, environment extra: [String: String],
     input: [UInt8]?
   ) throws(GitLaunchError) -> GitOutput {
+    let inputFile: Int32
+    do {
+      inputFile = try scratchFile(holding: input ?? [])
+    } catch {
+      throw .failed(program, errno: error.code)
+    }
+    defer { try? fileSystem.close(inputFile) }
+    return try run(arguments, in: folder, environment: extra, inputFile: inputFile)
+  }
+
+  public func run(
+    _ arguments: [String], in folder: String, environment extra: [String: String],
+    inputFile: Int32
+  ) throws(GitLaunchError) -> GitOutput {
     let words = [program, "-C", folder] + arguments
     var variables = SystemGitRunner.currentEnvironment()
     for name in SystemGitRunner.repositoryVariables { variables[name] = nil }
@@ -56,19 +70,12 @@ public struct SystemGitRunner: GitRunner {
     variables["LC_ALL"] = "C"
 
     let errors: Int32
-    let inputFile: Int32
     do {
       errors = try scratchFile(holding: nil)
     } catch {
       throw .failed(program, errno: error.code)
     }
     defer { try? fileSystem.close(errors) }
-    do {
-      inputFile = try scratchFile(holding: input ?? [])
-    } catch {
-      throw .failed(program, errno: error.code)
-    }
-    defer { try? fileSystem.close(inputFile) }
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else { throw .failed(program, errno: errno) }
     // Close-on-exec, so that no other child inherits them; dup2 clears it on the child's.

@@ -248,7 +248,8 @@ import Testing
     let result = try laptop.run("write Work/Plan plan 1")
     #expect(result.status == 0)
     #expect(
-      result.errors.hasPrefix("docsh: warning: saved, but not committed (update the branch: "))
+      result.errors.hasPrefix(
+        "docsh: warning: saved, but not committed (commit the store: cannot lock ref "))
     #expect(result.errors.hasSuffix("); the next save or sync commits it\n"))
     #expect(result.errors.split(separator: "\n").count == 1)
     #expect(try laptop.contents()["Work/Plan"] == "plan 1")
