@@ -791,102 +791,8 @@ private func tokenizeFolding(
 
 // MARK: - docsh_rank
 
-// `docsh_rank(full_text, plan, limit)`: the FTS5 auxiliary function that scores a matching
-// row as ``RankingPlan`` says (the plan's text as its argument, parsed once per query).
-//
-// With a `limit` above 0 the caller promises to keep only the `limit` best rows of every
-// row it asks about (`ORDER BY docsh_rank(…) DESC LIMIT limit`, nothing else filtering):
-// once that many are scored, a row whose score cannot reach the lowest of them, even as
-// short as a document can be (bm25 only falls as a document grows), is not scored exactly:
-// its length, a look-up in FTS5's docsize table that was half of what a search of common
-// words cost, is never read. Such a row gets that bound as its score, below every row kept,
-// so the rows kept and their order are the same as when every row is scored.
-
-/// A plan parsed for one query, with its IDFs and counting buffers reused row after row, and
-/// the best scores so far when the caller keeps only the best `limit` rows.
-private final class RankCall {
-  let plan: RankingPlan
-  let averageLength: Double
-  let idf: UnsafeMutableBufferPointer<Double>
-  let nameCounts: UnsafeMutableBufferPointer<Int>
-  let contentCounts: UnsafeMutableBufferPointer<Int>
-  let frequencies: UnsafeMutableBufferPointer<Double>
-  /// The best `limit` exact scores so far, a min-heap (the lowest first); `best.count` is
-  /// the limit, 0 when every row is scored exactly.
-  private let best: UnsafeMutableBufferPointer<Double>
-  private var bestCount = 0
-  /// The last row scored and its score: a row asked about again is not recorded twice.
-  var lastRow: (id: Int64, score: Double)?
-
-  init(plan: RankingPlan, rows: Int, averageLength: Double, limit: Int) {
-    self.plan = plan
-    self.averageLength = averageLength
-    idf = .allocate(capacity: plan.nameGroups.count)
-    _ = idf.initialize(from: plan.idf(rows: rows))
-    nameCounts = .allocate(capacity: plan.groups.count)
-    nameCounts.initialize(repeating: 0)
-    contentCounts = .allocate(capacity: plan.groups.count)
-    contentCounts.initialize(repeating: 0)
-    frequencies = .allocate(capacity: plan.nameGroups.count)
-    frequencies.initialize(repeating: 0)
-    best = .allocate(capacity: max(limit, 0))
-    best.initialize(repeating: 0)
-  }
-
-  deinit {
-    idf.deallocate()
-    nameCounts.deallocate()
-    contentCounts.deallocate()
-    frequencies.deallocate()
-    best.deallocate()
-  }
-
-  /// The plan's score of the counts held, for a document of `length` tokens.
-  func score(length: Int) -> Double {
-    plan.score(
-      nameCounts: UnsafeBufferPointer(nameCounts),
-      contentCounts: UnsafeBufferPointer(contentCounts),
-      length: length, averageLength: averageLength, idf: UnsafeBufferPointer(idf),
-      scratch: frequencies
-    ).score
-  }
-
-  /// The score below which a row cannot be kept; `nil` while fewer than `limit` are scored.
-  var threshold: Double? {
-    bestCount == best.count && bestCount > 0 ? best[0] : nil
-  }
-
-  /// Records an exact score among the best ones.
-  func record(_ score: Double) {
-    guard best.count > 0 else { return }
-    if bestCount < best.count {
-      // Sift up.
-      var child = bestCount
-      bestCount += 1
-      best[child] = score
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard best[parent] > best[child] else { break }
-        best.swapAt(parent, child)
-        child = parent
-      }
-      return
-    }
-    guard score > best[0] else { return }
-    // Replace the lowest, sift down.
-    best[0] = score
-    var parent = 0
-    while true {
-      let left = 2 * parent + 1
-      guard left < bestCount else { break }
-      let right = left + 1
-      let child = right < bestCount && best[right] < best[left] ? right : left
-      guard best[child] < best[parent] else { break }
-      best.swapAt(parent, child)
-      parent = child
-    }
-  }
-}
+// What `docsh_rank` does and what one query keeps between rows are in RankCall.swift; here
+// are its C halves: registering it and reading FTS5's matches.
 
 /// The functions of FTS5's extension API `docsh_rank` calls.
 private struct RankAPI {
@@ -940,11 +846,6 @@ func registerRankFunction(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteEr
   guard code == SQLITE_OK else {
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register docsh_rank")
   }
-}
-
-/// Why `docsh_rank` failed, as SQLite reports it.
-private struct RankFailure: Error {
-  let text: String
 }
 
 /// The query's ``RankCall``, made and kept as FTS5 auxiliary data at the first row.
