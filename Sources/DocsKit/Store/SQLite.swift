@@ -9,8 +9,9 @@ import CSQLite
 // fail any of them (as `FileSystem` does for system calls); `SystemSQLite` below is the real
 // one, and `SQLiteDatabase` (SQLiteDatabase.swift) gives the rest of DocsKit a small typed
 // interface over it. The FTS5 parts docsh adds, its tokenizer and its rank function, are C
-// callbacks too: their C halves are here, at the end, and what they do in Swift alone is in
-// TokenizeCall.swift (with TokenByteKinds, TokenBuffer), FTSTokenizer.swift and RankCall.swift.
+// callbacks too: their C halves are here, at the end; what they do in Swift alone is in
+// TokenizeCall.swift (with TokenByteKinds and TokenBuffer), FTSTokenizer.swift and
+// RankCall.swift (with BestScores).
 
 // MARK: - Result codes
 
