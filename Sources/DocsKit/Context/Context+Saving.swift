@@ -31,12 +31,8 @@ extension Context {
       try store.withSaveLock { () throws -> Void in try saveHoldingLock(keepingMine: keepingMine) }
       conflicts = []
       saveWarning = isWritingForSync ? nil : saveHook?.contextDidSave(self)
-    } catch let error as ContextError {
-      throw error
-    } catch let error as StoreError {
-      throw .store(error)
     } catch {
-      throw .store(.invalidStore(store.displayName, reason: "\(error)"))
+      throw contextError(from: error)
     }
   }
 

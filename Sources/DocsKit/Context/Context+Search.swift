@@ -153,12 +153,8 @@ extension Context {
         at: faults.map(\.location), with: searcher,
         checkingBeforeEach: { try checkForInterruption(.contentSearch) },
         found: { position, hits in found.append((faults[position].document, hits)) })
-    } catch let error as ContextError {
-      throw error
-    } catch let error as StoreError {
-      throw .store(error)
     } catch {
-      throw .store(.invalidStore(store.displayName, reason: "\(error)"))
+      throw contextError(from: error)
     }
     return sortedByCategoryAndName(found)
   }

@@ -128,25 +128,7 @@ enum RegexLiterals {
 
   /// Where the group opened at `start` ends (past its `)`); `nil` when it does not.
   private static func skipGroup(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
-    var depth = 0
-    var index = start
-    while index < scalars.count {
-      switch scalars[index] {
-      case "\\": index += 2
-      case "[":
-        guard let end = skipClass(scalars, from: index) else { return nil }
-        index = end
-      case "(":
-        depth += 1
-        index += 1
-      case ")":
-        depth -= 1
-        index += 1
-        if depth == 0 { return index }
-      default: index += 1
-      }
-    }
-    return nil
+    skipNested(scalars, from: start, open: 0, opening: "(", closing: ")", skipsClasses: true)
   }
 
   /// Where the class opened at `start` ends (past its `]`); `nil` when it does not, or when
@@ -155,14 +137,29 @@ enum RegexLiterals {
     var index = start + 1
     if index < scalars.count, scalars[index] == "^" { index += 1 }
     if index < scalars.count, scalars[index] == "]" { return nil }
-    var depth = 1
+    return skipNested(
+      scalars, from: index, open: 1, opening: "[", closing: "]", skipsClasses: false)
+  }
+
+  /// Where the brackets `opening` … `closing` end, `open` of them open at `start`: past the
+  /// `closing` that closes the last of them; `nil` when they do not. A `\` escapes the
+  /// scalar after it; with `skipsClasses` (in a group), a class is passed over whole.
+  private static func skipNested(
+    _ scalars: [Unicode.Scalar], from start: Int, open: Int, opening: Unicode.Scalar,
+    closing: Unicode.Scalar, skipsClasses: Bool
+  ) -> Int? {
+    var depth = open
+    var index = start
     while index < scalars.count {
       switch scalars[index] {
       case "\\": index += 2
-      case "[":
+      case "[" where skipsClasses:
+        guard let end = skipClass(scalars, from: index) else { return nil }
+        index = end
+      case opening:
         depth += 1
         index += 1
-      case "]":
+      case closing:
         depth -= 1
         index += 1
         if depth == 0 { return index }

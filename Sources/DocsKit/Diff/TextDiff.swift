@@ -88,6 +88,39 @@ public enum TextDiff {
     case keep(Int, Int)
     case remove(Int)
     case add(Int)
+
+    /// The index of the old text's line this step reads; `nil` for an added line.
+    var oldIndex: Int? {
+      switch self {
+      case .keep(let i, _), .remove(let i): i
+      case .add: nil
+      }
+    }
+
+    /// The index of the new text's line this step reads; `nil` for a removed line.
+    var newIndex: Int? {
+      switch self {
+      case .keep(_, let j), .add(let j): j
+      case .remove: nil
+      }
+    }
+
+    /// The line this step shows in a hunk, marked as kept, removed or added.
+    func line(old: [DiffLine], new: [DiffLine]) -> DiffLine {
+      var line: DiffLine
+      switch self {
+      case .keep(let i, _):
+        line = old[i]
+        line.kind = .context
+      case .remove(let i):
+        line = old[i]
+        line.kind = .removed
+      case .add(let j):
+        line = new[j]
+        line.kind = .added
+      }
+      return line
+    }
   }
 
   /// Groups the script into hunks with `context` lines around each run of changes.
@@ -124,35 +157,19 @@ public enum TextDiff {
       var oldBefore = 0
       var newBefore = 0
       for step in script[..<lower] {
-        switch step {
-        case .keep: oldBefore += 1; newBefore += 1
-        case .remove: oldBefore += 1
-        case .add: newBefore += 1
-        }
+        if step.oldIndex != nil { oldBefore += 1 }
+        if step.newIndex != nil { newBefore += 1 }
       }
       for step in script[lower...upper] {
-        switch step {
-        case .keep(let i, let j):
-          oldFirst = oldFirst ?? i
-          newFirst = newFirst ?? j
-          hunk.oldCount += 1
-          hunk.newCount += 1
-          var line = old[i]
-          line.kind = .context
-          hunk.lines.append(line)
-        case .remove(let i):
+        if let i = step.oldIndex {
           oldFirst = oldFirst ?? i
           hunk.oldCount += 1
-          var line = old[i]
-          line.kind = .removed
-          hunk.lines.append(line)
-        case .add(let j):
-          newFirst = newFirst ?? j
-          hunk.newCount += 1
-          var line = new[j]
-          line.kind = .added
-          hunk.lines.append(line)
         }
+        if let j = step.newIndex {
+          newFirst = newFirst ?? j
+          hunk.newCount += 1
+        }
+        hunk.lines.append(step.line(old: old, new: new))
       }
       hunk.oldStart = hunk.oldCount == 0 ? oldBefore : (oldFirst ?? oldBefore) + 1
       hunk.newStart = hunk.newCount == 0 ? newBefore : (newFirst ?? newBefore) + 1
@@ -214,67 +231,74 @@ private struct Comparison {
     let maxD = (n + m + 1) / 2
     let offset = maxD
     let length = 2 * maxD + 2
-    var forward = [Int](repeating: -1, count: length)
-    var backward = [Int](repeating: -1, count: length)
-    forward[offset + 1] = 0
-    backward[offset + 1] = 0
+    var forward = Frontier(reach: [Int](repeating: -1, count: length))
+    var backward = Frontier(reach: [Int](repeating: -1, count: length))
+    forward.reach[offset + 1] = 0
+    backward.reach[offset + 1] = 0
     let delta = n - m
     let odd = delta % 2 != 0
-    var k1Start = 0
-    var k1End = 0
-    var k2Start = 0
-    var k2End = 0
     for d in 0..<maxD {
-      var k1 = -d + k1Start
-      while k1 <= d - k1End {
-        let index = offset + k1
-        var x1 =
-          (k1 == -d || (k1 != d && forward[index - 1] < forward[index + 1]))
-          ? forward[index + 1] : forward[index - 1] + 1
-        var y1 = x1 - k1
-        while x1 < n, y1 < m, a[aLow + x1] == b[bLow + y1] {
-          x1 += 1
-          y1 += 1
-        }
-        forward[index] = x1
-        if x1 > n {
-          k1End += 2
-        } else if y1 > m {
-          k1Start += 2
-        } else if odd {
-          let other = offset + delta - k1
-          if other >= 0, other < length, backward[other] != -1, x1 >= n - backward[other] {
-            return (aLow + x1, bLow + y1)
-          }
-        }
-        k1 += 2
+      let ahead = extend(&forward, by: d, offset: offset, n: n, m: m) { x, y in
+        a[aLow + x] == b[bLow + y]
+      } meets: { k, x, y in
+        let other = offset + delta - k
+        guard odd, other >= 0, other < length, backward.reach[other] != -1,
+          x >= n - backward.reach[other]
+        else { return nil }
+        return (aLow + x, bLow + y)
       }
-      var k2 = -d + k2Start
-      while k2 <= d - k2End {
-        let index = offset + k2
-        var x2 =
-          (k2 == -d || (k2 != d && backward[index - 1] < backward[index + 1]))
-          ? backward[index + 1] : backward[index - 1] + 1
-        var y2 = x2 - k2
-        while x2 < n, y2 < m, a[aHigh - x2 - 1] == b[bHigh - y2 - 1] {
-          x2 += 1
-          y2 += 1
-        }
-        backward[index] = x2
-        if x2 > n {
-          k2End += 2
-        } else if y2 > m {
-          k2Start += 2
-        } else if !odd {
-          let other = offset + delta - k2
-          if other >= 0, other < length, forward[other] != -1 {
-            let x1 = forward[other]
-            let y1 = offset + x1 - other
-            if x1 >= n - x2 { return (aLow + x1, bLow + y1) }
-          }
-        }
-        k2 += 2
+      if let ahead { return ahead }
+      let behind = extend(&backward, by: d, offset: offset, n: n, m: m) { x, y in
+        a[aHigh - x - 1] == b[bHigh - y - 1]
+      } meets: { k, x, _ in
+        let other = offset + delta - k
+        guard !odd, other >= 0, other < length, forward.reach[other] != -1 else { return nil }
+        let x1 = forward.reach[other]
+        let y1 = offset + x1 - other
+        return x1 >= n - x ? (aLow + x1, bLow + y1) : nil
       }
+      if let behind { return behind }
+    }
+    return nil
+  }
+
+  /// The paths searched from one end, by diagonal `k` (`x - y`, counted from that end):
+  /// how far along `a` each reaches, and how many diagonals at either side are past an edge.
+  private struct Frontier {
+    var reach: [Int]
+    var kStart = 0
+    var kEnd = 0
+  }
+
+  /// Extends each path of `frontier` by its `d`th edit, then along the equal lines after it
+  /// (`same(x, y)`: line `x` of `a` and `y` of `b`, `n` by `m` lines, counted from the
+  /// frontier's end); what `meets` makes of the first path to reach the other end's (its
+  /// diagonal and where it reaches), or `nil` when none does.
+  @inline(__always)
+  private func extend(
+    _ frontier: inout Frontier, by d: Int, offset: Int, n: Int, m: Int,
+    same: (Int, Int) -> Bool, meets: (_ k: Int, _ x: Int, _ y: Int) -> (Int, Int)?
+  ) -> (Int, Int)? {
+    var k = -d + frontier.kStart
+    while k <= d - frontier.kEnd {
+      let index = offset + k
+      var x =
+        (k == -d || (k != d && frontier.reach[index - 1] < frontier.reach[index + 1]))
+        ? frontier.reach[index + 1] : frontier.reach[index - 1] + 1
+      var y = x - k
+      while x < n, y < m, same(x, y) {
+        x += 1
+        y += 1
+      }
+      frontier.reach[index] = x
+      if x > n {
+        frontier.kEnd += 2
+      } else if y > m {
+        frontier.kStart += 2
+      } else if let found = meets(k, x, y) {
+        return found
+      }
+      k += 2
     }
     return nil
   }

@@ -75,27 +75,22 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     }
     // The fixed shape, digit by digit: this runs for every document a save encodes.
     return String(unsafeUninitializedCapacity: 24) { out in
-      func put(_ value: Int, _ width: Int, at start: Int) {
+      // `value` in `width` digits at `start`, then `separator`.
+      func put(_ value: Int, _ width: Int, at start: Int, then separator: Unicode.Scalar) {
         var value = value
         for index in stride(from: start + width - 1, through: start, by: -1) {
           out[index] = UInt8(48 + value % 10)
           value /= 10
         }
+        out[start + width] = UInt8(ascii: separator)
       }
-      put(fields.year, 4, at: 0)
-      out[4] = UInt8(ascii: "-")
-      put(fields.month, 2, at: 5)
-      out[7] = UInt8(ascii: "-")
-      put(fields.day, 2, at: 8)
-      out[10] = UInt8(ascii: "T")
-      put(fields.hour, 2, at: 11)
-      out[13] = UInt8(ascii: ":")
-      put(fields.minute, 2, at: 14)
-      out[16] = UInt8(ascii: ":")
-      put(fields.second, 2, at: 17)
-      out[19] = UInt8(ascii: ".")
-      put(millis, 3, at: 20)
-      out[23] = UInt8(ascii: "Z")
+      put(fields.year, 4, at: 0, then: "-")
+      put(fields.month, 2, at: 5, then: "-")
+      put(fields.day, 2, at: 8, then: "T")
+      put(fields.hour, 2, at: 11, then: ":")
+      put(fields.minute, 2, at: 14, then: ":")
+      put(fields.second, 2, at: 17, then: ".")
+      put(millis, 3, at: 20, then: "Z")
       return 24
     }
   }

@@ -9,7 +9,9 @@ import CSQLite
 // fail any of them (as `FileSystem` does for system calls); `SystemSQLite` below is the real
 // one, and `SQLiteDatabase` (SQLiteDatabase.swift) gives the rest of DocsKit a small typed
 // interface over it. The FTS5 parts docsh adds, its tokenizer and its rank function, are C
-// callbacks too and live here, at the end.
+// callbacks too: their C halves are here, at the end; what they do in Swift alone is in
+// TokenizeCall.swift (with TokenByteKinds and TokenBuffer), FTSTokenizer.swift and
+// RankCall.swift (with BestScores).
 
 // MARK: - Result codes
 
@@ -26,6 +28,24 @@ extension SQLiteError {
   static let misuse = SQLITE_MISUSE
   static let range = SQLITE_RANGE
   static let constraint = SQLITE_CONSTRAINT
+}
+
+/// The result codes the C-free files of the tokenizer and `docsh_rank` return, by name.
+enum SQLiteResult {
+  /// `SQLITE_OK`.
+  static var ok: Int32 { @inline(__always) get { SQLITE_OK } }
+  /// `SQLITE_ERROR`.
+  static var error: Int32 { @inline(__always) get { SQLITE_ERROR } }
+}
+
+/// The FTS5 flags the C-free files of the tokenizer pass and test, by name.
+enum FTS5Flag {
+  /// `FTS5_TOKENIZE_DOCUMENT`: the text is a document being indexed.
+  static var tokenizeDocument: Int32 { @inline(__always) get { docsh_fts5_tokenize_document } }
+  /// `FTS5_TOKENIZE_QUERY`: the text is a query.
+  static var tokenizeQuery: Int32 { @inline(__always) get { docsh_fts5_tokenize_query } }
+  /// `FTS5_TOKEN_COLOCATED`: the token stands at the same place as the one before it.
+  static var tokenColocated: Int32 { @inline(__always) get { docsh_fts5_token_colocated } }
 }
 
 // MARK: - The real library
@@ -205,89 +225,7 @@ final class SystemSQLite: SQLiteLibrary {
   }
 }
 
-// MARK: - The tokenizer
-
-/// One token as FTS5 indexes it: the folded text and where it lies in the input (UTF-8).
-struct FoldedToken: Hashable, Sendable {
-  /// The token after case and diacritic folding.
-  var text: String
-  /// Its byte range in the text tokenized.
-  var range: Range<Int>
-  /// Its English stem, when the index holds one beside it (it differs from `text`).
-  var stem: String? = nil
-}
-
-/// The index's own `docsh remove_diacritics 2` tokenizer, called directly, so that what
-/// DocsKit matches, counts and highlights in Swift is exactly what the index holds.
-final class FTSTokenizer {
-  private let instance: OpaquePointer
-  private let tokenizeFunction:
-    @convention(c) (
-      OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32,
-      (
-        @convention(c) (
-          UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32
-        ) -> Int32
-      )?
-    ) -> Int32
-  private let deleteFunction: (@convention(c) (OpaquePointer?) -> Void)?
-
-  fileprivate init(
-    instance: OpaquePointer,
-    tokenize:
-      @escaping @convention(c) (
-        OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32,
-        (
-          @convention(c) (
-            UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32
-          ) -> Int32
-        )?
-      ) -> Int32,
-    delete: (@convention(c) (OpaquePointer?) -> Void)?
-  ) {
-    self.instance = instance
-    self.tokenizeFunction = tokenize
-    self.deleteFunction = delete
-  }
-
-  deinit {
-    deleteFunction?(instance)
-  }
-
-  /// The tokens of `text`, in order; `nil` when the tokenizer failed.
-  func tokens(of text: String) -> [FoldedToken]? {
-    final class Sink {
-      var tokens: [FoldedToken] = []
-    }
-    let sink = Sink()
-    var text = text
-    let code = text.withUTF8 { bytes -> Int32 in
-      let context = Unmanaged.passUnretained(sink).toOpaque()
-      return bytes.withMemoryRebound(to: CChar.self) { characters in
-        tokenizeFunction(
-          instance, context, docsh_fts5_tokenize_document, characters.baseAddress,
-          Int32(characters.count)
-        ) { context, flags, token, length, start, end in
-          guard let context, let token else { return SQLITE_OK }
-          let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
-          let folded = UnsafeRawBufferPointer(start: token, count: Int(length))
-          if flags & docsh_fts5_token_colocated != 0, folded.first == stemMarker,
-            !sink.tokens.isEmpty
-          {
-            sink.tokens[sink.tokens.count - 1].stem = String(
-              decoding: folded.dropFirst(), as: UTF8.self)
-            return SQLITE_OK
-          }
-          sink.tokens.append(
-            FoldedToken(
-              text: String(decoding: folded, as: UTF8.self), range: Int(start)..<Int(end)))
-          return SQLITE_OK
-        }
-      }
-    }
-    return code == SQLITE_OK ? sink.tokens : nil
-  }
-}
+// MARK: - Rows and statements
 
 /// The current row of a statement being stepped; valid only inside the callback it is
 /// handed to. Read by column name (SQLiteDatabase.swift) rather than by position.
@@ -347,36 +285,9 @@ func sqliteHasFTS5() -> Bool {
 
 // MARK: - The docsh tokenizer
 
-// The `docsh` FTS5 tokenizer: unicode61 (created with the arguments given to `docsh`, as
-// FTS5's own porter wraps its parent), then ``TextFolding`` on every token, so that accents
-// fold in every script, not only Latin; and, in documents, each ASCII token's English
-// (Porter) stem as a colocated token marked with a leading U+0001 when it differs from the
-// token (a token that is its own stem stands for itself: half the extra postings of
-// marking every token), so that one table answers both exact and stemmed words.
-// SystemSQLite registers it on every connection it opens.
-//
-// Words of ASCII letters and digits are tokenized here, as unicode61 would (lower-cased,
-// nothing to fold), straight from the input's bytes: only runs of bytes holding something
-// else go to unicode61, each on its own. That is exact because ASCII punctuation and blanks
-// always separate words in unicode61 (with no `tokenchars` or `separators` given: with any
-// argument but `remove_diacritics`, all of the text goes to unicode61), so a run between
-// two of them holds the same tokens tokenized alone as within the whole text.
-//
-// In a query, a string starting with U+0001 asks for stems: its tokens come back marked.
-// Porter is FTS5's own, reached through a tokenizer (`docsh_word`) that hands it its whole
-// input as one token, and its stems are kept in a ``StemCache``.
-
-/// An FTS5 token callback (`xToken`).
-typealias FTS5TokenCallback =
-  @convention(c) (
-    UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, Int32, Int32, Int32
-  ) -> Int32
-
-/// The name the index's schema and the Swift-side tokenizer use.
-let foldingTokenizerName = "docsh"
-
-/// The byte that marks a stem, in the index and in query strings.
-let stemMarker: UInt8 = 0x01
+// What the `docsh` tokenizer is and why, and what one xTokenize call does, are in
+// TokenizeCall.swift; here are its C halves: finding its parents, registering it, creating
+// an instance.
 
 /// unicode61's and porter's methods, found once per connection: the tokenizer's context.
 private final class Parents {
@@ -393,7 +304,7 @@ private final class Parents {
 }
 
 /// One `docsh` tokenizer: the unicode61 and porter instances it uses, and the stems found.
-private final class FoldingTokenizerInstance {
+final class FoldingTokenizerInstance {
   let words: OpaquePointer
   let wordMethods: fts5_tokenizer
   let stemmer: OpaquePointer
@@ -402,17 +313,13 @@ private final class FoldingTokenizerInstance {
   /// `separators`, only `remove_diacritics`).
   let tokenizesASCII: Bool
   let stems = StemCache()
-  /// What each byte is to a word: ``separator``, ``wordByte``, ``uppercase`` or ``nonASCII``.
-  let byteKinds: UnsafeMutablePointer<UInt8>
+  /// What each byte is to a word, for the ASCII words tokenized in Swift.
+  let byteKinds = TokenByteKinds()
 
-  /// An ASCII byte that is not a letter or a digit.
-  static let separator: UInt8 = 0
-  /// A lower-case ASCII letter or a digit.
-  static let wordByte: UInt8 = 1
-  /// An upper-case ASCII letter.
-  static let uppercase: UInt8 = 3
-  /// A byte of a character beyond ASCII.
-  static let nonASCII: UInt8 = 5
+  /// unicode61's xTokenize, for the runs ``TokenizeCall`` hands it.
+  var tokenizeWords: FTS5TokenizeFunction? { wordMethods.xTokenize }
+  /// porter's xTokenize, for the words ``TokenizeCall`` stems.
+  var tokenizeStem: FTS5TokenizeFunction? { stemmerMethods.xTokenize }
 
   init(
     words: OpaquePointer, wordMethods: fts5_tokenizer, stemmer: OpaquePointer,
@@ -423,231 +330,11 @@ private final class FoldingTokenizerInstance {
     self.stemmer = stemmer
     self.stemmerMethods = stemmerMethods
     self.tokenizesASCII = tokenizesASCII
-    byteKinds = .allocate(capacity: 256)
-    for byte in 0..<256 {
-      byteKinds[byte] =
-        switch UInt8(byte) {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-          FoldingTokenizerInstance.wordByte
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): FoldingTokenizerInstance.uppercase
-        case 0x80...: FoldingTokenizerInstance.nonASCII
-        default: FoldingTokenizerInstance.separator
-        }
-    }
   }
 
   deinit {
     wordMethods.xDelete?(words)
     stemmerMethods.xDelete?(stemmer)
-    byteKinds.deallocate()
-  }
-}
-
-/// A growable byte buffer the tokenizer writes tokens into, reused token after token.
-private struct TokenBuffer {
-  private(set) var bytes: UnsafeMutablePointer<UInt8>
-  private(set) var capacity: Int
-
-  init(capacity: Int) {
-    self.capacity = capacity
-    bytes = .allocate(capacity: capacity)
-  }
-
-  /// Makes room for `count` bytes (what it held is lost when it grows).
-  mutating func reserve(_ count: Int) {
-    guard count > capacity else { return }
-    bytes.deallocate()
-    capacity = count * 2
-    bytes = .allocate(capacity: capacity)
-  }
-
-  func deallocate() { bytes.deallocate() }
-}
-
-/// What one call of xTokenize needs: the caller's callback, what it wants, and buffers for
-/// lower-cased and folded tokens and for stems.
-private final class TokenizeCall {
-  let context: UnsafeMutableRawPointer?
-  let token: FTS5TokenCallback
-  let instance: FoldingTokenizerInstance
-  let flags: Int32
-  /// Documents get stems beside their tokens.
-  let addsStems: Bool
-  /// A query string marked as stems: every token marked.
-  let marksTokens: Bool
-  var folded: [UInt8] = []
-  /// Where the run unicode61 is tokenizing starts in the whole text.
-  var runOffset: Int32 = 0
-  /// An ASCII token lower-cased.
-  private var lowered = TokenBuffer(capacity: 64)
-  /// The marked stem being made: U+0001, then the stem.
-  private var stem = TokenBuffer(capacity: 128)
-  private var stemCount = 0
-
-  init(
-    context: UnsafeMutableRawPointer?, token: @escaping FTS5TokenCallback,
-    instance: FoldingTokenizerInstance, flags: Int32, marksTokens: Bool
-  ) {
-    self.context = context
-    self.token = token
-    self.instance = instance
-    self.flags = flags
-    addsStems = flags & docsh_fts5_tokenize_document != 0
-    self.marksTokens = marksTokens
-  }
-
-  deinit {
-    lowered.deallocate()
-    stem.deallocate()
-  }
-
-  /// Tokenizes `text`: words of ASCII letters and digits here, the runs between ASCII
-  /// separators that hold other bytes by unicode61.
-  func tokenize(_ text: UnsafePointer<UInt8>, count: Int) -> Int32 {
-    guard instance.tokenizesASCII else { return tokenizeRun(text, count: count, offset: 0) }
-    let kinds = UnsafePointer(instance.byteKinds)
-    var position = 0
-    while position < count {
-      guard kinds[Int(text[position])] != FoldingTokenizerInstance.separator else {
-        position += 1
-        continue
-      }
-      let start = position
-      // The kinds of the word's bytes or-ed: their bits say which were met.
-      var met: UInt8 = 0
-      while position < count {
-        let kind = kinds[Int(text[position])]
-        if kind == FoldingTokenizerInstance.separator { break }
-        met |= kind
-        position += 1
-      }
-      let code =
-        met & FoldingTokenizerInstance.nonASCII == FoldingTokenizerInstance.nonASCII
-        ? tokenizeRun(text + start, count: position - start, offset: start)
-        : emitASCII(
-          text + start, count: position - start, start: start,
-          lowering: met & FoldingTokenizerInstance.uppercase == FoldingTokenizerInstance.uppercase)
-      guard code == SQLITE_OK else { return code }
-    }
-    return SQLITE_OK
-  }
-
-  /// Hands on an ASCII word, lower-cased as unicode61 does.
-  private func emitASCII(
-    _ word: UnsafePointer<UInt8>, count: Int, start: Int, lowering: Bool
-  ) -> Int32 {
-    var bytes = word
-    if lowering {
-      lowered.reserve(count)
-      for index in 0..<count {
-        let byte = word[index]
-        lowered.bytes[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-      }
-      bytes = UnsafePointer(lowered.bytes)
-    }
-    return emit(
-      UnsafeRawBufferPointer(start: bytes, count: count), isASCII: true, start: Int32(start),
-      end: Int32(start + count))
-  }
-
-  /// Has unicode61 tokenize `count` bytes at `text`, which start at `offset` in the whole
-  /// text, and hands on its tokens folded.
-  private func tokenizeRun(_ text: UnsafePointer<UInt8>, count: Int, offset: Int) -> Int32 {
-    guard let tokenize = instance.wordMethods.xTokenize else { return SQLITE_ERROR }
-    runOffset = Int32(offset)
-    return UnsafeRawPointer(text).withMemoryRebound(to: CChar.self, capacity: count) { text in
-      tokenize(
-        instance.words, Unmanaged.passUnretained(self).toOpaque(), flags, text, Int32(count)
-      ) { context, _, token, length, start, end in
-        guard let context, let token else { return SQLITE_OK }
-        let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
-        return call.emitFolded(
-          UnsafeRawBufferPointer(start: token, count: Int(length)), start: start, end: end)
-      }
-    }
-  }
-
-  /// Hands on one of unicode61's tokens, folded.
-  private func emitFolded(_ bytes: UnsafeRawBufferPointer, start: Int32, end: Int32) -> Int32 {
-    let start = start + runOffset
-    let end = end + runOffset
-    // The fast path: ASCII tokens are as unicode61 made them.
-    if !bytes.contains(where: { $0 >= 0x80 }) {
-      return emit(bytes, isASCII: true, start: start, end: end)
-    }
-    guard TextFolding.fold(bytes, into: &folded) else {
-      return emit(bytes, isASCII: false, start: start, end: end)
-    }
-    guard !folded.isEmpty else { return SQLITE_OK }
-    let isASCII = !folded.contains { $0 >= 0x80 }
-    return folded.withUnsafeBytes { folded in
-      emit(folded, isASCII: isASCII, start: start, end: end)
-    }
-  }
-
-  /// Hands on one folded token (and its stem).
-  private func emit(
-    _ bytes: UnsafeRawBufferPointer, isASCII: Bool, start: Int32, end: Int32
-  ) -> Int32 {
-    if marksTokens {
-      setStem(bytes)
-      return sendStem(flags: 0, start: start, end: end)
-    }
-    let code = token(
-      context, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
-      start, end)
-    guard code == SQLITE_OK, addsStems, bytes.count >= 3, isASCII else { return code }
-    switch instance.stems.find(bytes) {
-    case .same:
-      return SQLITE_OK
-    case .stem(let found):
-      setStem(found)
-      return sendStem(flags: docsh_fts5_token_colocated, start: start, end: end)
-    case .missing:
-      break
-    }
-    stemCount = 0
-    let stemmed = porterStem(bytes)
-    guard stemmed == SQLITE_OK else { return stemmed }
-    let found = UnsafeRawBufferPointer(start: stem.bytes + 1, count: max(stemCount - 1, 0))
-    guard stemCount > 0,
-      found.count != bytes.count || !found.elementsEqual(bytes)
-    else {
-      instance.stems.insert(bytes, stem: nil)
-      return SQLITE_OK
-    }
-    instance.stems.insert(bytes, stem: found)
-    return sendStem(flags: docsh_fts5_token_colocated, start: start, end: end)
-  }
-
-  /// Has FTS5's Porter stemmer stem `bytes` into the marked stem.
-  private func porterStem(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-    instance.stemmerMethods.xTokenize?(
-      instance.stemmer, Unmanaged.passUnretained(self).toOpaque(), docsh_fts5_tokenize_document,
-      bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count)
-    ) { context, _, token, length, _, _ in
-      guard let context, let token else { return SQLITE_OK }
-      let call = Unmanaged<TokenizeCall>.fromOpaque(context).takeUnretainedValue()
-      call.setStem(UnsafeRawBufferPointer(start: token, count: Int(length)))
-      return SQLITE_OK
-    } ?? SQLITE_ERROR
-  }
-
-  /// Starts the marked stem with `bytes` after the marker.
-  private func setStem(_ bytes: UnsafeRawBufferPointer) {
-    stem.reserve(bytes.count + 1)
-    stem.bytes[0] = stemMarker
-    if let base = bytes.baseAddress, bytes.count > 0 {
-      (stem.bytes + 1).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-    }
-    stemCount = bytes.count + 1
-  }
-
-  private func sendStem(flags: Int32, start: Int32, end: Int32) -> Int32 {
-    UnsafeRawPointer(stem.bytes).withMemoryRebound(to: CChar.self, capacity: stemCount) {
-      bytes in
-      token(context, flags, bytes, Int32(stemCount), start, end)
-    }
   }
 }
 
@@ -722,7 +409,8 @@ private func registerFoldingTokenizer(_ api: UnsafeMutablePointer<fts5_api>, par
       guard let instance, let token else { return SQLITE_ERROR }
       let folding = Unmanaged<FoldingTokenizerInstance>.fromOpaque(UnsafeRawPointer(instance))
         .takeUnretainedValue()
-      return tokenizeFolding(folding, context, flags, text, length, token)
+      return TokenizeCall.tokenize(
+        text, length: length, flags: flags, instance: folding, context: context, token: token)
     })
   let code = createTokenizer(api, foldingTokenizerName, parents.toOpaque(), &folding) {
     context in
@@ -770,123 +458,10 @@ private func createFoldingTokenizer(
   return SQLITE_OK
 }
 
-/// `docsh`'s xTokenize.
-private func tokenizeFolding(
-  _ folding: FoldingTokenizerInstance, _ context: UnsafeMutableRawPointer?, _ flags: Int32,
-  _ text: UnsafePointer<CChar>?, _ length: Int32, _ token: @escaping FTS5TokenCallback
-) -> Int32 {
-  guard let text, length > 0 else { return SQLITE_OK }
-  var start = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
-  var count = Int(length)
-  var marksTokens = false
-  if flags & docsh_fts5_tokenize_query != 0, start.pointee == stemMarker {
-    marksTokens = true
-    start += 1
-    count -= 1
-  }
-  let call = TokenizeCall(
-    context: context, token: token, instance: folding, flags: flags, marksTokens: marksTokens)
-  return withExtendedLifetime(call) { call.tokenize(start, count: count) }
-}
-
 // MARK: - docsh_rank
 
-// `docsh_rank(full_text, plan, limit)`: the FTS5 auxiliary function that scores a matching
-// row as ``RankingPlan`` says (the plan's text as its argument, parsed once per query).
-//
-// With a `limit` above 0 the caller promises to keep only the `limit` best rows of every
-// row it asks about (`ORDER BY docsh_rank(…) DESC LIMIT limit`, nothing else filtering):
-// once that many are scored, a row whose score cannot reach the lowest of them, even as
-// short as a document can be (bm25 only falls as a document grows), is not scored exactly:
-// its length, a look-up in FTS5's docsize table that was half of what a search of common
-// words cost, is never read. Such a row gets that bound as its score, below every row kept,
-// so the rows kept and their order are the same as when every row is scored.
-
-/// A plan parsed for one query, with its IDFs and counting buffers reused row after row, and
-/// the best scores so far when the caller keeps only the best `limit` rows.
-private final class RankCall {
-  let plan: RankingPlan
-  let averageLength: Double
-  let idf: UnsafeMutableBufferPointer<Double>
-  let nameCounts: UnsafeMutableBufferPointer<Int>
-  let contentCounts: UnsafeMutableBufferPointer<Int>
-  let frequencies: UnsafeMutableBufferPointer<Double>
-  /// The best `limit` exact scores so far, a min-heap (the lowest first); `best.count` is
-  /// the limit, 0 when every row is scored exactly.
-  private let best: UnsafeMutableBufferPointer<Double>
-  private var bestCount = 0
-  /// The last row scored and its score: a row asked about again is not recorded twice.
-  var lastRow: (id: Int64, score: Double)?
-
-  init(plan: RankingPlan, rows: Int, averageLength: Double, limit: Int) {
-    self.plan = plan
-    self.averageLength = averageLength
-    idf = .allocate(capacity: plan.nameGroups.count)
-    _ = idf.initialize(from: plan.idf(rows: rows))
-    nameCounts = .allocate(capacity: plan.groups.count)
-    nameCounts.initialize(repeating: 0)
-    contentCounts = .allocate(capacity: plan.groups.count)
-    contentCounts.initialize(repeating: 0)
-    frequencies = .allocate(capacity: plan.nameGroups.count)
-    frequencies.initialize(repeating: 0)
-    best = .allocate(capacity: max(limit, 0))
-    best.initialize(repeating: 0)
-  }
-
-  deinit {
-    idf.deallocate()
-    nameCounts.deallocate()
-    contentCounts.deallocate()
-    frequencies.deallocate()
-    best.deallocate()
-  }
-
-  /// The plan's score of the counts held, for a document of `length` tokens.
-  func score(length: Int) -> Double {
-    plan.score(
-      nameCounts: UnsafeBufferPointer(nameCounts),
-      contentCounts: UnsafeBufferPointer(contentCounts),
-      length: length, averageLength: averageLength, idf: UnsafeBufferPointer(idf),
-      scratch: frequencies
-    ).score
-  }
-
-  /// The score below which a row cannot be kept; `nil` while fewer than `limit` are scored.
-  var threshold: Double? {
-    bestCount == best.count && bestCount > 0 ? best[0] : nil
-  }
-
-  /// Records an exact score among the best ones.
-  func record(_ score: Double) {
-    guard best.count > 0 else { return }
-    if bestCount < best.count {
-      // Sift up.
-      var child = bestCount
-      bestCount += 1
-      best[child] = score
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard best[parent] > best[child] else { break }
-        best.swapAt(parent, child)
-        child = parent
-      }
-      return
-    }
-    guard score > best[0] else { return }
-    // Replace the lowest, sift down.
-    best[0] = score
-    var parent = 0
-    while true {
-      let left = 2 * parent + 1
-      guard left < bestCount else { break }
-      let right = left + 1
-      let child = right < bestCount && best[right] < best[left] ? right : left
-      guard best[child] < best[parent] else { break }
-      best.swapAt(parent, child)
-      parent = child
-    }
-  }
-}
+// What `docsh_rank` does and what one query keeps between rows are in RankCall.swift; here
+// are its C halves: registering it and reading FTS5's matches.
 
 /// The functions of FTS5's extension API `docsh_rank` calls.
 private struct RankAPI {
@@ -940,11 +515,6 @@ func registerRankFunction(_ api: UnsafeMutablePointer<fts5_api>) throws(SQLiteEr
   guard code == SQLITE_OK else {
     throw SQLiteError(operation: "fts5", code: code, message: "cannot register docsh_rank")
   }
-}
-
-/// Why `docsh_rank` failed, as SQLite reports it.
-private struct RankFailure: Error {
-  let text: String
 }
 
 /// The query's ``RankCall``, made and kept as FTS5 auxiliary data at the first row.

@@ -17,34 +17,23 @@ struct IndexIdentity: Equatable, Sendable {
   var changeNanoseconds: Int64
   var generation: Int
 
-  init(storePath: String, status: FileStatus, generation: Int) {
-    self.storePath = storePath
-    device = Int64(truncatingIfNeeded: status.device)
-    inode = Int64(truncatingIfNeeded: status.inode)
-    size = Int64(status.size)
-    modificationNanoseconds = status.modificationNanoseconds
-    changeNanoseconds = status.changeNanoseconds
-    self.generation = generation
-  }
-
-  init(
-    storePath: String, device: Int64, inode: Int64, size: Int64, modificationNanoseconds: Int64,
-    changeNanoseconds: Int64, generation: Int
-  ) {
-    self.storePath = storePath
-    self.device = device
-    self.inode = inode
-    self.size = size
-    self.modificationNanoseconds = modificationNanoseconds
-    self.changeNanoseconds = changeNanoseconds
-    self.generation = generation
-  }
-
   /// Whether the file fields match (the generation is checked against the file's header).
   func describesSameFile(as other: IndexIdentity) -> Bool {
     storePath == other.storePath && device == other.device && inode == other.inode
       && size == other.size && modificationNanoseconds == other.modificationNanoseconds
       && changeNanoseconds == other.changeNanoseconds
+  }
+}
+
+extension IndexIdentity {
+  /// The identity of the store file at `storePath` with `status`, at `generation` (in an
+  /// extension, so that the struct keeps its memberwise initializer).
+  init(storePath: String, status: FileStatus, generation: Int) {
+    self.init(
+      storePath: storePath, device: Int64(truncatingIfNeeded: status.device),
+      inode: Int64(truncatingIfNeeded: status.inode), size: Int64(status.size),
+      modificationNanoseconds: status.modificationNanoseconds,
+      changeNanoseconds: status.changeNanoseconds, generation: generation)
   }
 }
 

@@ -35,11 +35,8 @@ struct StoreWriter {
     for (index, category) in categories.enumerated() {
       append(index == 0 ? "\n" : ",\n")
       let start = offset
-      append("{\"id\":\"")
-      append(category.category.id)
-      append("\",\"name\":")
-      JSONText.appendLiteral(category.category.name.text, to: &buffer)
-      append(",\"documents\":[")
+      appendObjectStart(
+        id: category.category.id, name: category.category.name, then: ",\"documents\":[")
       var documents = StoredLocation(offset: offset, length: 0)
       if let unloaded = category.unloadedDocuments {
         // Never loaded, so unchanged: the whole run of its documents is copied as it is.
@@ -98,11 +95,7 @@ struct StoreWriter {
     try flushPendingRun()
     append(first ? "\n" : ",\n")
     let start = offset
-    append("{\"id\":\"")
-    append(document.document.id)
-    append("\",\"name\":")
-    JSONText.appendLiteral(document.document.name.text, to: &buffer)
-    append(",\"content\":")
+    appendObjectStart(id: document.document.id, name: document.document.name, then: ",\"content\":")
     let contentStart = offset
     if let text = document.content {
       JSONText.appendLiteral(text, to: &buffer)
@@ -139,6 +132,16 @@ struct StoreWriter {
       copied += count
     }
     flushed += copied
+  }
+
+  /// Appends how a category's or a document's object starts, `{"id":"…","name":…`, then
+  /// `next`, the start of its next member.
+  private mutating func appendObjectStart(id: ObjectID, name: Name, then next: String) {
+    append("{\"id\":\"")
+    append(id)
+    append("\",\"name\":")
+    JSONText.appendLiteral(name.text, to: &buffer)
+    append(next)
   }
 
   private mutating func append(_ text: String) {

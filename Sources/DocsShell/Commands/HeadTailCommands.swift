@@ -63,10 +63,14 @@ enum LineSelection: Equatable, Sendable {
 
 /// `head` and `tail`: the first or last lines of documents.
 protocol ExcerptCommand: ShellCommand {
+  /// Whether `-n` counts from the end, as `tail`'s does, rather than from the start.
+  static var countsFromEnd: Bool { get }
   /// The paths as typed.
   var paths: [String] { get }
   /// Which lines to keep.
   var selection: LineSelection { get }
+  /// The command keeping `selection` of the documents at `paths`.
+  init(paths: [String], selection: LineSelection)
 }
 
 extension ExcerptCommand {
@@ -76,6 +80,21 @@ extension ExcerptCommand {
       options: [LineSelection.option.spec],
       positionals: [PositionalSpec("NAME", .oneOrMore, completing: .document)],
       whenMissing: "name a document", numericShorthand: LineSelection.option.spec)
+  }
+
+  /// The configuration of `head` or `tail`: its help, ``arguments()``, no undo, paged.
+  static func excerptConfiguration(
+    name: String, abstract: String, discussion: String, example: String
+  ) -> CommandConfiguration {
+    CommandConfiguration(
+      name: name, abstract: abstract, discussion: discussion, example: example,
+      arguments: arguments(), isUndoable: false, pagesOutput: true)
+  }
+
+  init(_ arguments: ParsedArguments) throws(ShellError) {
+    let selection = try LineSelection(
+      arguments, fromEnd: Self.countsFromEnd, for: Self.configuration)
+    self.init(paths: arguments.positionals, selection: selection)
   }
 
   func run(in session: Session) throws -> CommandResult {
@@ -93,46 +112,32 @@ extension ExcerptCommand {
 
 /// `head`: the first lines of documents.
 struct HeadCommand: ExcerptCommand {
-  static let configuration = CommandConfiguration(
+  static let configuration = excerptConfiguration(
     name: "head",
     abstract: "print the first ten lines (-n N) of documents",
     discussion: """
       As coreutils' head: -n -N prints all but the last N lines; -N is -n N. With several
       documents, each starts with a line ==> NAME <==.
       """,
-    example: "head -n 3 Plan Work/Notes",
-    arguments: arguments(),
-    isUndoable: false,
-    pagesOutput: true)
+    example: "head -n 3 Plan Work/Notes")
+  static let countsFromEnd = false
 
   let paths: [String]
   let selection: LineSelection
-
-  init(_ arguments: ParsedArguments) throws(ShellError) {
-    paths = arguments.positionals
-    selection = try LineSelection(arguments, fromEnd: false, for: Self.configuration)
-  }
 }
 
 /// `tail`: the last lines of documents.
 struct TailCommand: ExcerptCommand {
-  static let configuration = CommandConfiguration(
+  static let configuration = excerptConfiguration(
     name: "tail",
     abstract: "print the last ten lines (-n N) of documents",
     discussion: """
       As coreutils' tail: -n +N prints from line N on; -N is -n N. With several documents,
       each starts with a line ==> NAME <== (none for -n 0, which prints nothing).
       """,
-    example: "tail -n 3 Journal",
-    arguments: arguments(),
-    isUndoable: false,
-    pagesOutput: true)
+    example: "tail -n 3 Journal")
+  static let countsFromEnd = true
 
   let paths: [String]
   let selection: LineSelection
-
-  init(_ arguments: ParsedArguments) throws(ShellError) {
-    paths = arguments.positionals
-    selection = try LineSelection(arguments, fromEnd: true, for: Self.configuration)
-  }
 }

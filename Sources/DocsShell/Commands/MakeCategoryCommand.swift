@@ -1,18 +1,12 @@
 import DocsKit
 
 /// `mkdir`: create categories.
-struct MakeCategoryCommand: ShellCommand {
+struct MakeCategoryCommand: NamesCommand {
   static let configuration = CommandConfiguration(
     name: "mkdir", abstract: "create categories", example: "mkdir Work \"Reading list\"",
-    arguments: ArgumentSpec(
-      positionals: [PositionalSpec("NAME", .oneOrMore, completing: .text)],
-      whenMissing: "name the category to create"))
+    arguments: names(completing: .text, whenMissing: "name the category to create"))
 
   let names: [String]
-
-  init(_ arguments: ParsedArguments) {
-    names = arguments.positionals
-  }
 
   func run(in session: Session) throws -> CommandResult {
     for name in names {

@@ -89,6 +89,29 @@ extension FlagsCommand {
   }
 }
 
+/// A command that takes nothing but one or more names, as typed, and acts on each of them
+/// (`mkdir`, `touch`).
+protocol NamesCommand: ShellCommand {
+  /// The names as typed.
+  var names: [String] { get }
+  /// The command with `names`.
+  init(names: [String])
+}
+
+extension NamesCommand {
+  init(_ arguments: ParsedArguments) {
+    self.init(names: arguments.positionals)
+  }
+
+  /// The arguments of such a command: one or more `NAME`s completed as `kind`, and
+  /// `whenMissing` to say when none is given.
+  static func names(completing kind: ArgumentKind, whenMissing: String) -> ArgumentSpec {
+    ArgumentSpec(
+      positionals: [PositionalSpec("NAME", .oneOrMore, completing: kind)],
+      whenMissing: whenMissing)
+  }
+}
+
 /// Every command, in the order `help` lists them; completion reads the same list.
 enum CommandRegistry {
   static let commands: [any ShellCommand.Type] = [

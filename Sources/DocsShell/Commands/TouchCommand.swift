@@ -1,7 +1,7 @@
 import DocsKit
 
 /// `touch`: create empty documents, or give existing ones a new modification date.
-struct TouchCommand: ShellCommand {
+struct TouchCommand: NamesCommand {
   static let configuration = CommandConfiguration(
     name: "touch",
     abstract: "create empty documents, or give existing ones the date now",
@@ -10,18 +10,13 @@ struct TouchCommand: ShellCommand {
       date changes. undo takes it back.
       """,
     example: "touch Work/Plan",
-    arguments: ArgumentSpec(
-      positionals: [PositionalSpec("NAME", .oneOrMore, completing: .document)],
-      whenMissing: "name a document"))
+    arguments: names(completing: .document, whenMissing: "name a document"))
 
-  let paths: [String]
-
-  init(_ arguments: ParsedArguments) {
-    paths = arguments.positionals
-  }
+  /// The documents' paths as typed.
+  let names: [String]
 
   func run(in session: Session) throws -> CommandResult {
-    for path in paths {
+    for path in names {
       let (category, name) = try ShellPath(path).entry(
         in: session.context, from: session.currentCategory)
       if let document = try session.context.document(named: name, in: category.id) {
