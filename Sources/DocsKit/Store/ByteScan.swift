@@ -57,19 +57,26 @@ enum ByteScan {
   static func contains(_ needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer)
     -> Bool
   {
-    guard let first = needle.first, let needleBase = needle.baseAddress else { return true }
-    guard let base = haystack.baseAddress, needle.count <= haystack.count else { return false }
+    firstIndex(of: needle, in: haystack) != nil
+  }
+
+  /// Where `needle` first starts in `haystack` (0 for an empty needle), or `nil`.
+  static func firstIndex(of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer)
+    -> Int?
+  {
+    guard let first = needle.first, let needleBase = needle.baseAddress else { return 0 }
+    guard let base = haystack.baseAddress, needle.count <= haystack.count else { return nil }
     // `memchr` for the first byte, `memcmp` for the rest (Glibc's `memmem` is not exported).
     var position = 0
     let last = haystack.count - needle.count
     while position <= last {
       guard let found = memchr(base + position, Int32(first), last - position + 1) else {
-        return false
+        return nil
       }
       let index = base.distance(to: UnsafeRawPointer(found))
-      if memcmp(base + index, needleBase, needle.count) == 0 { return true }
+      if memcmp(base + index, needleBase, needle.count) == 0 { return index }
       position = index + 1
     }
-    return false
+    return nil
   }
 }

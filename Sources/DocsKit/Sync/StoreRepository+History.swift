@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One saved version of a document: a commit that changed (or deleted) it.
 public struct DocumentVersion: Hashable, Sendable {
   /// The commit.
@@ -316,12 +320,18 @@ extension StoreRepository {
     }
     let marker = Array((HistoryTrailer.storeKey + ": " + pathInRepository + "\n").utf8)
     var entries: [(index: Int, entry: LogEntry)] = []
-    for (index, record) in output.output.split(separator: 0x1E).enumerated() {
+    let log = output.output
+    // Records and their first fields are found with memchr: the log of a large store holds
+    // messages of megabytes (a first commit names every document).
+    for (index, bounds) in StoreRepository.byteRanges(of: log, separatedBy: 0x1E).enumerated() {
+      let record = log[bounds]
       let isDescribed = record.withUnsafeBytes { bytes in
         marker.withUnsafeBytes { ByteScan.contains($0, in: bytes) }
       }
       guard record.withUnsafeBytes({ wanted($0, isDescribed) }) else { continue }
-      let fields = record.split(separator: 0x1F, maxSplits: 3, omittingEmptySubsequences: false)
+      let fields = StoreRepository.byteRanges(
+        of: log, separatedBy: 0x1F, in: bounds, maximumCount: 4
+      ).map { log[$0] }
       guard fields.count == 4,
         let seconds = Int64(String(decoding: fields[1], as: UTF8.self))
       else { continue }
@@ -339,16 +349,41 @@ extension StoreRepository {
     return entries
   }
 
-  /// Where `needle` first starts in `bytes`.
-  static func firstIndex(of needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
-    guard let first = needle.first, needle.count <= bytes.count else { return nil }
-    var position = bytes.startIndex
-    while let found = bytes[position...].firstIndex(of: first) {
-      guard found + needle.count <= bytes.endIndex else { return nil }
-      if bytes[found..<(found + needle.count)].elementsEqual(needle) { return found }
-      position = found + 1
+  /// The ranges of `bytes` (within `bounds`, all of it when `nil`) between the bytes
+  /// `separator`, empty ones left out but for fields, at most `maximumCount` (the last one
+  /// running to the end, separators and all), found with `memchr`.
+  static func byteRanges(
+    of bytes: [UInt8], separatedBy separator: UInt8, in bounds: Range<Int>? = nil,
+    maximumCount: Int = .max
+  ) -> [Range<Int>] {
+    let bounds = bounds ?? 0..<bytes.count
+    let keepsEmpty = maximumCount != .max
+    var ranges: [Range<Int>] = []
+    bytes.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return }
+      var start = bounds.lowerBound
+      while start <= bounds.upperBound {
+        var end = bounds.upperBound
+        if ranges.count + 1 < maximumCount, start < bounds.upperBound,
+          let found = memchr(base + start, Int32(separator), bounds.upperBound - start)
+        {
+          end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+        if keepsEmpty || end > start { ranges.append(start..<end) }
+        if end == bounds.upperBound { break }
+        start = end + 1
+      }
     }
-    return nil
+    return ranges
+  }
+
+  /// Where `needle` first starts in `bytes` (an index of `bytes`).
+  static func firstIndex(of needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
+    guard !needle.isEmpty else { return nil }
+    let found = bytes.withUnsafeBytes { haystack in
+      needle.withUnsafeBytes { ByteScan.firstIndex(of: $0, in: haystack) }
+    }
+    return found.map { bytes.startIndex + $0 }
   }
 
   /// The versions of `id` in commits that carry no trailers (a user's commits, made in a
