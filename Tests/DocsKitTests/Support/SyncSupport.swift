@@ -32,9 +32,15 @@ final class Machine {
   /// The folder of the store (the work tree's top in these tests).
   var folder: String { splitPath(storePath).folder }
 
+  /// Over this many documents a category's files lie in buckets (docsh's limit unless a
+  /// test sets a tiny one).
+  var fanOutLimit: Int?
+
   /// The repository of the store, when there is one.
   func repository() throws -> StoreRepository? {
-    try StoreRepository.locate(storePath: storePath, runner: runner)
+    let repository = try StoreRepository.locate(storePath: storePath, runner: runner)
+    if let fanOutLimit { repository?.fanOutLimit = fanOutLimit }
+    return repository
   }
 
   /// A context on the store that commits every save when the folder is set up for docsh.
