@@ -210,3 +210,20 @@ func document(_ category: String, _ name: String, in context: Context) throws ->
   let found = try #require(context.category(named: category))
   return try #require(try context.document(named: name, in: found.id))
 }
+
+/// `machine`, with a fan-out limit of 3, holding Work with Alpha, Beta and Gamma (at the
+/// limit: flat) and Home with List, set up with `remote` and synced.
+func startAtTheFanOutLimit(_ machine: Machine, remote: String) throws {
+  machine.fanOutLimit = 3
+  try machine.edit { context in
+    for name in ["Alpha", "Beta", "Gamma"] { try put("\(name)\n", at: "Work", name, in: context) }
+    try put("list\n", at: "Home", "List", in: context)
+  }
+  try machine.setUp(remote: remote)
+  try machine.sync()
+}
+
+/// The path of `name`'s file in the fanned-out category `category`: `Work/3f/Plan`.
+func bucketed(_ category: String, _ name: String) throws -> String {
+  category + "/" + RepositoryLayout.bucket(of: try Name(name)) + "/" + name
+}

@@ -20,19 +20,8 @@ import Testing
     remote = try sandbox.makeBareRemote()
     laptop = try Machine("laptop", in: sandbox, number: 1)
     desktop = try Machine("desktop", in: sandbox, number: 2)
-    laptop.fanOutLimit = 3
     desktop.fanOutLimit = 3
-    try laptop.edit { context in
-      for name in ["Alpha", "Beta", "Gamma"] { try put("\(name)\n", at: "Work", name, in: context) }
-      try put("list\n", at: "Home", "List", in: context)
-    }
-    try laptop.setUp(remote: remote)
-    try laptop.sync()
-  }
-
-  /// The path of `name`'s file in the fanned-out category `category`.
-  func bucketed(_ category: String, _ name: String) throws -> String {
-    category + "/" + RepositoryLayout.bucket(of: try Name(name)) + "/" + name
+    try startAtTheFanOutLimit(laptop, remote: remote)
   }
 
   /// Laptop adds Delta (Work fans out) and syncs.

@@ -16,18 +16,7 @@ import Testing
     sandbox = try GitSandbox("fanout")
     remote = try sandbox.makeBareRemote()
     laptop = try Machine("laptop", in: sandbox, number: 1)
-    laptop.fanOutLimit = 3
-    try laptop.edit { context in
-      for name in ["Alpha", "Beta", "Gamma"] { try put("\(name)\n", at: "Work", name, in: context) }
-      try put("list\n", at: "Home", "List", in: context)
-    }
-    try laptop.setUp(remote: remote)
-    try laptop.sync()
-  }
-
-  /// The path of `name`'s file in the fanned-out category `category`.
-  func bucketed(_ category: String, _ name: String) throws -> String {
-    category + "/" + RepositoryLayout.bucket(of: try Name(name)) + "/" + name
+    try startAtTheFanOutLimit(laptop, remote: remote)
   }
 
   /// The fanned-out paths of Work's four documents, its record and Home's.
