@@ -25,13 +25,15 @@ import Testing
   }
 
   /// Laptop adds Delta (Work fans out) and syncs.
-  func fanOutOnTheLaptop() throws {
+  @discardableResult
+  func fanOutOnTheLaptop() throws -> SyncReport {
     try laptop.edit { try put("Delta\n", at: "Work", "Delta", in: $0) }
-    try laptop.sync()
+    return try laptop.sync()
   }
 
   @Test func aFannedOutTreeReadsBackAsTheStoreOnAnotherMachine() throws {
-    try fanOutOnTheLaptop()
+    // What went out: Delta and Work's record; the files that only moved count for nothing.
+    #expect(try fanOutOnTheLaptop().outgoing == 2)
     #expect(try laptop.headHoldsTheStore())
     try desktop.setUp(remote: remote)
     let report = try desktop.sync()

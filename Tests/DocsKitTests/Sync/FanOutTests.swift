@@ -73,6 +73,19 @@ import Testing
     #expect(try laptop.headHoldsTheStore())
   }
 
+  @Test func aCategoryRenamedAsItCrossesTheLimitMovesOnceUnderItsNewName() throws {
+    try laptop.edit { context in
+      try context.renameCategory(try #require(context.category(named: "Work")).id, to: "Job")
+      try put("Delta\n", at: "Job", "Delta", in: context)
+    }
+    let expected =
+      try ["Alpha", "Beta", "Delta", "Gamma"].map { try bucketed("Job", $0) } + [
+        "Home/.docsh-category", "Home/List", "Job/.docsh-category",
+      ]
+    #expect(try laptop.trackedPaths() == expected.sorted())
+    #expect(try laptop.headHoldsTheStore())
+  }
+
   @Test func aSaveOfOneDocumentInAFannedOutCategoryRewritesOnlyItsBucket() throws {
     let context = try laptop.edit { context in
       for number in 0..<12 { try put("\(number)\n", at: "Work", "Note \(number)", in: context) }
