@@ -28,17 +28,20 @@ import Testing
     #expect((crossings > 10) == (fanOutLimit == 3), "\(crossings) crossings")
   }
 
-  /// The inputs `make fuzz` starts from, and any it found: each replayed.
+  /// The inputs `make fuzz` starts from, and any it found: each replayed, with both limits
+  /// as the fuzzer runs them.
   @Test func theFuzzersSeedsAndFindingsHoldToo() throws {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("FuzzRegressions/treemerge")
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     #expect(!names.isEmpty)
     for name in names {
-      var history = TreeMergeHistory(
-        Array(try Data(contentsOf: folder.appendingPathComponent(name))))
-      let problems = history.problems()
-      #expect(problems.isEmpty, "\(name): \(problems)")
+      let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+      for limit in [RepositoryLayout.defaultFanOutLimit, 3] {
+        var history = TreeMergeHistory(bytes, fanOutLimit: limit)
+        let problems = history.problems()
+        #expect(problems.isEmpty, "\(name), fan-out limit \(limit): \(problems)")
+      }
     }
   }
 }
