@@ -86,6 +86,26 @@ import Testing
     #expect(try laptop.headHoldsTheStore())
   }
 
+  @Test func aDocumentNamedLikeTheBucketOfAnotherCrossesBothWaysWithoutMeetingIt() throws {
+    // Beta renamed to the name of Alpha's bucket: the file Work/xx, then the folder Work/xx/.
+    let bucket = RepositoryLayout.bucket(of: try Name("Alpha"))
+    let context = try laptop.edit { context in
+      try context.renameDocument(try document("Work", "Beta", in: context).id, to: bucket)
+    }
+    #expect(try laptop.trackedPaths().contains("Work/\(bucket)"))
+    try put("Delta\n", at: "Work", "Delta", in: context)
+    try context.save()
+    let paths = try laptop.trackedPaths()
+    #expect(paths.contains("Work/\(bucket)/Alpha"), "\(paths)")
+    #expect(paths.contains(try bucketed("Work", bucket)), "\(paths)")
+    #expect(try laptop.headHoldsTheStore())
+    try context.deleteDocument(try document("Work", "Delta", in: context).id)
+    try context.save()
+    #expect(try laptop.trackedPaths().contains("Work/\(bucket)"))
+    #expect(try laptop.trackedPaths().contains("Work/Alpha"))
+    #expect(try laptop.headHoldsTheStore())
+  }
+
   @Test func aSaveOfOneDocumentInAFannedOutCategoryRewritesOnlyItsBucket() throws {
     let context = try laptop.edit { context in
       for number in 0..<12 { try put("\(number)\n", at: "Work", "Note \(number)", in: context) }
