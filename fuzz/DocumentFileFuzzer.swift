@@ -32,9 +32,9 @@ public func fuzzDocumentFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     break
   }
 
-  if case .category(let id, let name) = CategoryFile.parse(input) {
-    let again = CategoryFile.parse(CategoryFile.render(id: id, name: name))
-    guard case .category(id, let nameAgain) = again,
+  if case .category(let id, let name, let fanOut) = CategoryFile.parse(input) {
+    let again = CategoryFile.parse(CategoryFile.render(id: id, name: name, fanOut: fanOut))
+    guard case .category(id, let nameAgain, fanOut) = again,
       nameAgain.text.utf8.elementsEqual(name.text.utf8)
     else { fail("a category record does not survive render and parse: \(again)") }
   }

@@ -247,9 +247,11 @@ private struct Launch {
     progress =
       errors.isTerminal
       ? ProgressBar(output: errors, delay: ProgressBar.delay(in: environment)) : nil
+    // DOCSH_TEST_FAN_OUT_LIMIT is for tests: a tiny limit fans a category of a few out.
     repository = RepositoryAccess(
       storePath: storePath,
-      runner: SystemGitRunner(canPrompt: settings.isInteractive))
+      runner: SystemGitRunner(canPrompt: settings.isInteractive),
+      fanOutLimit: environment["DOCSH_TEST_FAN_OUT_LIMIT"].flatMap { Int($0) })
   }
 
   /// A context on the store, committing each save when the repository is set up.

@@ -8,12 +8,16 @@ final class RepositoryAccess {
   let storePath: String
   /// How git is run: the user's own program, configuration and credentials.
   let runner: any GitRunner
+  /// The fan-out limit a test gives the repository (``StoreRepository/fanOutLimit``); `nil`:
+  /// docsh's own.
+  let fanOutLimit: Int?
   private var found: StoreRepository??
 
   /// Access to the repository of the store at `storePath`, git run by `runner`.
-  init(storePath: String, runner: any GitRunner) {
+  init(storePath: String, runner: any GitRunner, fanOutLimit: Int? = nil) {
     self.storePath = storePath
     self.runner = runner
+    self.fanOutLimit = fanOutLimit
   }
 
   /// The repository the store's folder is in, if any.
@@ -21,6 +25,7 @@ final class RepositoryAccess {
   func repository() throws(SyncError) -> StoreRepository? {
     if let found { return found }
     let repository = try StoreRepository.locate(storePath: storePath, runner: runner)
+    if let fanOutLimit { repository?.fanOutLimit = fanOutLimit }
     found = .some(repository)
     return repository
   }
@@ -37,6 +42,7 @@ final class RepositoryAccess {
   func setUp(remote: String) throws(SyncError) -> StoreRepository {
     let repository = try StoreRepository.setUp(
       storePath: storePath, remote: remote, runner: runner)
+    if let fanOutLimit { repository.fanOutLimit = fanOutLimit }
     found = .some(repository)
     return repository
   }

@@ -12,8 +12,20 @@ struct SavedChanges: Sendable {
 
   /// Where a document was before the save.
   struct Place: Sendable, Equatable {
+    var categoryID: ObjectID
     var category: Name
     var name: Name
+  }
+
+  /// How many documents a category held before the save and after it.
+  struct CategoryCount: Sendable, Equatable {
+    /// Its name after the save.
+    var name: Name
+    var before: Int
+    var after: Int
+    /// The names of its documents the save left as they were, whose files move: given only
+    /// when the count crosses the fan-out limit the changes were read with.
+    var unchanged: [Name] = []
   }
 
   /// A document created, changed, moved or deleted.
@@ -33,13 +45,19 @@ struct SavedChanges: Sendable {
   var categories: [CategoryChange]
   /// The documents that changed, by id.
   var documents: [DocumentChange]
+  /// The counts of the categories that hold a changed document, or held one, and of those
+  /// created or renamed, by id (a category deleted has none).
+  var counts: [ObjectID: CategoryCount] = [:]
 }
 
 extension Context {
   /// What the last save changed, contents read; `nil` before any save, and after a load, an
-  /// undo past it or anything else that replaced the graph since.
+  /// undo past it or anything else that replaced the graph since. A category whose count
+  /// crosses `fanOutLimit` comes with the names of its documents the save left alone.
   /// - Throws: ``ContextError`` when a content cannot be read from the store.
-  func changesOfLastSave() throws(ContextError) -> SavedChanges? {
+  func changesOfLastSave(
+    fanOutLimit: Int = RepositoryLayout.defaultFanOutLimit
+  ) throws(ContextError) -> SavedChanges? {
     guard let saved = lastSave, saved.editCount == editCount else { return nil }
     var categories: [SavedChanges.CategoryChange] = []
     var documents: [SavedChanges.DocumentChange] = []
@@ -60,7 +78,8 @@ extension Context {
         }
       case .document(let record):
         let place = nameBefore(ofCategory: record.document.categoryID).map {
-          SavedChanges.Place(category: $0, name: record.document.name)
+          SavedChanges.Place(
+            categoryID: record.document.categoryID, category: $0, name: record.document.name)
         }
         let after = try savedDocument(id)
         if saved.changed.contains(id) {
@@ -86,7 +105,41 @@ extension Context {
     }
     return SavedChanges(
       generationBefore: saved.generationBefore, generation: generation,
-      categories: categories, documents: documents)
+      categories: categories, documents: documents,
+      counts: categoryCounts(categories: categories, documents: documents, limit: fanOutLimit))
+  }
+
+  /// The counts of the categories that `categories` and `documents` (a save's changes)
+  /// touch: after the save from the graph (an unloaded category's from its summary), before
+  /// it less the documents the save brought in and plus those it took out. Only a category
+  /// crossing `limit` has its members read, for the names of those the save left alone.
+  private func categoryCounts(
+    categories: [SavedChanges.CategoryChange], documents: [SavedChanges.DocumentChange],
+    limit: Int
+  ) -> [ObjectID: SavedChanges.CategoryCount] {
+    var differences: [ObjectID: Int] = [:]  // after less before
+    for category in categories where category.after != nil { differences[category.id] = 0 }
+    for document in documents {
+      let before = document.before?.categoryID
+      let after = document.after?.categoryID
+      if let before { differences[before, default: 0] -= before == after ? 0 : 1 }
+      if let after { differences[after, default: 0] += before == after ? 0 : 1 }
+    }
+    let changed = Set(documents.map(\.id))
+    var counts: [ObjectID: SavedChanges.CategoryCount] = [:]
+    for (id, difference) in differences {
+      guard let record = categoryRecords[id] else { continue }  // deleted
+      let members = membersByCategory[id]
+      let after = unloadedCategories[id]?.summary.documentCount ?? members?.count ?? 0
+      var count = SavedChanges.CategoryCount(
+        name: record.category.name, before: after - difference, after: after)
+      if (count.before > limit) != (count.after > limit), let members {
+        count.unchanged = members.values.filter { !changed.contains($0) }
+          .compactMap { documentRecords[$0]?.document.name }
+      }
+      counts[id] = count
+    }
+    return counts
   }
 
   /// The document `id` as the graph holds it now, content read; `nil` when there is none.

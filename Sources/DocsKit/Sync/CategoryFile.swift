@@ -8,6 +8,10 @@
 /// ---
 /// ```
 ///
+/// A category of more documents than ``RepositoryLayout/fanOutLimit`` keeps them in bucket
+/// subfolders, and its record says so with a third line, `fan-out: 256`; a record without
+/// it (every record of docsh before fan-out) means the documents lie in the folder itself.
+///
 /// Every category has one, so an empty category survives (git keeps no empty folders) and
 /// its identity travels with it. The name is the category's name as typed; the folder is
 /// that name encoded by ``FileNameEncoding``. Pure: bytes in, bytes out, no file system.
@@ -16,15 +20,19 @@ public enum CategoryFile {
   /// starts with `.`, so no document can take it.
   public static let fileName = ".docsh-category"
 
-  /// The bytes of a category's record.
-  public static func render(id: ObjectID, name: Name) -> [UInt8] {
-    Array("---\nid: \(id)\nname: \(name.text)\n---\n".utf8)
+  /// The bytes of a category's record; `fanOut`, the number of bucket subfolders its
+  /// documents lie in (`0`: none, the line left out).
+  public static func render(id: ObjectID, name: Name, fanOut: Int = 0) -> [UInt8] {
+    let fanOutLine = fanOut > 0 ? "fan-out: \(fanOut)\n" : ""
+    return Array("---\nid: \(id)\nname: \(name.text)\n\(fanOutLine)---\n".utf8)
   }
 
   /// Reads the bytes of a record found in a clone.
   ///
-  /// The rules of ``DocumentFile/parse(_:)`` apply, with the keys `id:` and `name:`; a file
-  /// without a header is invalid, and nothing but blank lines may follow the closing line.
+  /// The rules of ``DocumentFile/parse(_:)`` apply, with the keys `id:`, `name:` and, if
+  /// present, `fan-out:` (a value that is not a number of buckets reads as none: the
+  /// category's documents are then looked for in its folder alone); a file without a header
+  /// is invalid, and nothing but blank lines may follow the closing line.
   public static func parse(_ bytes: [UInt8]) -> CategoryFileParse {
     guard String(validating: bytes, as: UTF8.self) != nil else { return .invalid(reason: .notUTF8) }
     let start = bytes.starts(with: FrontMatter.byteOrderMark) ? FrontMatter.byteOrderMark.count : 0
@@ -35,7 +43,7 @@ public enum CategoryFile {
       return .invalid(reason: header.hasKey("id") ? .unclosedHeader : .noHeader)
     }
     let values: [(value: String, line: Int)?]
-    switch header.values(of: ["id", "name"]) {
+    switch header.values(of: ["id", "name", "fan-out"]) {
     case .success(let found): values = found
     case .failure(let problem): return .invalid(reason: problem)
     }
@@ -53,7 +61,8 @@ public enum CategoryFile {
     if let line = firstNonBlankLine(of: bytes, from: header.end, number: header.lines.count + 3) {
       return .invalid(reason: .contentAfterHeader(line: line))
     }
-    return .category(id: id, name: name)
+    let fanOut = values[2].flatMap { Int($0.value) }.map { max(0, $0) } ?? 0
+    return .category(id: id, name: name, fanOut: fanOut)
   }
 
   /// The number of the first line from `start` that holds more than spaces, tabs and a line
@@ -73,8 +82,9 @@ public enum CategoryFile {
 
 /// What a category record in a clone turned out to hold.
 public enum CategoryFileParse: Equatable, Sendable {
-  /// A category's identity and name.
-  case category(id: ObjectID, name: Name)
+  /// A category's identity and name, and the number of bucket subfolders its documents lie
+  /// in (`0`: none).
+  case category(id: ObjectID, name: Name, fanOut: Int = 0)
   /// A record docsh cannot read.
   case invalid(reason: FrontMatterProblem)
 }

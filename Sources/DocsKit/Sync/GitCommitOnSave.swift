@@ -16,7 +16,8 @@ public final class GitCommitOnSave: SaveHook {
     do {
       // What the save changed lets the commit cost what changed; when it cannot be read the
       // commit compares the whole store instead, which is slower, not wrong.
-      try repository.commitStore(saved: try? context.changesOfLastSave())
+      try repository.commitStore(
+        saved: try? context.changesOfLastSave(fanOutLimit: repository.fanOutLimit))
       return nil
     } catch {
       return "saved, but not committed (\(error)); the next save or sync commits it"

@@ -1,9 +1,27 @@
 /// Where the store's objects lie in a commit's tree: a folder per category, named after it
 /// (``FileNameEncoding``), holding its record (``CategoryFile``) and a file per document
 /// (``DocumentFile``), under the repository's ``StoreRepository/prefix``.
+///
+/// A category of more than ``fanOutLimit`` documents keeps them in 256 bucket subfolders,
+/// `CATEGORY/xx/DOCUMENT`, `xx` two lowercase hex digits from a stable hash of the name's
+/// key (so that names equal ignoring case share a bucket), and its record says so: a commit
+/// touching one document then rewrites a tree of a few hundred entries, not of the whole
+/// category. Whether a category is fanned out is a function of its count in the commit
+/// written, no hysteresis: a save that takes it across the limit, either way, moves its
+/// files once.
 struct RepositoryLayout {
+  /// Over this many documents a category's files lie in bucket subfolders.
+  static let defaultFanOutLimit = 2_000
+  /// The number of bucket subfolders of a fanned-out category, as its record gives it.
+  static let bucketCount = 256
+
   /// Put in front of every path (`""` when the store's folder is the repository's top).
   let prefix: String
+  /// Over this many documents a category is fanned out (tests make it small).
+  var fanOutLimit: Int = RepositoryLayout.defaultFanOutLimit
+
+  /// Whether a category of `count` documents keeps them in bucket subfolders.
+  func isFannedOut(documentCount count: Int) -> Bool { count > fanOutLimit }
 
   /// The path of the folder of the category `name`.
   func folder(of category: Name) -> String {
@@ -15,9 +33,41 @@ struct RepositoryLayout {
     prefix + FileNameEncoding.recordPath(category: category)
   }
 
-  /// The path of the document `name` of the category `category`.
-  func path(of document: Name, in category: Name) -> String {
-    prefix + FileNameEncoding.path(category: category, document: document)
+  /// The bytes of the record of a category, saying whether it is fanned out.
+  static func recordBytes(id: ObjectID, name: Name, fannedOut: Bool) -> [UInt8] {
+    CategoryFile.render(id: id, name: name, fanOut: fannedOut ? bucketCount : 0)
+  }
+
+  /// The path of the document `name` of the category `category`, in its bucket when the
+  /// category is fanned out.
+  func path(of document: Name, in category: Name, fannedOut: Bool) -> String {
+    folder(of: category) + "/" + RepositoryLayout.file(of: document, fannedOut: fannedOut)
+  }
+
+  /// The path of a document's file inside its category's folder: `DOCUMENT`, or
+  /// `xx/DOCUMENT` in a fanned-out category.
+  static func file(of document: Name, fannedOut: Bool) -> String {
+    let file = FileNameEncoding.encode(document)
+    return fannedOut ? bucket(of: document) + "/" + file : file
+  }
+
+  /// The bucket of the document `name` in a fanned-out category: two lowercase hex digits
+  /// from a stable hash of its key.
+  static func bucket(of document: Name) -> String {
+    var hash = StableHash()
+    hash.combine(Array(document.key.folded.utf8))
+    var folded = hash.value
+    folded ^= folded >> 32
+    folded ^= folded >> 16
+    folded ^= folded >> 8
+    let digits = String(folded & 0xFF, radix: 16)
+    return digits.count == 1 ? "0" + digits : digits
+  }
+
+  /// Whether `name` is the name of a bucket subfolder: two lowercase hex digits.
+  static func isBucket(_ name: some StringProtocol) -> Bool {
+    name.utf8.count == 2
+      && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
 
   /// The bytes of a document's file.
@@ -54,7 +104,8 @@ struct RepositoryLayout {
   /// The changes to the tree that commit `saved`, made against the tree of the save before:
   /// renamed categories' folders moved (through a temporary name, so that two categories can
   /// swap names), the old files of changed documents and the folders of deleted categories
-  /// removed, then the records and files of what the save wrote put in.
+  /// removed, the files of a category crossing the fan-out limit moved, then the records and
+  /// files of what the save wrote put in.
   func treeChanges(for saved: SavedChanges) -> [FastImportCommit.Change] {
     var changes: [FastImportCommit.Change] = []
     var renamedFolders: [NameKey: String] = [:]  // old name's key → temporary folder
@@ -76,11 +127,10 @@ struct RepositoryLayout {
     for document in saved.documents {
       guard let before = document.before, !deletedCategories.contains(before.category.key)
       else { continue }
-      if let temporary = renamedFolders[before.category.key] {
-        changes.append(.delete(temporary + "/" + FileNameEncoding.encode(before.name)))
-      } else {
-        changes.append(.delete(path(of: before.name, in: before.category)))
-      }
+      let file = RepositoryLayout.file(
+        of: before.name, fannedOut: isFannedOut(before: before.categoryID, in: saved))
+      let folder = renamedFolders[before.category.key] ?? folder(of: before.category)
+      changes.append(.delete(folder + "/" + file))
     }
     for category in saved.categories where category.after == nil {
       if let before = category.before { changes.append(.delete(folder(of: before))) }
@@ -88,16 +138,87 @@ struct RepositoryLayout {
     for (temporary, name) in renamedCategories {
       changes.append(.rename(temporary, folder(of: name)))
     }
-    for category in saved.categories {
-      guard let after = category.after else { continue }
-      changes.append(.put(recordPath(of: after), CategoryFile.render(id: category.id, name: after)))
-    }
+    changes += crossingMoves(for: saved)
+    changes += recordChanges(for: saved)
     for document in saved.documents {
       guard let after = document.after else { continue }
       // Names from the graph, validated when they were set.
       let path = path(
-        of: Name(unchecked: after.name), in: Name(unchecked: after.categoryName))
+        of: Name(unchecked: after.name), in: Name(unchecked: after.categoryName),
+        fannedOut: isFannedOut(after: after.categoryID, in: saved))
       changes.append(.put(path, RepositoryLayout.fileBytes(of: after)))
+    }
+    return changes
+  }
+
+  /// Whether the category `id` was fanned out before the save `saved`.
+  private func isFannedOut(before id: ObjectID, in saved: SavedChanges) -> Bool {
+    saved.counts[id].map { isFannedOut(documentCount: $0.before) } ?? false
+  }
+
+  /// Whether the category `id` is fanned out after the save `saved`.
+  private func isFannedOut(after id: ObjectID, in saved: SavedChanges) -> Bool {
+    saved.counts[id].map { isFannedOut(documentCount: $0.after) } ?? false
+  }
+
+  /// The renames that move the files the save left alone of each category it took across
+  /// the fan-out limit, in their (new) folder. Files named like a bucket wait in a
+  /// temporary folder meanwhile, so that a file and a bucket of one name never meet.
+  private func crossingMoves(for saved: SavedChanges) -> [FastImportCommit.Change] {
+    var changes: [FastImportCommit.Change] = []
+    for (id, count) in saved.counts.sorted(by: { $0.key < $1.key }) {
+      let before = isFannedOut(documentCount: count.before)
+      let after = isFannedOut(documentCount: count.after)
+      guard before != after else { continue }
+      let folder = folder(of: count.name) + "/"
+      let waiting = prefix + ".docsh-moving-" + id.description + "-files/"
+      let parked = count.unchanged.filter { RepositoryLayout.isBucket(FileNameEncoding.encode($0)) }
+      for name in parked {
+        changes.append(
+          .rename(
+            folder + RepositoryLayout.file(of: name, fannedOut: before),
+            waiting + FileNameEncoding.encode(name)))
+      }
+      for name in count.unchanged where !RepositoryLayout.isBucket(FileNameEncoding.encode(name)) {
+        changes.append(
+          .rename(
+            folder + RepositoryLayout.file(of: name, fannedOut: before),
+            folder + RepositoryLayout.file(of: name, fannedOut: after)))
+      }
+      for name in parked {
+        changes.append(
+          .rename(
+            waiting + FileNameEncoding.encode(name),
+            folder + RepositoryLayout.file(of: name, fannedOut: after)))
+      }
+    }
+    return changes
+  }
+
+  /// The records the save writes: of each category it created or renamed, and of each it
+  /// took across the fan-out limit.
+  private func recordChanges(for saved: SavedChanges) -> [FastImportCommit.Change] {
+    var changes: [FastImportCommit.Change] = []
+    var written = Set<ObjectID>()
+    for category in saved.categories {
+      guard let after = category.after else { continue }
+      written.insert(category.id)
+      changes.append(
+        .put(
+          recordPath(of: after),
+          RepositoryLayout.recordBytes(
+            id: category.id, name: after,
+            fannedOut: isFannedOut(after: category.id, in: saved))))
+    }
+    for (id, count) in saved.counts.sorted(by: { $0.key < $1.key })
+    where !written.contains(id)
+      && isFannedOut(documentCount: count.before) != isFannedOut(documentCount: count.after)
+    {
+      changes.append(
+        .put(
+          recordPath(of: count.name),
+          RepositoryLayout.recordBytes(
+            id: id, name: count.name, fannedOut: isFannedOut(documentCount: count.after))))
     }
     return changes
   }
@@ -116,8 +237,9 @@ extension RepositoryLayout {
   /// The changes that make the category folders of `parent` (a reading of the commit the
   /// changes apply to) hold `merged`'s categories: for every category of `merged` that
   /// lies in `folders` there or in `parent`, or is new or renamed, its record and
-  /// documents; docsh's files of those folders that `merged` no longer holds deleted. Files
-  /// docsh does not read are left as they are.
+  /// documents, in buckets when it holds more than ``fanOutLimit``; docsh's files of those
+  /// folders that `merged` no longer holds there deleted (a file that moved is put again by
+  /// its blob, not its bytes). Files docsh does not read are left as they are.
   func changes(
     from parent: TreeReading, to merged: StoreSnapshot, folders: Set<String>
   ) -> [FastImportCommit.Change] {
@@ -128,17 +250,21 @@ extension RepositoryLayout {
     for category in merged.categories {
       let folder = folder(of: category.name)
       let parentFolder = parent.folders[category.id]
-      guard
-        folders.contains(folder) || parentFolder.map(folders.contains) == true
-          || parentNames[category.id] != category.name.text
-      else { continue }
+      let isRead = folders.contains(folder) || parentFolder.map(folders.contains) == true
+      guard isRead || parentNames[category.id] != category.name.text else { continue }
       touchedFolders.insert(folder)
       if let parentFolder { touchedFolders.insert(parentFolder) }
-      desired[recordPath(of: category.name)] = CategoryFile.render(
-        id: category.id, name: category.name)
+      // A category whose documents were not read keeps the layout its record gives.
+      let fannedOut =
+        isRead
+        ? isFannedOut(documentCount: category.documents.count)
+        : parent.fannedOut.contains(category.id)
+      desired[recordPath(of: category.name)] = RepositoryLayout.recordBytes(
+        id: category.id, name: category.name, fannedOut: fannedOut)
       for document in category.documents {
-        desired[path(of: document.name, in: category.name)] = DocumentFile.render(
-          id: document.id, modified: document.modified, content: document.content)
+        desired[path(of: document.name, in: category.name, fannedOut: fannedOut)] =
+          DocumentFile.render(
+            id: document.id, modified: document.modified, content: document.content)
       }
     }
     // Categories gone from `merged`: their folders lose docsh's files.
@@ -150,9 +276,11 @@ extension RepositoryLayout {
     where desired[path] == nil && folderPath(of: path).map(touchedFolders.contains) == true {
       changes.append(.delete(path))
     }
-    for (path, bytes) in desired.sorted(by: { $0.key < $1.key })
-    where parent.files[path] != GitBlobID(of: bytes) {
-      changes.append(.put(path, bytes))
+    let parentBlobs = Set(parent.files.values)
+    for (path, bytes) in desired.sorted(by: { $0.key < $1.key }) {
+      let blob = GitBlobID(of: bytes)
+      guard parent.files[path] != blob else { continue }
+      changes.append(parentBlobs.contains(blob) ? .putBlob(path, blob) : .put(path, bytes))
     }
     return changes
   }

@@ -177,20 +177,28 @@ extension StoreRepository {
     let reader = TreeReader(git: git, layout: layout)
     var folder = layout.folder(of: categoryName)
     var file = FileNameEncoding.encode(documentName)
-    if try git.object(commit.hex + ":" + folder + "/" + file) == nil {
-      // Spelled otherwise at that commit: find the folder and the file ignoring case.
+    let bucketed = layout.path(of: documentName, in: categoryName, fannedOut: true)
+    if try git.object(commit.hex + ":" + folder + "/" + file) == nil,
+      try git.object(commit.hex + ":" + bucketed) == nil
+    {
+      // Spelled otherwise at that commit: find the folder and the file ignoring case, in
+      // the folder or in the bucket of the name (which ignores case too).
       guard
         let found = try reader.listing(commit.hex + ":" + layout.prefix).first(where: {
           $0.isFolder && FileNameEncoding.decode($0.name)?.key == categoryName.key
         })
       else { return nil }
       folder = layout.prefix + found.name
+      let bucket = RepositoryLayout.bucket(of: documentName)
       guard
-        let entry = try reader.listing(commit.hex + ":" + folder).first(where: {
-          !$0.isFolder && FileNameEncoding.decode($0.name)?.key == documentName.key
+        let entry = try reader.listing(commit.hex + ":" + folder, recursive: true).first(where: {
+          let parts = $0.name.split(separator: "/")
+          return (parts.count == 1 || (parts.count == 2 && parts[0] == bucket))
+            && parts.last.flatMap { FileNameEncoding.decode(String($0)) }?.key
+              == documentName.key
         })
       else { return nil }
-      file = entry.name
+      file = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
     }
     let reading = try reader.read(commit, folders: [folder], date: try commitDate(commit))
     guard let id = reading.folders.first(where: { $0.value == folder })?.key,

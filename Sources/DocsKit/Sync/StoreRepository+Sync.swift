@@ -306,6 +306,14 @@ extension StoreRepository {
   func changedPaths(from old: CommitID?, to new: CommitID?) throws(SyncError) -> [String:
     GitBlobID?]
   {
+    try changedFiles(from: old, to: new).mapValues(\.new)
+  }
+
+  /// The paths that differ between two commits (`nil`: the empty tree), with the blob at
+  /// each (`nil`: none there).
+  func changedFiles(from old: CommitID?, to new: CommitID?) throws(SyncError) -> [String: (
+    old: GitBlobID?, new: GitBlobID?
+  )] {
     guard let new else { return [:] }
     guard old != new else { return [:] }
     let output = try git.run(
@@ -314,7 +322,11 @@ extension StoreRepository {
         "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id",
         old?.hex ?? StoreRepository.emptyTree, new.hex,
       ])
-    var paths: [String: GitBlobID?] = [:]
+    func blob(_ field: ArraySlice<UInt8>) -> GitBlobID? {
+      let hex = String(decoding: field, as: UTF8.self)
+      return hex.allSatisfy({ $0 == "0" }) ? nil : GitBlobID(hex: hex)
+    }
+    var paths: [String: (old: GitBlobID?, new: GitBlobID?)] = [:]
     let fields = output.output.split(separator: 0, omittingEmptySubsequences: false)
     var index = 0
     while index + 1 < fields.count {
@@ -323,8 +335,7 @@ extension StoreRepository {
       let path = String(decoding: fields[index + 1], as: UTF8.self)
       index += 2
       guard meta.count == 5 else { continue }
-      let blob = String(decoding: meta[3], as: UTF8.self)
-      paths[path] = blob.allSatisfy({ $0 == "0" }) ? GitBlobID?.none : GitBlobID(hex: blob)
+      paths[path] = (blob(meta[2]), blob(meta[3]))
     }
     return paths
   }
@@ -338,9 +349,21 @@ extension StoreRepository {
     return Timestamp(millisecondsSince1970: (Int64(text) ?? 0) * 1000)
   }
 
-  /// How many documents and categories differ between two commits.
+  /// How many documents and categories differ between two commits. A file moved into its
+  /// bucket or out of it (its category crossed the fan-out limit) counts once, and not at
+  /// all when it moved unchanged.
   private func changedObjectCount(from old: CommitID?, to new: CommitID) throws(SyncError) -> Int {
-    try changedPaths(from: old, to: new).keys.filter { layout.isDocumentPlace($0) }.count
+    var byName: [String: [(old: GitBlobID?, new: GitBlobID?)]] = [:]
+    for (path, blobs) in try changedFiles(from: old, to: new) where layout.isDocumentPlace(path) {
+      let (category, name) = layout.names(at: path)
+      byName[category + "/" + name, default: []].append(blobs)
+    }
+    return byName.values.reduce(0) { count, files in
+      guard files.count == 2 else { return count + files.count }
+      let moved = files[0].old ?? files[1].old
+      let isUnchanged = moved != nil && moved == (files[0].new ?? files[1].new)
+      return count + (isUnchanged ? 0 : 1)
+    }
   }
 
   /// Whether the store file is missing or holds no category.

@@ -63,8 +63,12 @@ public final class StoreRepository {
   /// The file name of the store (`store.json`).
   var storeFileName: String { splitPath(storePath).name }
 
+  /// Over this many documents a category's files lie in bucket subfolders
+  /// (``RepositoryLayout``): 2,000, made smaller only by tests.
+  public var fanOutLimit = RepositoryLayout.defaultFanOutLimit
+
   /// Where the store's objects lie in a commit's tree.
-  var layout: RepositoryLayout { RepositoryLayout(prefix: prefix) }
+  var layout: RepositoryLayout { RepositoryLayout(prefix: prefix, fanOutLimit: fanOutLimit) }
 
   /// The files of the store's folder the old layout kept docsh's lines in, and those lines.
   var legacySupportFiles: [(name: String, lines: [String])] {

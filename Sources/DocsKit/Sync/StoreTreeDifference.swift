@@ -10,8 +10,13 @@ struct StoreTreeDifference {
   /// Files of the tree the store does not explain, to be read before deciding whether they
   /// are documents the store no longer holds (deleted) or files docsh leaves alone.
   private var unknown: [(path: String, blob: GitBlobID)] = []
+  /// The paths of the store's documents and records in the tree made.
+  private var expected = Set<String>()
+  /// Files found where a document of the store would lie in the other layout (its category
+  /// crossed the fan-out limit): the document's id, and its blob now.
+  private var otherPlaces: [String: (id: ObjectID, blob: GitBlobID)] = [:]
   private let layout: RepositoryLayout
-  private let heldIDs: Set<ObjectID>
+  private var heldIDs: Set<ObjectID> = []
 
   /// Compares the store `graph` with `tree` (every file of a commit, by path), reading each
   /// document's content with `content` once, and writing the file of each document that
@@ -29,7 +34,8 @@ struct StoreTreeDifference {
     self.layout = layout
     progress?.beginTask(.committingStore, totalBytes: totalBytes)
     defer { progress?.endTask() }
-    var expected = Set<String>()
+    var counts: [ObjectID: Int] = [:]
+    for document in graph.documents { counts[document.categoryID, default: 0] += 1 }
     var categoryNames: [ObjectID: Name] = [:]
     var held = Set<ObjectID>()
     for category in graph.categories {
@@ -37,7 +43,9 @@ struct StoreTreeDifference {
       held.insert(category.id)
       let path = layout.recordPath(of: category.name)
       expected.insert(path)
-      let bytes = CategoryFile.render(id: category.id, name: category.name)
+      let bytes = RepositoryLayout.recordBytes(
+        id: category.id, name: category.name,
+        fannedOut: layout.isFannedOut(documentCount: counts[category.id] ?? 0))
       if tree[path]?.object != GitBlobID(of: bytes) {
         changes.append(.put(path, bytes))
         described.categories.append(
@@ -45,36 +53,14 @@ struct StoreTreeDifference {
       }
     }
     var sinceReport = 0
-    var mark = FastImportCommit.firstBlobMark
+    var writer = BlobWriter(blobs: blobs)
     for document in graph.documents {
       held.insert(document.id)
       let category = categoryNames[document.categoryID] ?? Name(unchecked: "?")
-      let path = layout.path(of: document.name, in: category)
-      expected.insert(path)
-      let saved: SavedDocument
-      do {
-        saved = SavedDocument(
-          id: document.id, name: document.name.text, categoryID: document.categoryID,
-          categoryName: category.text, content: try content(document), size: document.size,
-          modified: document.modified)
-      } catch {
-        throw .store(error)
-      }
-      let bytes = RepositoryLayout.fileBytes(of: saved)
-      if tree[path]?.object != GitBlobID(of: bytes) {
-        do {
-          try blobs.append(FastImportCommit.blobCommand(bytes, mark: mark))
-        } catch {
-          throw .store(.system("git's input", operation: error.operation, errno: error.code))
-        }
-        changes.append(.putMark(path, mark))
-        mark += 1
-        described.documents.append(
-          .init(
-            id: document.id, kind: tree[path] == nil ? .new : .changed,
-            category: category.text, name: document.name.text, size: document.size,
-            fingerprint: RepositoryLayout.fingerprint(of: saved, fileBytes: bytes)))
-      }
+      try compare(
+        document, in: category,
+        fannedOut: layout.isFannedOut(documentCount: counts[document.categoryID] ?? 0),
+        content: content, tree: tree, writer: &writer)
       sinceReport += document.location.length
       if sinceReport >= 1 << 20 {
         progress?.advanceTask(to: document.location.offset + document.location.length)
@@ -82,14 +68,57 @@ struct StoreTreeDifference {
       }
     }
     heldIDs = held
+    var movedAway: [FastImportCommit.Change] = []
     for (path, entry) in tree.sorted(by: { $0.key < $1.key })
     where !expected.contains(path) && layout.isDocumentPlace(path) {
-      unknown.append((path, entry.object))
+      if otherPlaces[path]?.blob == entry.object {
+        movedAway.append(.delete(path))  // this very file, put again where it now lies
+      } else {
+        unknown.append((path, entry.object))
+      }
     }
+    changes = movedAway + changes
+  }
+
+  /// Adds the change that puts `document` at its place in `tree`, if it is not there as it
+  /// is. Where the document's file lies at the place of the other layout (its category
+  /// crossed the fan-out limit), the blob found there is put again by its id.
+  private mutating func compare(
+    _ document: StoredDocument, in category: Name, fannedOut: Bool,
+    content: (StoredDocument) throws(StoreError) -> String,
+    tree: [String: StoreRepository.TreeEntry], writer: inout BlobWriter
+  ) throws(SyncError) {
+    let path = layout.path(of: document.name, in: category, fannedOut: fannedOut)
+    let otherPath = layout.path(of: document.name, in: category, fannedOut: !fannedOut)
+    expected.insert(path)
+    let saved: SavedDocument
+    do {
+      saved = SavedDocument(
+        id: document.id, name: document.name.text, categoryID: document.categoryID,
+        categoryName: category.text, content: try content(document), size: document.size,
+        modified: document.modified)
+    } catch {
+      throw .store(error)
+    }
+    let bytes = RepositoryLayout.fileBytes(of: saved)
+    let blob = GitBlobID(of: bytes)
+    if tree[otherPath] != nil { otherPlaces[otherPath] = (document.id, blob) }
+    guard tree[path]?.object != blob else { return }
+    if tree[path] == nil, tree[otherPath]?.object == blob {
+      changes.append(.putBlob(path, blob))  // moved, not changed
+      return
+    }
+    changes.append(.putMark(path, try writer.write(bytes)))
+    described.documents.append(
+      .init(
+        id: document.id, kind: tree[path] == nil && tree[otherPath] == nil ? .new : .changed,
+        category: category.text, name: document.name.text, size: document.size,
+        fingerprint: RepositoryLayout.fingerprint(of: saved, fileBytes: bytes)))
   }
 
   /// Reads the files the store does not explain: one that is a docsh document or category
-  /// record the store no longer holds is deleted; any other file (a user's, or one a sync
+  /// record the store no longer holds is deleted, and so is the older version of a document
+  /// whose category crossed the fan-out limit; any other file (a user's, or one a sync
   /// warned about) is left as it is.
   mutating func settleUnknownFiles(
     reading read: ([GitBlobID]) throws(SyncError) -> [[UInt8]?]
@@ -100,10 +129,14 @@ struct StoreTreeDifference {
     for ((path, _), bytes) in zip(unknown, contents) {
       guard let bytes else { continue }
       if path.hasSuffix("/" + CategoryFile.fileName) {
-        guard case .category(let id, let name) = CategoryFile.parse(bytes), !heldIDs.contains(id)
+        guard case .category(let id, let name, _) = CategoryFile.parse(bytes), !heldIDs.contains(id)
         else { continue }
         deletions.append(.delete(path))
         described.categories.append(.init(kind: .deleted, name: name.text))
+      } else if case .docsh(let id, _, _) = DocumentFile.parse(bytes),
+        otherPlaces[path]?.id == id
+      {
+        deletions.append(.delete(path))  // an older version of a document that moved
       } else if case .docsh(let id, _, _) = DocumentFile.parse(bytes), !heldIDs.contains(id) {
         deletions.append(.delete(path))
         let (category, name) = layout.names(at: path)
@@ -118,20 +151,42 @@ struct StoreTreeDifference {
   }
 }
 
+/// Writes documents' files into a fast-import stream as blobs, each under a mark of its own.
+private struct BlobWriter {
+  let blobs: GitInputFile
+  var nextMark = FastImportCommit.firstBlobMark
+
+  /// Writes `bytes` as the next blob; its mark.
+  /// - Throws: ``SyncError/store(_:)`` when the stream cannot be written.
+  mutating func write(_ bytes: [UInt8]) throws(SyncError) -> Int {
+    let mark = nextMark
+    do {
+      try blobs.append(FastImportCommit.blobCommand(bytes, mark: mark))
+    } catch {
+      throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    }
+    nextMark += 1
+    return mark
+  }
+}
+
 extension RepositoryLayout {
   /// Whether `path` is where a document or a category record lies: two levels below the
-  /// prefix.
+  /// prefix, or three with a bucket between (a fanned-out category's).
   func isDocumentPlace(_ path: String) -> Bool {
     guard path.hasPrefix(prefix) else { return false }
-    return path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-      .count == 2
+    let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+    return parts.count == 2 || (parts.count == 3 && RepositoryLayout.isBucket(parts[1]))
   }
 
-  /// The category and document names a document path stands for, decoded where they
-  /// decode (as found otherwise).
+  /// The category and document names a document path stands for (a bucket between them
+  /// skipped), decoded where they decode (as found otherwise).
   func names(at path: String) -> (category: String, name: String) {
-    let parts = path.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
+    var parts = path.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
     guard parts.count == 2 else { return ("?", String(path)) }
+    if let slash = parts[1].firstIndex(of: "/"), RepositoryLayout.isBucket(parts[1][..<slash]) {
+      parts[1] = parts[1][parts[1].index(after: slash)...]
+    }
     let category = FileNameEncoding.decode(String(parts[0]))?.text ?? String(parts[0])
     let name = FileNameEncoding.decode(String(parts[1]))?.text ?? String(parts[1])
     return (category, name)

@@ -17,6 +17,8 @@ struct TreeReading {
   var snapshot = StoreSnapshot.empty
   /// The folder of each category.
   var folders: [ObjectID: String] = [:]
+  /// The categories whose records say their documents lie in bucket subfolders.
+  var fannedOut: Set<ObjectID> = []
   /// Every file of the folders read, by path, and of the top level.
   var files: [String: GitBlobID] = [:]
   /// The paths of those files that are docsh's (documents and records).
@@ -80,10 +82,12 @@ struct TreeReader {
     var keys = Set<NameKey>()
     for ((folder, name), record) in zip(categoryFolders, records) {
       var id = TreeReader.derivedID("category", Array(folder.utf8))
+      var isFannedOut = false
       if record == nil { reading.madeElsewhere.insert(id) }
       if let record {
-        if case .category(let recorded, _) = CategoryFile.parse(record) {
+        if case .category(let recorded, _, let fanOut) = CategoryFile.parse(record) {
           id = recorded
+          isFannedOut = fanOut == RepositoryLayout.bucketCount
         } else {
           reading.warnings[folder + "/" + CategoryFile.fileName] =
             "not a category record docsh reads"
@@ -95,9 +99,12 @@ struct TreeReader {
         continue
       }
       reading.folders[id] = folder
+      if isFannedOut { reading.fannedOut.insert(id) }
       var category = SnapshotCategory(id: id, name: name, documents: [])
       if wanted.contains(folder) {
-        category.documents = try documents(in: folder, of: root, date: date, into: &reading)
+        let files = try documentFiles(
+          in: folder, of: root, fannedOut: isFannedOut, into: &reading)
+        category.documents = try documents(of: files, date: date, into: &reading)
       }
       categories.append(category)
     }
@@ -105,21 +112,34 @@ struct TreeReader {
     return reading
   }
 
-  /// The documents of the category folder `folder` of the tree `root`, recording its files.
-  private func documents(
-    in folder: String, of root: String, date: Timestamp, into reading: inout TreeReading
-  ) throws(SyncError) -> [SnapshotDocument] {
-    let entries = try listing(root + ":" + folder)
-    var candidates: [(path: String, name: Name, blob: GitBlobID)] = []
+  /// A file of a category folder that may be a document.
+  private typealias Candidate = (path: String, name: Name, blob: GitBlobID)
+
+  /// The files of the category folder `folder` of the tree `root` that may be documents:
+  /// those in the folder itself, and in a fanned-out category those of its buckets;
+  /// recording the files, and warning of folders that hold no documents.
+  private func documentFiles(
+    in folder: String, of root: String, fannedOut: Bool, into reading: inout TreeReading
+  ) throws(SyncError) -> [Candidate] {
+    let entries = try listing(root + ":" + folder, recursive: fannedOut)
+    var candidates: [Candidate] = []
     var names = Set<NameKey>()
     for entry in entries where !entry.name.hasPrefix(".") {
       let path = folder + "/" + entry.name
-      guard let blob = entry.blob else {
-        reading.warnings[path + "/"] = "a folder inside a category holds no documents"
+      let parts = entry.name.split(separator: "/", omittingEmptySubsequences: false)
+      guard let blob = entry.blob, parts.count == 1 || RepositoryLayout.isBucket(parts[0]) else {
+        reading.warnings[folder + "/" + parts[0] + "/"] =
+          "a folder inside a category holds no documents"
         continue
       }
+      guard parts.count <= 2 else {
+        reading.warnings[folder + "/" + parts[0] + "/" + parts[1] + "/"] =
+          "a folder inside a bucket holds no documents"
+        continue
+      }
+      guard let file = parts.last, !file.hasPrefix(".") else { continue }
       reading.files[path] = blob
-      guard let name = FileNameEncoding.decode(entry.name) else {
+      guard let name = FileNameEncoding.decode(String(file)) else {
         reading.warnings[path] = "not a document name docsh accepts"
         continue
       }
@@ -134,6 +154,13 @@ struct TreeReader {
     {
       reading.files[folder + "/" + CategoryFile.fileName] = blob
     }
+    return candidates
+  }
+
+  /// The documents the files `candidates` hold, recording those that are docsh's.
+  private func documents(
+    of candidates: [Candidate], date: Timestamp, into reading: inout TreeReading
+  ) throws(SyncError) -> [SnapshotDocument] {
     let contents = try git.blobs(candidates.map(\.blob.hex), step: "read the repository")
     var documents: [SnapshotDocument] = []
     var ids = Set<ObjectID>()
@@ -177,8 +204,10 @@ struct TreeReader {
 
   /// The entries of the tree `revision` (`COMMIT:path`), which must exist: a listing that
   /// fails is an error, never an empty folder (which a merge would take for deletions).
-  func listing(_ revision: String) throws(SyncError) -> [Entry] {
-    let output = try git.run("read the repository", ["ls-tree", "-z", revision])
+  /// `recursive`: the files of its subfolders too, named by their paths from it.
+  func listing(_ revision: String, recursive: Bool = false) throws(SyncError) -> [Entry] {
+    let output = try git.run(
+      "read the repository", ["ls-tree", "-z"] + (recursive ? ["-r"] : []) + [revision])
     var entries: [Entry] = []
     for record in output.output.split(separator: 0, omittingEmptySubsequences: true) {
       guard let tab = record.firstIndex(of: 0x09) else { continue }

@@ -32,9 +32,15 @@ final class Machine {
   /// The folder of the store (the work tree's top in these tests).
   var folder: String { splitPath(storePath).folder }
 
+  /// Over this many documents a category's files lie in buckets (docsh's limit unless a
+  /// test sets a tiny one).
+  var fanOutLimit: Int?
+
   /// The repository of the store, when there is one.
   func repository() throws -> StoreRepository? {
-    try StoreRepository.locate(storePath: storePath, runner: runner)
+    let repository = try StoreRepository.locate(storePath: storePath, runner: runner)
+    if let fanOutLimit { repository?.fanOutLimit = fanOutLimit }
+    return repository
   }
 
   /// A context on the store that commits every save when the folder is set up for docsh.
@@ -203,4 +209,21 @@ func put(_ content: String, at category: String, _ name: String, in context: Con
 func document(_ category: String, _ name: String, in context: Context) throws -> Document {
   let found = try #require(context.category(named: category))
   return try #require(try context.document(named: name, in: found.id))
+}
+
+/// `machine`, with a fan-out limit of 3, holding Work with Alpha, Beta and Gamma (at the
+/// limit: flat) and Home with List, set up with `remote` and synced.
+func startAtTheFanOutLimit(_ machine: Machine, remote: String) throws {
+  machine.fanOutLimit = 3
+  try machine.edit { context in
+    for name in ["Alpha", "Beta", "Gamma"] { try put("\(name)\n", at: "Work", name, in: context) }
+    try put("list\n", at: "Home", "List", in: context)
+  }
+  try machine.setUp(remote: remote)
+  try machine.sync()
+}
+
+/// The path of `name`'s file in the fanned-out category `category`: `Work/3f/Plan`.
+func bucketed(_ category: String, _ name: String) throws -> String {
+  category + "/" + RepositoryLayout.bucket(of: try Name(name)) + "/" + name
 }

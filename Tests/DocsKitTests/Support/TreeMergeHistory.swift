@@ -13,8 +13,17 @@ struct TreeMergeHistory {
   private var nextID: UInt64 = 1
   /// How many documents the last merge held (a history that merged nothing proves nothing).
   private(set) var mergedDocumentCount = 0
+  /// How many categories the last merge took across the fan-out limit, either way.
+  private(set) var crossingCount = 0
 
-  init(_ bytes: [UInt8]) { self.bytes = bytes.isEmpty ? [0] : bytes }
+  /// Over this many documents a category's files lie in buckets (tiny, so that histories
+  /// cross it).
+  private let fanOutLimit: Int
+
+  init(_ bytes: [UInt8], fanOutLimit: Int = RepositoryLayout.defaultFanOutLimit) {
+    self.bytes = bytes.isEmpty ? [0] : bytes
+    self.fanOutLimit = fanOutLimit
+  }
 
   private mutating func byte() -> UInt8 {
     defer { position += 1 }
@@ -112,50 +121,111 @@ struct TreeMergeHistory {
         }
       }
     }
-    problems += Self.readBack(merged)
+    let baseCounts = Dictionary(
+      base.categories.map { ($0.id, $0.documents.count) }, uniquingKeysWith: { a, _ in a })
+    crossingCount =
+      merged.categories.filter {
+        (baseCounts[$0.id].map { $0 > fanOutLimit } ?? false) != ($0.documents.count > fanOutLimit)
+      }.count
+    problems += Self.readBack(merged, over: base, fanOutLimit: fanOutLimit)
     return problems
   }
 
-  /// Writes `merged` as the files of a tree and reads them back as a sync would.
-  static func readBack(_ merged: StoreSnapshot) -> [String] {
-    let layout = RepositoryLayout(prefix: "")
-    let folders = Set(merged.categories.map { layout.folder(of: $0.name) })
+  /// Writes `base` as the files of a tree, then `merged` as a sync's changes over it, and
+  /// reads the files back as a sync would: each object where the layout puts it (a category
+  /// of more than `fanOutLimit` documents in buckets, its record saying so), nothing else.
+  static func readBack(
+    _ merged: StoreSnapshot, over base: StoreSnapshot = .empty,
+    fanOutLimit: Int = RepositoryLayout.defaultFanOutLimit
+  ) -> [String] {
+    let layout = RepositoryLayout(prefix: "", fanOutLimit: fanOutLimit)
     var files: [String: [UInt8]] = [:]
-    for change in layout.changes(from: TreeReading(), to: merged, folders: folders) {
-      guard case .put(let path, let bytes) = change else { return ["not a file: \(change)"] }
-      guard files.updateValue(bytes, forKey: path) == nil else { return ["twice: \(path)"] }
+    let baseFolders = Set(base.categories.map { layout.folder(of: $0.name) })
+    if let problem = apply(
+      layout.changes(from: TreeReading(), to: base, folders: baseFolders), to: &files)
+    {
+      return ["base: " + problem]
+    }
+    var parent = TreeReading()
+    parent.snapshot = base
+    for category in base.categories {
+      parent.folders[category.id] = layout.folder(of: category.name)
+      if layout.isFannedOut(documentCount: category.documents.count) {
+        parent.fannedOut.insert(category.id)
+      }
+    }
+    for (path, bytes) in files {
+      parent.files[path] = GitBlobID(of: bytes)
+      parent.docshFiles.insert(path)
+    }
+    let folders = baseFolders.union(merged.categories.map { layout.folder(of: $0.name) })
+    if let problem = apply(layout.changes(from: parent, to: merged, folders: folders), to: &files) {
+      return [problem]
     }
     var problems: [String] = []
     for category in merged.categories {
-      let folder = layout.folder(of: category.name)
-      guard FileNameEncoding.decode(folder)?.text == category.name.text else {
-        problems.append("folder \(folder) is not \(category.name.text)")
-        continue
-      }
-      let record = files[folder + "/" + CategoryFile.fileName].map(CategoryFile.parse)
-      guard case .category(category.id, let name)? = record, name.text == category.name.text
-      else {
-        problems.append("record of \(category.name.text): \(String(describing: record))")
-        continue
-      }
-      for document in category.documents {
-        let file = FileNameEncoding.encode(document.name)
-        guard FileNameEncoding.decode(file)?.text == document.name.text else {
-          problems.append("file \(file) is not \(document.name.text)")
-          continue
-        }
-        let parsed = files[folder + "/" + file].map(DocumentFile.parse)
-        guard case .docsh(document.id, document.modified, let content)? = parsed,
-          content.utf8.elementsEqual(document.content.utf8)
-        else {
-          problems.append(
-            "\(category.name.text)/\(document.name.text): \(String(describing: parsed))")
-          continue
-        }
-      }
+      problems += Self.problems(of: category, in: files, layout: layout)
     }
     let expected = merged.categories.count + merged.categories.reduce(0) { $0 + $1.documents.count }
     if files.count != expected { problems.append("\(files.count) files for \(expected) objects") }
+    return problems
+  }
+
+  /// Applies `changes` to `files` as fast-import would (a blob put by its id is one of
+  /// `files`); what it cannot apply, if anything.
+  private static func apply(
+    _ changes: [FastImportCommit.Change], to files: inout [String: [UInt8]]
+  ) -> String? {
+    var blobs: [GitBlobID: [UInt8]] = [:]
+    for bytes in files.values { blobs[GitBlobID(of: bytes)] = bytes }
+    for change in changes {
+      switch change {
+      case .put(let path, let bytes):
+        files[path] = bytes
+      case .putBlob(let path, let blob):
+        guard let bytes = blobs[blob] else { return "no blob \(blob.hex) for \(path)" }
+        files[path] = bytes
+      case .delete(let path):
+        guard files.removeValue(forKey: path) != nil else { return "deleted nothing: \(path)" }
+      case .rename:
+        return "a rename: \(change)"
+      }
+    }
+    return nil
+  }
+
+  /// What is wrong with `category`'s record and files in `files`.
+  private static func problems(
+    of category: SnapshotCategory, in files: [String: [UInt8]], layout: RepositoryLayout
+  ) -> [String] {
+    let folder = layout.folder(of: category.name)
+    guard FileNameEncoding.decode(folder)?.text == category.name.text else {
+      return ["folder \(folder) is not \(category.name.text)"]
+    }
+    let fannedOut = layout.isFannedOut(documentCount: category.documents.count)
+    let record = files[folder + "/" + CategoryFile.fileName].map(CategoryFile.parse)
+    guard case .category(category.id, let name, let fanOut)? = record,
+      name.text == category.name.text, fanOut == (fannedOut ? 256 : 0)
+    else {
+      return ["record of \(category.name.text): \(String(describing: record))"]
+    }
+    var problems: [String] = []
+    for document in category.documents {
+      let file = FileNameEncoding.encode(document.name)
+      guard FileNameEncoding.decode(file)?.text == document.name.text else {
+        problems.append("file \(file) is not \(document.name.text)")
+        continue
+      }
+      let path = layout.path(of: document.name, in: category.name, fannedOut: fannedOut)
+      let parsed = files[path].map(DocumentFile.parse)
+      guard case .docsh(document.id, document.modified, let content)? = parsed,
+        content.utf8.elementsEqual(document.content.utf8)
+      else {
+        problems.append(
+          "\(category.name.text)/\(document.name.text): \(String(describing: parsed))")
+        continue
+      }
+    }
     return problems
   }
 }

@@ -209,7 +209,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
   func aRecordSurvivesARoundTrip(text: String) throws {
     let name = try Name(text)
     let parsed = CategoryFile.parse(CategoryFile.render(id: id, name: name))
-    guard case .category(let parsedID, let parsedName) = parsed else {
+    guard case .category(let parsedID, let parsedName, _) = parsed else {
       Issue.record("parsed as \(parsed)")
       return
     }
@@ -224,6 +224,25 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
   ])
   func readsRecordsAnEditorMayHaveTouched(file: String) throws {
     #expect(CategoryFile.parse(bytes(file)) == .category(id: id, name: try Name("Work")))
+  }
+
+  @Test func aFannedOutRecordSaysSoAndReadsBack() throws {
+    let name = try Name("Work")
+    let rendered = CategoryFile.render(id: id, name: name, fanOut: 256)
+    #expect(rendered == bytes("---\nid: \(idText)\nname: Work\nfan-out: 256\n---\n"))
+    #expect(CategoryFile.parse(rendered) == .category(id: id, name: name, fanOut: 256))
+  }
+
+  @Test(arguments: [
+    ("---\nid: \(idText)\nname: Work\n---\n", 0),
+    ("---\nid: \(idText)\nname: Work\nfan-out: 256\n---\n", 256),
+    ("---\nfan-out:   256 \nid: \(idText)\nname: Work\n---\n", 256),
+    ("---\nid: \(idText)\nname: Work\nfan-out: many\n---\n", 0),
+    ("---\nid: \(idText)\nname: Work\nfan-out: -4\n---\n", 0),
+  ])
+  func readsTheFanOutTolerantly(file: String, fanOut: Int) throws {
+    #expect(
+      CategoryFile.parse(bytes(file)) == .category(id: id, name: try Name("Work"), fanOut: fanOut))
   }
 
   @Test(arguments: [
@@ -301,10 +320,10 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     case .invalid:
       break
     }
-    if case .category(let id, let name) = CategoryFile.parse(input) {
+    if case .category(let id, let name, let fanOut) = CategoryFile.parse(input) {
       #expect(
-        CategoryFile.parse(CategoryFile.render(id: id, name: name)) == .category(id: id, name: name)
-      )
+        CategoryFile.parse(CategoryFile.render(id: id, name: name, fanOut: fanOut))
+          == .category(id: id, name: name, fanOut: fanOut))
     }
     if let name = FileNameEncoding.decode(bytes: input) {
       #expect(
