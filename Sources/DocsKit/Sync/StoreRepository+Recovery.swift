@@ -103,7 +103,8 @@ extension StoreRepository {
     progress?.beginTask(.buildingStore, totalBytes: max(1, folders.count))
     defer { progress?.endTask() }
     // A file without docsh's header is dated by the commit, as a sync takes it in.
-    return try reader.read(commit, folders: folders, date: try commitDate(commit))
+    return try reader.read(
+      commit, folders: folders, date: try commitDate(commit), progress: progress)
   }
 
   // MARK: - A move of HEAD left half done

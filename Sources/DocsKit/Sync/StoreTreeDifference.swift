@@ -17,6 +17,12 @@ struct StoreTreeDifference {
   private var otherPlaces: [String: (id: ObjectID, blob: GitBlobID)] = [:]
   private let layout: RepositoryLayout
   private var heldIDs: Set<ObjectID> = []
+  /// The documents and categories of the store with no file at their place in the tree
+  /// (either layout's): new, or moved (renamed) since it was written — a file of theirs
+  /// elsewhere in the tree is then the old place's, to delete.
+  private var unplacedIDs: Set<ObjectID> = []
+  /// The names of those categories.
+  private var unplacedCategoryNames: [ObjectID: String] = [:]
 
   /// Compares the store `graph` with `tree` (every file of a commit, by path), reading each
   /// document's content with `content` once, and writing the file of each document that
@@ -46,6 +52,10 @@ struct StoreTreeDifference {
       let bytes = RepositoryLayout.recordBytes(
         id: category.id, name: category.name,
         fannedOut: layout.isFannedOut(documentCount: counts[category.id] ?? 0))
+      if tree[path] == nil {
+        unplacedIDs.insert(category.id)
+        unplacedCategoryNames[category.id] = category.name.text
+      }
       if tree[path]?.object != GitBlobID(of: bytes) {
         changes.append(.put(path, bytes))
         described.categories.append(
@@ -103,6 +113,7 @@ struct StoreTreeDifference {
     let bytes = RepositoryLayout.fileBytes(of: saved)
     let blob = GitBlobID(of: bytes)
     if tree[otherPath] != nil { otherPlaces[otherPath] = (document.id, blob) }
+    if tree[path] == nil, tree[otherPath] == nil { unplacedIDs.insert(document.id) }
     guard tree[path]?.object != blob else { return }
     if tree[path] == nil, tree[otherPath]?.object == blob {
       changes.append(.putBlob(path, blob))  // moved, not changed
@@ -129,14 +140,29 @@ struct StoreTreeDifference {
     for ((path, _), bytes) in zip(unknown, contents) {
       guard let bytes else { continue }
       if path.hasSuffix("/" + CategoryFile.fileName) {
-        guard case .category(let id, let name, _) = CategoryFile.parse(bytes), !heldIDs.contains(id)
-        else { continue }
+        guard case .category(let id, let name, _) = CategoryFile.parse(bytes) else { continue }
+        if let newName = unplacedCategoryNames[id] {
+          deletions.append(.delete(path))  // the record of a category renamed since
+          for index in described.categories.indices
+          where described.categories[index].name == newName
+            && described.categories[index].kind == .new
+          {
+            described.categories[index].kind = .changed
+          }
+          continue
+        }
+        guard !heldIDs.contains(id) else { continue }
         deletions.append(.delete(path))
         described.categories.append(.init(kind: .deleted, name: name.text))
       } else if case .docsh(let id, _, _) = DocumentFile.parse(bytes),
         otherPlaces[path]?.id == id
       {
         deletions.append(.delete(path))  // an older version of a document that moved
+      } else if case .docsh(let id, _, _) = DocumentFile.parse(bytes), unplacedIDs.contains(id) {
+        // The file of a document moved or renamed since; one that is also at its place is a
+        // copy made elsewhere (a sync warned about it), left as it is.
+        deletions.append(.delete(path))
+        markMoved(id)
       } else if case .docsh(let id, _, _) = DocumentFile.parse(bytes), !heldIDs.contains(id) {
         deletions.append(.delete(path))
         let (category, name) = layout.names(at: path)
@@ -148,6 +174,14 @@ struct StoreTreeDifference {
     }
     changes = deletions + changes
     unknown = []
+  }
+
+  /// Describes the document `id`, put at a new place, as changed (moved), not new.
+  private mutating func markMoved(_ id: ObjectID) {
+    for index in described.documents.indices
+    where described.documents[index].id == id && described.documents[index].kind == .new {
+      described.documents[index].kind = .changed
+    }
   }
 }
 

@@ -51,9 +51,11 @@ struct TreeReader {
   /// category folders). A plain text file becomes a document whose id is derived from its
   /// path and bytes (two machines taking in the same file make the same document) and whose
   /// date is `date`; a folder without a record, a category whose id derives from its name.
-  func read(_ commit: CommitID, folders wanted: Set<String>, date: Timestamp) throws(SyncError)
-    -> TreeReading
-  {
+  /// - Parameter progress: told of each folder read, as that many of `wanted.count`.
+  func read(
+    _ commit: CommitID, folders wanted: Set<String>, date: Timestamp,
+    progress: (any ProgressObserver)? = nil
+  ) throws(SyncError) -> TreeReading {
     var reading = TreeReading()
     // Paths are looked up in the commit's tree, not through the commit: git would read the
     // commit object, message and all, for every lookup.
@@ -80,6 +82,7 @@ struct TreeReader {
       step: "read the repository")
     var categories: [SnapshotCategory] = []
     var keys = Set<NameKey>()
+    var foldersRead = 0
     for ((folder, name), record) in zip(categoryFolders, records) {
       var id = TreeReader.derivedID("category", Array(folder.utf8))
       var isFannedOut = false
@@ -105,6 +108,8 @@ struct TreeReader {
         let files = try documentFiles(
           in: folder, of: root, fannedOut: isFannedOut, into: &reading)
         category.documents = try documents(of: files, date: date, into: &reading)
+        foldersRead += 1
+        progress?.advanceTask(to: foldersRead)
       }
       categories.append(category)
     }

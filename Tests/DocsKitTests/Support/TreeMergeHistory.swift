@@ -189,6 +189,8 @@ struct TreeMergeHistory {
         guard files.removeValue(forKey: path) != nil else { return "deleted nothing: \(path)" }
       case .rename:
         return "a rename: \(change)"
+      case .putMark:
+        return "a blob of a whole-store stream: \(change)"
       }
     }
     return nil

@@ -117,6 +117,25 @@ import Testing
     #expect(try machine.gitText(["show", "HEAD:Work/Plan"]).hasSuffix("\n---\nplan 2"))
   }
 
+  @Test func aMissedRenameIsCommittedFromTheWholeStoreWithoutLeavingTheOldFiles() throws {
+    try machine.setUp(remote: remote)
+    try machine.sync()
+    try machine.edit { context in
+      try put("plan", at: "Work", "Plan", in: context)
+      try put("list", at: "Work", "List", in: context)
+    }
+    // Renames saved without the hook: the next commit compares the whole store.
+    let quiet = try Context(store: JSONStore(path: machine.storePath))
+    try quiet.renameCategory(try #require(quiet.category(named: "Work")).id, to: "Job")
+    try quiet.renameDocument(try document("Job", "List", in: quiet).id, to: "Items")
+    try quiet.save()
+    try machine.edit { try put("plan 2", at: "Job", "Plan", in: $0) }
+    #expect(
+      try machine.trackedPaths() == ["Job/.docsh-category", "Job/Items", "Job/Plan"])
+    let subject = try #require(try machine.subjects().first)
+    #expect(!subject.contains("new"), "a move is a change: \(subject)")
+  }
+
   @Test func aCommitsTrailersNameEachDocumentItChanged() throws {
     try machine.setUp(remote: remote)
     try machine.sync()

@@ -49,6 +49,23 @@ import Testing
     #expect(try desktop.contents() == ["Work/": "", "Work/Plan": "plan"])
   }
 
+  @Test func aSecondMachinesFirstSyncShowsProgressFolderByFolder() throws {
+    try laptop.edit { context in
+      for category in ["Work", "Home", "Trips"] { try put("x", at: category, "Note", in: context) }
+    }
+    try laptop.setUp(remote: remote)
+    try laptop.sync()
+    try desktop.setUp(remote: remote)
+    let progress = ProgressRecorder()
+    let repository = try #require(try desktop.repository())
+    _ = try repository.sync(
+      SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: 1), progress: progress)
+    let building = try #require(progress.events.firstIndex(of: "begin writing the store from the repository 3"))
+    #expect(
+      Array(progress.events[building...].prefix(5))
+        == ["begin writing the store from the repository 3", "advance 1", "advance 2", "advance 3", "end"])
+  }
+
   @Test func editsOnBothSidesConverge() throws {
     try startBoth()
     try laptop.edit { context in
