@@ -60,10 +60,14 @@ import Testing
     let repository = try #require(try desktop.repository())
     _ = try repository.sync(
       SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: 1), progress: progress)
-    let building = try #require(progress.events.firstIndex(of: "begin writing the store from the repository 3"))
+    let building = try #require(
+      progress.events.firstIndex(of: "begin writing the store from the repository 3"))
     #expect(
       Array(progress.events[building...].prefix(5))
-        == ["begin writing the store from the repository 3", "advance 1", "advance 2", "advance 3", "end"])
+        == [
+          "begin writing the store from the repository 3", "advance 1", "advance 2", "advance 3",
+          "end",
+        ])
   }
 
   @Test func editsOnBothSidesConverge() throws {
