@@ -32,16 +32,16 @@ extension IndexedStore {
       return checked
     }
     let identity = IndexIdentity(storePath: realPath, status: status, generation: graph.generation)
-    let disagreement = ask(index) { () throws(SQLiteError) -> String?? in
-      try index.disagreement(with: graph, identity: identity)
+    let comparison = ask(index) { () throws(SQLiteError) -> StoreIndex.Comparison? in
+      try index.comparison(with: graph, identity: identity)
     }
     let reason: String
-    switch disagreement {
-    case .answered(nil):
+    switch comparison {
+    case .answered(.agrees):
       checked.index = .trusted
       indexState = .trusted
       return checked
-    case .answered(let found?):
+    case .answered(.disagrees(let found)):
       reason = "it disagreed with the store: \(found)"
     case .describesAnotherFile:
       guard let why = rebuildReason(index, identity) else {

@@ -7,19 +7,18 @@ extension IndexedStore {
     -> IndexSearchResult?
   {
     guard let (index, identity, _) = state.trusted else { return nil }
-    let found = try searching(index) { () throws(SQLiteError) -> IndexSearchResult?? in
+    let found = try searching(index) { () throws(SQLiteError) -> StoreIndex.FullTextAnswer? in
       try index.search(request, identity: identity)
     }
     switch found {
-    case .answered(let result?):
+    case .answered(.found(let result)):
       return issued(result)
-    case .answered(nil):
-      // The index holds no full text yet: build it, then ask again.
+    case .answered(.noFullText):
       guard try buildFullText(index, identity) else { return nil }
-      let again = try searching(index) { () throws(SQLiteError) -> IndexSearchResult?? in
+      let again = try searching(index) { () throws(SQLiteError) -> StoreIndex.FullTextAnswer? in
         try index.search(request, identity: identity)
       }
-      guard case .answered(let result?) = again else { return nil }
+      guard case .answered(.found(let result)) = again else { return nil }
       return issued(result)
     case .describesAnotherFile, .failed:
       return nil

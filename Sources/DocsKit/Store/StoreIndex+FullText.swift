@@ -21,6 +21,14 @@ extension StoreIndex {
     return rows
   }
 
+  /// What a full-text search of the index found.
+  enum FullTextAnswer {
+    /// The ranked hits.
+    case found(IndexSearchResult)
+    /// The index holds no full text yet: it must be built first.
+    case noFullText
+  }
+
   /// The bytes of terms FTS5 keeps in memory before writing a segment, while it builds.
   static let buildHashSize = 32 * 1024 * 1024
 
@@ -31,8 +39,9 @@ extension StoreIndex {
     identity: IndexIdentity,
     contents: ((Int64, String, UnsafeRawBufferPointer) throws(SQLiteError) -> Void) throws -> Void
   ) throws {
+    // Derived data: a power cut costs a rebuild. A build that fails lets go of the
+    // connection (the pragma belongs to it); one that succeeds must set NORMAL again.
     try database.execute("PRAGMA synchronous = OFF")
-    defer { try? database.execute("PRAGMA synchronous = NORMAL") }
     try database.execute("BEGIN IMMEDIATE")
     do {
       guard let record = try record(), record.identity == identity else {
@@ -56,17 +65,18 @@ extension StoreIndex {
       }
       try database.execute("COMMIT")
     } catch {
-      try? database.execute("ROLLBACK")
+      database.rollBack(after: error)
       throw error
     }
+    try database.execute("PRAGMA synchronous = NORMAL")
   }
 
-  /// Runs a full-text search; `nil` when the index does not hold full text.
+  /// Runs a full-text search; `nil` when the index describes another file than `identity`.
   func search(_ request: IndexSearchRequest, identity: IndexIdentity) throws(SQLiteError)
-    -> IndexSearchResult??
+    -> FullTextAnswer?
   {
-    try reading(identity) { record throws(SQLiteError) -> IndexSearchResult? in
-      guard record.hasFullText else { return nil }
+    try reading(identity) { record throws(SQLiteError) -> FullTextAnswer in
+      guard record.hasFullText else { return .noFullText }
       let text = FullTextQuery(request.query)
       let counts = try groupDocumentCounts(text.counting)
       let plan = request.query.ranking.completed(
@@ -83,7 +93,7 @@ extension StoreIndex {
         statistics = SearchStatistics(
           documentCount: documents, tokenCount: Int(tokens), groupDocumentCounts: counts)
       }
-      return IndexSearchResult(hits: hits, statistics: statistics)
+      return .found(IndexSearchResult(hits: hits, statistics: statistics))
     }
   }
 
