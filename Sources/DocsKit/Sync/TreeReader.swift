@@ -46,6 +46,9 @@ struct TreeReading {
 struct TreeReader {
   let git: Git
   let layout: RepositoryLayout
+  /// How many files git hands over in one `cat-file` at the most, unless one folder holds
+  /// more (a few megabytes; tests set less).
+  var filesPerRead = 2_000
 
   /// Reads `commit`'s tree: all category records, and the documents of `folders` (paths of
   /// category folders). A plain text file becomes a document whose id is derived from its
@@ -82,7 +85,12 @@ struct TreeReader {
       step: "read the repository")
     var categories: [SnapshotCategory] = []
     var keys = Set<NameKey>()
-    var foldersRead = 0
+    // Most of the folders wanted (a whole tree: a second machine's first sync, a lost store
+    // written anew): one recursive listing of the tree, not one listing per folder.
+    let listed =
+      wanted.count > 1 && wanted.count * 2 >= categoryFolders.count
+      ? try filesByFolder(root) : nil
+    var pending: [(category: Int, files: [Candidate])] = []
     for ((folder, name), record) in zip(categoryFolders, records) {
       var id = TreeReader.derivedID("category", Array(folder.utf8))
       var isFannedOut = false
@@ -106,15 +114,59 @@ struct TreeReader {
       var category = SnapshotCategory(id: id, name: name, documents: [])
       if wanted.contains(folder) {
         let files = try documentFiles(
-          in: folder, of: root, fannedOut: isFannedOut, into: &reading)
-        category.documents = try documents(of: files, date: date, into: &reading)
-        foldersRead += 1
-        progress?.advanceTask(to: foldersRead)
+          in: folder, of: root, fannedOut: isFannedOut,
+          listed: listed.map { $0[folder] ?? [] }, into: &reading)
+        pending.append((categories.count, files))
       }
       categories.append(category)
     }
+    try readDocuments(
+      of: pending, into: &categories, date: date, reading: &reading, progress: progress)
     reading.snapshot = StoreSnapshot(generation: 0, categories: categories)
     return reading
+  }
+
+  /// Reads the documents of the folders `pending` found, into their categories: the files
+  /// of consecutive folders through one `cat-file` up to `filesPerRead` files, so that a
+  /// whole tree costs a few git processes, not two per folder, and never all of its bytes at
+  /// once. `progress` is told of each folder read.
+  private func readDocuments(
+    of pending: [(category: Int, files: [Candidate])], into categories: inout [SnapshotCategory],
+    date: Timestamp, reading: inout TreeReading, progress: (any ProgressObserver)?
+  ) throws(SyncError) {
+    var start = 0
+    while start < pending.count {
+      var end = start + 1
+      var count = pending[start].files.count
+      while end < pending.count, count + pending[end].files.count <= filesPerRead {
+        count += pending[end].files.count
+        end += 1
+      }
+      let batch = pending[start..<end]
+      var contents = try git.blobs(
+        batch.flatMap { $0.files.map(\.blob.hex) }, step: "read the repository")[...]
+      for (category, files) in batch {
+        categories[category].documents = documents(
+          of: files, contents: Array(contents.prefix(files.count)), date: date, into: &reading)
+        contents = contents.dropFirst(files.count)
+      }
+      progress?.advanceTask(to: end)
+      start = end
+    }
+  }
+
+  /// Every file of the tree `root` below the prefix, by category folder (its path), each
+  /// with its path from that folder: ``listing(_:recursive:)`` of the whole tree at once.
+  private func filesByFolder(_ root: String) throws(SyncError) -> [String: [Entry]] {
+    var folders: [String: [Entry]] = [:]
+    for entry in try listing(root + ":" + layout.prefix, recursive: true) {
+      guard let slash = entry.name.firstIndex(of: "/") else { continue }  // a top-level file
+      let folder = layout.prefix + entry.name[..<slash]
+      var file = entry
+      file.name = String(entry.name[entry.name.index(after: slash)...])
+      folders[folder, default: []].append(file)
+    }
+    return folders
   }
 
   /// A file of a category folder that may be a document.
@@ -123,10 +175,18 @@ struct TreeReader {
   /// The files of the category folder `folder` of the tree `root` that may be documents:
   /// those in the folder itself, and in a fanned-out category those of its buckets;
   /// recording the files, and warning of folders that hold no documents.
+  /// - Parameter listed: the folder's files from a recursive listing of the whole tree
+  ///   (``filesByFolder(_:)``), when it was made; otherwise the folder is listed here.
   private func documentFiles(
-    in folder: String, of root: String, fannedOut: Bool, into reading: inout TreeReading
+    in folder: String, of root: String, fannedOut: Bool, listed: [Entry]?,
+    into reading: inout TreeReading
   ) throws(SyncError) -> [Candidate] {
-    let entries = try listing(root + ":" + folder, recursive: fannedOut)
+    let entries: [Entry]
+    if let listed {
+      entries = fannedOut ? listed : TreeReader.topEntries(of: listed)
+    } else {
+      entries = try listing(root + ":" + folder, recursive: fannedOut)
+    }
     var candidates: [Candidate] = []
     var names = Set<NameKey>()
     for entry in entries where !entry.name.hasPrefix(".") {
@@ -162,11 +222,30 @@ struct TreeReader {
     return candidates
   }
 
-  /// The documents the files `candidates` hold, recording those that are docsh's.
+  /// What a folder's non-recursive listing shows of the files `files` of a recursive one:
+  /// its own files, and each subfolder once, as a folder.
+  private static func topEntries(of files: [Entry]) -> [Entry] {
+    var entries: [Entry] = []
+    var subfolders = Set<Substring>()
+    for file in files {
+      guard let slash = file.name.firstIndex(of: "/") else {
+        entries.append(file)
+        continue
+      }
+      let subfolder = file.name[..<slash]
+      if subfolders.insert(subfolder).inserted {
+        entries.append(Entry(name: String(subfolder), isFolder: true, blob: nil))
+      }
+    }
+    return entries
+  }
+
+  /// The documents the files `candidates` hold (`contents` their bytes, in order),
+  /// recording those that are docsh's.
   private func documents(
-    of candidates: [Candidate], date: Timestamp, into reading: inout TreeReading
-  ) throws(SyncError) -> [SnapshotDocument] {
-    let contents = try git.blobs(candidates.map(\.blob.hex), step: "read the repository")
+    of candidates: [Candidate], contents: [[UInt8]?], date: Timestamp,
+    into reading: inout TreeReading
+  ) -> [SnapshotDocument] {
     var documents: [SnapshotDocument] = []
     var ids = Set<ObjectID>()
     for (candidate, bytes) in zip(candidates, contents) {

@@ -49,7 +49,7 @@ import Testing
     #expect(try desktop.contents() == ["Work/": "", "Work/Plan": "plan"])
   }
 
-  @Test func aSecondMachinesFirstSyncShowsProgressFolderByFolder() throws {
+  @Test func aSecondMachinesFirstSyncShowsProgressAsItReadsTheTree() throws {
     try laptop.edit { context in
       for category in ["Work", "Home", "Trips"] { try put("x", at: category, "Note", in: context) }
     }
@@ -62,12 +62,9 @@ import Testing
       SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: 1), progress: progress)
     let building = try #require(
       progress.events.firstIndex(of: "begin writing the store from the repository 3"))
-    #expect(
-      Array(progress.events[building...].prefix(5))
-        == [
-          "begin writing the store from the repository 3", "advance 1", "advance 2", "advance 3",
-          "end",
-        ])
+    // Folders are read a batch of files at a time (here all three at once), and told as such.
+    let events = Array(progress.events[building...].prefix(3))
+    #expect(events == ["begin writing the store from the repository 3", "advance 3", "end"])
   }
 
   @Test func editsOnBothSidesConverge() throws {
