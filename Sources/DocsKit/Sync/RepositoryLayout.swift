@@ -245,7 +245,15 @@ extension RepositoryLayout {
   ) -> [FastImportCommit.Change] {
     var parentNames: [ObjectID: String] = [:]
     for category in parent.snapshot.categories { parentNames[category.id] = category.name.text }
-    var desired: [String: [UInt8]] = [:]
+    // Every path `merged` puts a file at; the bytes only of those that differ from the
+    // parent's (a whole tree taken in holds every document: its bytes are not kept twice).
+    var desired = Set<String>()
+    var differing: [String: (blob: GitBlobID, bytes: [UInt8])] = [:]
+    func want(_ path: String, _ bytes: [UInt8]) {
+      desired.insert(path)
+      let blob = GitBlobID(of: bytes)
+      if parent.files[path] != blob { differing[path] = (blob, bytes) }
+    }
     var touchedFolders = folders
     for category in merged.categories {
       let folder = folder(of: category.name)
@@ -259,12 +267,14 @@ extension RepositoryLayout {
         isRead
         ? isFannedOut(documentCount: category.documents.count)
         : parent.fannedOut.contains(category.id)
-      desired[recordPath(of: category.name)] = RepositoryLayout.recordBytes(
-        id: category.id, name: category.name, fannedOut: fannedOut)
+      want(
+        recordPath(of: category.name),
+        RepositoryLayout.recordBytes(id: category.id, name: category.name, fannedOut: fannedOut))
       for document in category.documents {
-        desired[path(of: document.name, in: category.name, fannedOut: fannedOut)] =
+        want(
+          path(of: document.name, in: category.name, fannedOut: fannedOut),
           DocumentFile.render(
-            id: document.id, modified: document.modified, content: document.content)
+            id: document.id, modified: document.modified, content: document.content))
       }
     }
     // Categories gone from `merged`: their folders lose docsh's files.
@@ -273,14 +283,13 @@ extension RepositoryLayout {
     }
     var changes: [FastImportCommit.Change] = []
     for path in parent.docshFiles.sorted()
-    where desired[path] == nil && folderPath(of: path).map(touchedFolders.contains) == true {
+    where !desired.contains(path) && folderPath(of: path).map(touchedFolders.contains) == true {
       changes.append(.delete(path))
     }
     let parentBlobs = Set(parent.files.values)
-    for (path, bytes) in desired.sorted(by: { $0.key < $1.key }) {
-      let blob = GitBlobID(of: bytes)
-      guard parent.files[path] != blob else { continue }
-      changes.append(parentBlobs.contains(blob) ? .putBlob(path, blob) : .put(path, bytes))
+    for (path, file) in differing.sorted(by: { $0.key < $1.key }) {
+      changes.append(
+        parentBlobs.contains(file.blob) ? .putBlob(path, file.blob) : .put(path, file.bytes))
     }
     return changes
   }
