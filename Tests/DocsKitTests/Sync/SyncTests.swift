@@ -240,9 +240,12 @@ import Testing
     try startBoth()
     let lock = desktop.folder + "/.git/index.lock"
     #expect(FileManager.default.createFile(atPath: lock, contents: Data()))
-    let handle = try #require(FileHandle(forReadingAtPath: lock))
+    // Held open close-on-exec: a git another test starts meanwhile must not inherit it and
+    // keep it open past the close below.
+    let holder = open(lock, O_RDONLY | O_CLOEXEC)
+    #expect(holder >= 0)
     #expect(throws: SyncError.busy(lock: lock)) { try desktop.sync() }
-    try handle.close()
+    #expect(close(holder) == 0)
     try FileManager.default.setAttributes(
       [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: lock)
     try desktop.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
