@@ -204,30 +204,9 @@ extension StoreRepository {
   /// `DEVICE INODE SIZE MTIME CTIME` of the file at `path`, `-` when there is none (or it
   /// cannot be looked at).
   static func signature(of path: String, fileSystem: any FileSystem) -> String {
-    let (folder, name) = splitPath(path)
-    guard
-      let directory = try? fileSystem.open(
-        folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-    else { return "-" }
-    defer { try? fileSystem.close(directory) }
-    guard let status = (try? fileSystem.status(at: directory, name)) ?? nil else { return "-" }
+    guard let status = status(ofPath: path, fileSystem: fileSystem) else { return "-" }
     return "\(status.device) \(status.inode) \(status.size) \(status.modificationNanoseconds) "
       + "\(status.changeNanoseconds)"
-  }
-
-  /// The bytes of the file at `path`; `nil` when there is none.
-  static func readFile(_ path: String, fileSystem: any FileSystem) throws(SystemCallError)
-    -> [UInt8]?
-  {
-    let file: Int32
-    do {
-      file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
-    } catch {
-      if error.code == ENOENT || error.code == ENOTDIR { return nil }
-      throw error
-    }
-    defer { try? fileSystem.close(file) }  // read-only: closing cannot lose anything
-    return try fileSystem.readToEnd(file)
   }
 
   /// Replaces the cache file `name` of the git folder. A cache that cannot be written is

@@ -226,19 +226,26 @@ public final class StoreRepository {
   /// The bytes of the file at `path`, or `nil` when there is none.
   /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
   func fileBytes(at path: String) throws(SyncError) -> [UInt8]? {
+    do {
+      return try StoreRepository.readFile(path, fileSystem: fileSystem)
+    } catch {
+      throw .store(.system(path, operation: error.operation, errno: error.code))
+    }
+  }
+
+  /// The bytes of the file at `path`; `nil` when there is none.
+  static func readFile(_ path: String, fileSystem: any FileSystem) throws(SystemCallError)
+    -> [UInt8]?
+  {
     let file: Int32
     do {
       file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
     } catch {
       if error.code == ENOENT { return nil }
-      throw .store(.system(path, operation: "open", errno: error.code))
+      throw error
     }
-    defer { try? fileSystem.close(file) }
-    do {
-      return try fileSystem.readToEnd(file)
-    } catch {
-      throw .store(.system(path, operation: error.operation, errno: error.code))
-    }
+    defer { try? fileSystem.close(file) }  // read-only: closing cannot lose anything
+    return try fileSystem.readToEnd(file)
   }
 
   /// The first few KiB of the store file, where its header lies; `nil` when there is none.
