@@ -36,10 +36,7 @@ struct Git {
     } catch {
       throw .gitUnavailable(error)
     }
-    guard accepting.contains(output.status) else {
-      throw .gitFailed(step: step, message: output.lastErrorLine)
-    }
-    return output
+    return try checked(output, of: step, accepting: accepting)
   }
 
   /// Runs `arguments` with the file open at `inputFile` as standard input; otherwise as
@@ -54,6 +51,13 @@ struct Git {
     } catch {
       throw .gitUnavailable(error)
     }
+    return try checked(output, of: step, accepting: accepting)
+  }
+
+  /// `output`, unless its status is outside `accepting`: a failure of `step`.
+  private func checked(_ output: GitOutput, of step: String, accepting: Set<Int32>)
+    throws(SyncError) -> GitOutput
+  {
     guard accepting.contains(output.status) else {
       throw .gitFailed(step: step, message: output.lastErrorLine)
     }

@@ -143,9 +143,7 @@ extension StoreRepository {
     let commit = FastImportCommit(
       ref: StoreRepository.buildRef, committer: try committerLine(), message: message,
       parent: parent, mergedParents: mergedParents, changes: changes)
-    let output = try git.run(
-      "commit the store", ["fast-import", "--quiet", "--force", "--done"], input: commit.stream())
-    return try madeCommit(output)
+    return try madeCommit(try fastImport(commit))
   }
 
   /// ``makeCommit(parent:mergedParents:changes:message:)`` for changes that name blobs
@@ -158,28 +156,7 @@ extension StoreRepository {
     let commit = FastImportCommit(
       ref: StoreRepository.buildRef, committer: try committerLine(), message: message,
       parent: parent, changes: changes)
-    let input: Int32
-    do {
-      try blobs.append(commit.stream(afterHeader: true))
-      input = try blobs.finish()
-    } catch {
-      throw .store(.system("git's input", operation: error.operation, errno: error.code))
-    }
-    defer { try? fileSystem.close(input) }  // read-only
-    let output = try git.run(
-      "commit the store", ["fast-import", "--quiet", "--force", "--done"], inputFile: input)
-    return try madeCommit(output)
-  }
-
-  /// A fast-import stream to write blobs into before the commit that names them.
-  private func makeInput() throws(SyncError) -> GitInputFile {
-    do {
-      let input = try GitInputFile(fileSystem: fileSystem)
-      try input.append(FastImportCommit.streamHeader)
-      return input
-    } catch {
-      throw .store(.system("git's input", operation: error.operation, errno: error.code))
-    }
+    return try madeCommit(try fastImport(commit, after: blobs))
   }
 
   /// Writes a commit of `parent`'s tree with `changes` on `branch` through `git fast-import`,
@@ -192,9 +169,7 @@ extension StoreRepository {
     let commit = FastImportCommit(
       ref: branch, committer: try committerLine(), message: message, parent: parent,
       changes: changes)
-    let output = try git.run(
-      "commit the store", ["fast-import", "--quiet", "--done"], input: commit.stream(),
-      accepting: [0, 1])
+    let output = try fastImport(commit, forcing: false)
     if !output.succeeded {
       guard String(decoding: output.errorOutput, as: UTF8.self).contains("Not updating") else {
         throw .gitFailed(step: "commit the store", message: output.lastErrorLine)
@@ -202,6 +177,40 @@ extension StoreRepository {
       return nil
     }
     return try madeCommit(output)
+  }
+
+  /// Runs `git fast-import` on `commit`'s stream, after the blobs of `blobs` when given.
+  /// - Parameter forcing: whether fast-import may move `commit`'s ref from anywhere; without
+  ///   it, a ref it refuses to move is exit status 1, handed back.
+  private func fastImport(
+    _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil
+  ) throws(SyncError) -> GitOutput {
+    let arguments = ["fast-import", "--quiet"] + (forcing ? ["--force"] : []) + ["--done"]
+    let accepting: Set<Int32> = forcing ? [0] : [0, 1]
+    guard let blobs else {
+      return try git.run(
+        "commit the store", arguments, input: commit.stream(), accepting: accepting)
+    }
+    let input: Int32
+    do {
+      try blobs.append(commit.stream(afterHeader: true))
+      input = try blobs.finish()
+    } catch {
+      throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    }
+    defer { try? fileSystem.close(input) }  // read-only
+    return try git.run("commit the store", arguments, inputFile: input, accepting: accepting)
+  }
+
+  /// A fast-import stream to write blobs into before the commit that names them.
+  private func makeInput() throws(SyncError) -> GitInputFile {
+    do {
+      let input = try GitInputFile(fileSystem: fileSystem)
+      try input.append(FastImportCommit.streamHeader)
+      return input
+    } catch {
+      throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    }
   }
 
   /// The commit a fast-import run named (its `get-mark`).

@@ -111,14 +111,13 @@ struct TreeReader {
       }
       reading.folders[id] = folder
       if isFannedOut { reading.fannedOut.insert(id) }
-      var category = SnapshotCategory(id: id, name: name, documents: [])
       if wanted.contains(folder) {
         let files = try documentFiles(
           in: folder, of: root, fannedOut: isFannedOut,
           listed: listed.map { $0[folder] ?? [] }, into: &reading)
         pending.append((categories.count, files))
       }
-      categories.append(category)
+      categories.append(SnapshotCategory(id: id, name: name, documents: []))
     }
     try readDocuments(
       of: pending, into: &categories, date: date, reading: &reading, progress: progress)
