@@ -3,70 +3,65 @@
 #endif
 
 /// What a git process will read on its standard input, written as it is made into a file of
-/// its own (in `TMPDIR`, unlinked once read from) rather than held in memory: the blobs of a
-/// whole-store commit are as large as the store.
+/// its own rather than held in memory: the blobs of a whole-store commit are as large as the
+/// store. The file is unlinked as soon as it is made (in `TMPDIR`), one descriptor writing
+/// it and another reading it from its start, so that a docsh killed half way leaves nothing
+/// behind.
 final class GitInputFile {
   private let fileSystem: any FileSystem
-  private let directory: Int32
-  private let name: String
   private var writer: Int32?
+  private var reader: Int32?
   private var buffer: [UInt8] = []
-  private var isLinked = true
-  /// How many bytes were written in all.
-  private(set) var count = 0
 
   /// An empty input file.
   /// - Throws: the system call that failed.
   init(fileSystem: any FileSystem) throws(SystemCallError) {
     self.fileSystem = fileSystem
-    directory = try fileSystem.open(
+    let directory = try fileSystem.open(
       SystemGitRunner.temporaryFolder(), flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    defer { try? fileSystem.close(directory) }
     var attempt = 0
-    while true {
-      let candidate = ".docsh-git-input." + AtomicFile.randomSuffix()
+    while writer == nil {
+      let name = ".docsh-git-input." + AtomicFile.randomSuffix()
       do {
         writer = try fileSystem.open(
-          at: directory, candidate, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+          at: directory, name, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
           mode: 0o600)
-        name = candidate
-        break
       } catch {
         attempt += 1
-        if error.code != EEXIST || attempt >= 10 {
-          try? fileSystem.close(directory)
-          throw error
-        }
+        if error.code != EEXIST || attempt >= 10 { throw error }
+        continue
       }
+      // Gone from the folder at once, whatever happens next; the descriptors keep it.
+      defer { try? fileSystem.unlink(at: directory, name) }
+      reader = try fileSystem.open(
+        at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
     }
   }
 
   deinit {
     if let writer { try? fileSystem.close(writer) }
-    if isLinked { try? fileSystem.unlink(at: directory, name) }
-    try? fileSystem.close(directory)
+    if let reader { try? fileSystem.close(reader) }
   }
 
   /// Adds `bytes` at the end.
   /// - Throws: the system call that failed.
   func append(_ bytes: [UInt8]) throws(SystemCallError) {
     buffer += bytes
-    count += bytes.count
     if buffer.count >= 1 << 20 { try flush() }
   }
 
-  /// A descriptor reading everything written, from its start; the file is unlinked (its
-  /// bytes go when the descriptor closes, which the caller does).
+  /// A descriptor reading everything written, from its start, which the caller closes (the
+  /// bytes go with it); nothing can be added after.
   /// - Throws: the system call that failed.
   func finish() throws(SystemCallError) -> Int32 {
     try flush()
-    let reader = try fileSystem.open(
-      at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
-    try? fileSystem.unlink(at: directory, name)  // a name left behind is in TMPDIR, unread
-    isLinked = false
     if let writer {
       self.writer = nil
-      try? fileSystem.close(writer)  // written and flushed: closing loses nothing
+      try fileSystem.close(writer)
     }
+    guard let reader else { throw SystemCallError("read", code: EBADF) }
+    self.reader = nil
     return reader
   }
 
