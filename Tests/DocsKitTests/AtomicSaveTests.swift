@@ -96,4 +96,22 @@ import Testing
     try context.save()
     #expect(try harness.openContext().category(named: "home") != nil)
   }
+
+  @Test func aSaveLetsGoOfItsLockEvenWhileAChildStillHoldsACopyOfTheDescriptor() throws {
+    let harness = try Harness()
+    let fileSystem = FaultInjectingFileSystem()
+    let store = JSONStore(path: harness.storePath, fileSystem: fileSystem)
+    let context = try harness.openContext(on: store)
+    // A git another thread spawns inherits every descriptor until its exec, close-on-exec
+    // or not: the copy keeps the open file description, and its flock, alive.
+    fileSystem.copyLockedDescriptors()
+    try context.createCategory(named: "Work")
+    try context.save()
+    #expect(!fileSystem.state.withLock { $0.copies }.isEmpty)
+    let other = open(harness.storePath + ".lock", O_RDWR | O_CLOEXEC)
+    #expect(other >= 0)
+    defer { close(other) }
+    #expect(flock(other, LOCK_EX | LOCK_NB) == 0, "the lock outlived the save")
+    fileSystem.closeCopies()
+  }
 }

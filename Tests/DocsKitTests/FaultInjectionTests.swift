@@ -93,13 +93,14 @@ import Testing
         let left = try scenario.harness.folder.temporaryEntries()
         #expect(left.isEmpty, "\(where_): temporary files left after retry: \(left)")
       case .success:
-        // Only the closes after the new file is in place, the reads of old contents that
+        // Only the unlock and the closes after the new file is in place (closing lets go of
+        // the lock all the same), the reads of old contents that
         // change tracking makes (an unreadable old content counts as changed) and the
         // clean-up of the backup's temporary name (gone already after its rename) may fail
         // without failing the save.
         #expect(
-          injected.hasPrefix("close") || injected.hasPrefix("pread")
-            || injected.hasPrefix("unlink .store.json.bak."),
+          injected.hasPrefix("close") || injected.hasPrefix("unlock")
+            || injected.hasPrefix("pread") || injected.hasPrefix("unlink .store.json.bak."),
           "\(where_): a failed \(injected) must fail the save")
         #expect(try snapshot(of: scenario.harness.openContext()) == expected, "\(where_)")
       }
@@ -251,6 +252,7 @@ private final class Shrinking: FileSystem {
   }
   func lockExclusively(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockExclusively(f) }
   func lockShared(_ f: Int32) throws(SystemCallError) -> Bool { try inner.lockShared(f) }
+  func unlock(_ f: Int32) throws(SystemCallError) { try inner.unlock(f) }
   func close(_ f: Int32) throws(SystemCallError) { try inner.close(f) }
   func linkTarget(of p: String) throws(SystemCallError) -> String? { try inner.linkTarget(of: p) }
   func names(in d: Int32) throws(SystemCallError) -> [String] { try inner.names(in: d) }

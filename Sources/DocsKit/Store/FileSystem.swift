@@ -90,6 +90,9 @@ public protocol FileSystem: Sendable {
   func lockExclusively(_ file: Int32) throws(SystemCallError) -> Bool
   /// `flock(2)` shared and non-blocking: `false` when another process holds it exclusively.
   func lockShared(_ file: Int32) throws(SystemCallError) -> Bool
+  /// `flock(2)` `LOCK_UN`: lets go of the lock `file`'s open file description holds, even
+  /// while a copy of the descriptor lives on in a child forked and not yet exec'd.
+  func unlock(_ file: Int32) throws(SystemCallError)
   /// `close(2)`.
   func close(_ file: Int32) throws(SystemCallError)
   /// `readlink(2)`: what the symbolic link at `path` holds; `nil` when `path` is no link
@@ -103,6 +106,16 @@ public protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
+  /// Lets go of the lock on `file`, then closes it. Closing alone releases a `flock` only
+  /// once no descriptor refers to the open file description, and a process spawned by
+  /// another thread holds a copy from its fork until its exec: the lock would outlive the
+  /// close by that long, and a waiter with no retries (another session, a test) would
+  /// find it taken.
+  public func unlockAndClose(_ file: Int32) {
+    try? unlock(file)
+    try? close(file)
+  }
+
   /// Makes `folder` and each of its missing parents with `mode`, as `mkdir -p` does;
   /// folders that exist are left as they are.
   /// - Throws: the first failing `mkdir(2)`.
@@ -300,6 +313,13 @@ public struct SystemFileSystem: FileSystem {
       throw SystemCallError("lock", code: errno)
     }
     return true
+  }
+
+  public func unlock(_ file: Int32) throws(SystemCallError) {
+    while flock(file, LOCK_UN) != 0 {
+      if errno == EINTR { continue }
+      throw SystemCallError("unlock", code: errno)
+    }
   }
 
   public func close(_ file: Int32) throws(SystemCallError) {

@@ -103,6 +103,8 @@ final class InMemoryFile: FileSystem {
 
   func lockShared(_ file: Int32) throws(SystemCallError) -> Bool { true }
 
+  func unlock(_ file: Int32) throws(SystemCallError) {}
+
   func close(_ file: Int32) throws(SystemCallError) {}
 
   func linkTarget(of path: String) throws(SystemCallError) -> String? { nil }

@@ -32,7 +32,7 @@ extension JSONStore {
     }
     defer {
       if let held = heldLock {
-        try? fileSystem.close(held.lock)  // closing releases the lock
+        fileSystem.unlockAndClose(held.lock)
         try? fileSystem.close(held.directory)
       }
       heldLock = nil
@@ -68,7 +68,7 @@ extension JSONStore {
     let held = try heldLock ?? takeLock()
     defer {
       if ownsLock {
-        try? fileSystem.close(held.lock)  // closing releases the lock
+        fileSystem.unlockAndClose(held.lock)
         try? fileSystem.close(held.directory)
       }
     }

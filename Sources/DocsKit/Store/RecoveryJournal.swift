@@ -38,7 +38,7 @@ public final class RecoveryJournal {
   }
 
   deinit {
-    if let heldFile { try? fileSystem.close(heldFile) }
+    if let heldFile { fileSystem.unlockAndClose(heldFile) }
   }
 
   /// The journal file's path once written; `nil` before.
@@ -86,7 +86,7 @@ public final class RecoveryJournal {
       try fileSystem.synchronize(temporary)
       try fileSystem.rename(at: directory, temporaryName, to: name)
       renamed = true
-      if let heldFile { try? fileSystem.close(heldFile) }
+      if let heldFile { fileSystem.unlockAndClose(heldFile) }
       heldFile = temporary
       fileName = name
       self.identity = identity
@@ -102,7 +102,7 @@ public final class RecoveryJournal {
   public func remove() throws(StoreError) {
     guard let heldFile, let fileName, let path else { return }
     self.heldFile = nil
-    defer { try? fileSystem.close(heldFile) }
+    defer { fileSystem.unlockAndClose(heldFile) }
     do throws(SystemCallError) {
       let directory = try fileSystem.open(
         folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
@@ -214,7 +214,7 @@ extension RecoveryJournal {
         let file = try? fileSystem.open(
           at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
       else { continue }
-      defer { try? fileSystem.close(file) }
+      defer { fileSystem.unlockAndClose(file) }
       if (try? fileSystem.lockExclusively(file)) == true {
         try? fileSystem.unlink(at: directory, name)
       }
@@ -250,7 +250,7 @@ public final class LeftBehindRecovery {
 
   /// Lets go of the file's lock; the file stays.
   public func release() {
-    if let file { try? fileSystem.close(file) }
+    if let file { fileSystem.unlockAndClose(file) }
     file = nil
   }
 

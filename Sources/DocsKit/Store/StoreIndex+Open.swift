@@ -5,9 +5,9 @@
 // Opening the index file, and letting go of it: the lock file every process using it holds,
 // the schema check, and removing a damaged index no other process has open.
 //
-// The `try?` here drop failures that change nothing: closing the lock file (a descriptor
-// only read; closing it lets go of the lock, and Linux frees the descriptor even when close
-// fails), and taking it exclusively or removing files of a damaged cache (a lock not had
+// The `try?` here drop failures that change nothing: letting go of the lock file (a
+// descriptor only read; unlocking and closing it lets go of the lock, and Linux frees the
+// descriptor even when close fails), and taking it exclusively or removing files of a damaged cache (a lock not had
 // means "in use: leave the files", a file not removed is found damaged and removed at the
 // next open). The failure that matters is thrown, or is the answer.
 
@@ -83,7 +83,7 @@ extension StoreIndex {
   /// Closes the connection, then lets go of the lock file; every later call throws.
   func close() {
     database.close()
-    if let useLock { try? fileSystem.close(useLock) }
+    if let useLock { fileSystem.unlockAndClose(useLock) }
     useLock = nil
   }
 

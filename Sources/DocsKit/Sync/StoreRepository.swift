@@ -177,7 +177,7 @@ public final class StoreRepository {
     } catch {
       throw .store(.system(path, operation: error.operation, errno: error.code))
     }
-    defer { try? fileSystem.close(lock) }  // closing releases the lock
+    defer { fileSystem.unlockAndClose(lock) }
     var held = false
     for attempt in 0..<200 {
       if (try? fileSystem.lockExclusively(lock)) == true {

@@ -36,6 +36,10 @@ final class FaultInjectingFileSystem: FileSystem {
     var injected: String?
     var openDescriptors: Set<Int32> = []
     var badCloses: [Int32] = []
+    /// Whether each lock taken gets a duplicate descriptor, kept open as a child spawned
+    /// by another thread keeps its copy between its fork and its exec.
+    var copiesLockedDescriptors = false
+    var copies: [Int32] = []
   }
 
   /// The operation names `SystemFileSystem` reports, for the calls logged under another.
@@ -68,6 +72,32 @@ final class FaultInjectingFileSystem: FileSystem {
   var injected: String? { state.withLock { $0.injected } }
   var openDescriptors: Set<Int32> { state.withLock { $0.openDescriptors } }
   var badCloses: [Int32] { state.withLock { $0.badCloses } }
+
+  /// From now on, keeps a duplicate of every descriptor a lock is taken on (see
+  /// ``State/copiesLockedDescriptors``), until ``closeCopies()``.
+  func copyLockedDescriptors() {
+    state.withLock { $0.copiesLockedDescriptors = true }
+  }
+
+  /// Closes the duplicates kept so far.
+  func closeCopies() {
+    for copy in state.withLock({ state in
+      defer { state.copies = [] }
+      return state.copies
+    }) {
+      Glibc.close(copy)
+    }
+  }
+
+  private func locked(_ file: Int32, _ taken: Bool) -> Bool {
+    guard taken else { return false }
+    state.withLock { state in
+      if state.copiesLockedDescriptors { state.copies.append(dup(file)) }
+    }
+    return true
+  }
+
+  deinit { closeCopies() }
 
   /// Counts the call and throws if the rule picks it.
   private func check(_ operation: String, _ detail: String = "") throws(SystemCallError) {
@@ -180,12 +210,17 @@ final class FaultInjectingFileSystem: FileSystem {
 
   func lockExclusively(_ file: Int32) throws(SystemCallError) -> Bool {
     try check("flock")
-    return try real.lockExclusively(file)
+    return locked(file, try real.lockExclusively(file))
   }
 
   func lockShared(_ file: Int32) throws(SystemCallError) -> Bool {
     try check("flock")
-    return try real.lockShared(file)
+    return locked(file, try real.lockShared(file))
+  }
+
+  func unlock(_ file: Int32) throws(SystemCallError) {
+    try check("unlock")
+    try real.unlock(file)
   }
 
   func linkTarget(of path: String) throws(SystemCallError) -> String? {
