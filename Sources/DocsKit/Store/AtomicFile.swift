@@ -13,14 +13,24 @@ enum AtomicFile {
   static func createTemporaryFile(
     for name: String, in directory: Int32, fileSystem: any FileSystem
   ) throws(SystemCallError) -> (name: String, file: Int32) {
+    try createUniqueFile(
+      prefix: "." + name + ".", in: directory, access: O_WRONLY, fileSystem: fileSystem)
+  }
+
+  /// Creates `PREFIXXXXXXX` in `directory` (`O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC`, 0600,
+  /// opened with `access`), drawing another random name a few times when one exists.
+  /// - Throws: the failing `openat(2)`.
+  static func createUniqueFile(
+    prefix: String, in directory: Int32, access: Int32, fileSystem: any FileSystem
+  ) throws(SystemCallError) -> (name: String, file: Int32) {
     var attempt = 0
     while true {
-      let temporaryName = "." + name + "." + randomSuffix()
+      let uniqueName = prefix + randomSuffix()
       do {
         let file = try fileSystem.open(
-          at: directory, temporaryName,
-          flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
-        return (temporaryName, file)
+          at: directory, uniqueName,
+          flags: access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        return (uniqueName, file)
       } catch {
         // A random name that exists already: draw another, a few times.
         attempt += 1

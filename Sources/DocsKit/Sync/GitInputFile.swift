@@ -20,23 +20,13 @@ final class GitInputFile {
     let directory = try fileSystem.open(
       SystemGitRunner.temporaryFolder(), flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
     defer { try? fileSystem.close(directory) }
-    var attempt = 0
-    while writer == nil {
-      let name = ".docsh-git-input." + AtomicFile.randomSuffix()
-      do {
-        writer = try fileSystem.open(
-          at: directory, name, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-          mode: 0o600)
-      } catch {
-        attempt += 1
-        if error.code != EEXIST || attempt >= 10 { throw error }
-        continue
-      }
-      // Gone from the folder at once, whatever happens next; the descriptors keep it.
-      defer { try? fileSystem.unlink(at: directory, name) }
-      reader = try fileSystem.open(
-        at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
-    }
+    let (name, writer) = try AtomicFile.createUniqueFile(
+      prefix: ".docsh-git-input.", in: directory, access: O_WRONLY, fileSystem: fileSystem)
+    self.writer = writer
+    // Gone from the folder at once, whatever happens next; the descriptors keep it.
+    defer { try? fileSystem.unlink(at: directory, name) }
+    reader = try fileSystem.open(
+      at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
   }
 
   deinit {

@@ -210,6 +210,32 @@ enum HistoryTrailer {
   /// `files` on the commit that converted a repository of the old layout (the store file
   /// tracked) to one file per document.
   static let layoutKey = "Docsh-Layout"
+
+  /// The change a `Docsh-Changed` or `Docsh-Deleted` line records (`.changed` for a created
+  /// document too, and size 0 for a deleted one); `nil` for any other line.
+  static func documentChange(_ line: Substring) -> StoreChanges.DocumentChange? {
+    let kind: StoreChanges.Kind
+    let rest: Substring
+    if line.hasPrefix(changedKey + ": ") {
+      kind = .changed
+      rest = line.dropFirst(changedKey.count + 2)
+    } else if line.hasPrefix(deletedKey + ": ") {
+      kind = .deleted
+      rest = line.dropFirst(deletedKey.count + 2)
+    } else {
+      return nil
+    }
+    let isDeletion = kind == .deleted
+    let fields = rest.split(
+      separator: " ", maxSplits: isDeletion ? 2 : 3, omittingEmptySubsequences: false)
+    guard fields.count == (isDeletion ? 3 : 4), let id = ObjectID(fields[0]),
+      let path = fields.last, let slash = path.firstIndex(of: "/")
+    else { return nil }
+    return StoreChanges.DocumentChange(
+      id: id, kind: kind, category: String(path[..<slash]),
+      name: String(path[path.index(after: slash)...]),
+      size: isDeletion ? 0 : Int(fields[1]) ?? 0, fingerprint: String(fields[isDeletion ? 1 : 2]))
+  }
 }
 
 /// The documents of one version of a store, without their contents.

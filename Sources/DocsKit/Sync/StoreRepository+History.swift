@@ -61,7 +61,7 @@ extension StoreRepository {
           index,
           DocumentVersion(
             commit: entry.commit, date: entry.date, category: trailer.category,
-            name: trailer.name, size: trailer.size, isDeletion: trailer.isDeletion),
+            name: trailer.name, size: trailer.size, isDeletion: trailer.kind == .deleted),
           trailer.fingerprint
         ))
     }
@@ -127,7 +127,7 @@ extension StoreRepository {
       })
     {
       guard let trailer = entry.trailer(naming: id.description) else { continue }
-      if trailer.isDeletion { return nil }
+      if trailer.kind == .deleted { return nil }
       if let found = try documentFile(
         inCategory: trailer.category, named: trailer.name, at: commit), found.id == id
       {
@@ -237,7 +237,7 @@ extension StoreRepository {
     for (_, entry) in try storeLog(keeping: { _, isDescribed in isDescribed }) {
       for trailer in entry.trailers
       where NameKey(trailer.category) == categoryKey && NameKey(trailer.name) == nameKey {
-        if let id = ObjectID(trailer.id) { return id }
+        return trailer.id
       }
     }
     return nil
@@ -256,56 +256,22 @@ extension StoreRepository {
     var isDescribed: Bool
 
     /// Its trailers naming documents.
-    var trailers: [Trailer] {
-      String(decoding: body, as: UTF8.self).split(separator: "\n").compactMap(Trailer.init)
+    var trailers: [StoreChanges.DocumentChange] {
+      String(decoding: body, as: UTF8.self).split(separator: "\n").compactMap(
+        HistoryTrailer.documentChange)
     }
 
     /// Its trailer naming the document `id`, found without decoding the others.
-    func trailer(naming id: String) -> Trailer? {
+    func trailer(naming id: String) -> StoreChanges.DocumentChange? {
       for key in [HistoryTrailer.changedKey, HistoryTrailer.deletedKey] {
         let needle = Array("\n\(key): \(id) ".utf8)
         guard let start = StoreRepository.firstIndex(of: needle, in: body) else { continue }
         let lineStart = start + 1
         let lineEnd = body[lineStart...].firstIndex(of: 0x0A) ?? body.endIndex
-        return Trailer(Substring(String(decoding: body[lineStart..<lineEnd], as: UTF8.self)))
+        return HistoryTrailer.documentChange(
+          Substring(String(decoding: body[lineStart..<lineEnd], as: UTF8.self)))
       }
       return nil
-    }
-  }
-
-  /// `Docsh-Changed: ID SIZE FINGERPRINT CATEGORY/NAME` or `Docsh-Deleted: ID FINGERPRINT
-  /// CATEGORY/NAME`.
-  private struct Trailer {
-    var id: String
-    var size: Int
-    var fingerprint: String
-    var category: String
-    var name: String
-    var isDeletion: Bool
-
-    init?(_ line: Substring) {
-      let isDeletion: Bool
-      let rest: Substring
-      if line.hasPrefix(HistoryTrailer.changedKey + ": ") {
-        isDeletion = false
-        rest = line.dropFirst(HistoryTrailer.changedKey.count + 2)
-      } else if line.hasPrefix(HistoryTrailer.deletedKey + ": ") {
-        isDeletion = true
-        rest = line.dropFirst(HistoryTrailer.deletedKey.count + 2)
-      } else {
-        return nil
-      }
-      let fields = rest.split(
-        separator: " ", maxSplits: isDeletion ? 2 : 3, omittingEmptySubsequences: false)
-      guard fields.count == (isDeletion ? 3 : 4), let path = fields.last,
-        let slash = path.firstIndex(of: "/")
-      else { return nil }
-      id = String(fields[0])
-      size = isDeletion ? 0 : Int(fields[1]) ?? 0
-      fingerprint = String(fields[isDeletion ? 1 : 2])
-      category = String(path[..<slash])
-      name = String(path[path.index(after: slash)...])
-      self.isDeletion = isDeletion
     }
   }
 

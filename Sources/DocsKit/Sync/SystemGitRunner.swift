@@ -139,32 +139,20 @@ public struct SystemGitRunner: GitRunner {
     let folder = SystemGitRunner.temporaryFolder()
     let directory = try fileSystem.open(folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
     defer { try? fileSystem.close(directory) }
-    var attempt = 0
-    while true {
-      let name = ".docsh-git." + AtomicFile.randomSuffix()
-      let file: Int32
-      do {
-        file = try fileSystem.open(
-          at: directory, name, flags: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-          mode: 0o600)
-      } catch {
-        attempt += 1
-        if error.code != EEXIST || attempt >= 10 { throw error }
-        continue
-      }
-      defer { try? fileSystem.unlink(at: directory, name) }
-      guard let bytes else { return file }
-      do {
-        try fileSystem.writeFully(file, bytes)
-        // A second descriptor reads from the start; the one written is done.
-        let reader = try fileSystem.open(
-          at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
-        try? fileSystem.close(file)
-        return reader
-      } catch {
-        try? fileSystem.close(file)
-        throw error
-      }
+    let (name, file) = try AtomicFile.createUniqueFile(
+      prefix: ".docsh-git.", in: directory, access: O_RDWR, fileSystem: fileSystem)
+    defer { try? fileSystem.unlink(at: directory, name) }
+    guard let bytes else { return file }
+    do {
+      try fileSystem.writeFully(file, bytes)
+      // A second descriptor reads from the start; the one written is done.
+      let reader = try fileSystem.open(
+        at: directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
+      try? fileSystem.close(file)
+      return reader
+    } catch {
+      try? fileSystem.close(file)
+      throw error
     }
   }
 
