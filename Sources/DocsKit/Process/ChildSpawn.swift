@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -6,6 +8,23 @@
 /// words as C strings, SIGINT, SIGQUIT and SIGPIPE at their defaults with no signal
 /// blocked (whatever docsh does with them itself), and how its end is read.
 public enum ChildSpawn {
+  /// Held around every spawn and around every pipe made with ``makePipe()``: a child
+  /// inherits each descriptor not yet marked close-on-exec, and a pipe's write end kept by
+  /// an unrelated child would make its reader wait for that child to end. (Swift's Glibc
+  /// has no `pipe2`, so the mark is a second call.)
+  private static let descriptorCreation = Mutex(())
+
+  /// A pipe whose two ends close on exec (`dup2` clears the flag on a child's copy).
+  /// - Returns: the read and write ends, or the `errno` that `pipe(2)` gave.
+  public static func makePipe() -> Result<(read: Int32, write: Int32), SpawnFailure> {
+    descriptorCreation.withLock { _ in
+      var ends: [Int32] = [-1, -1]
+      guard pipe(&ends) == 0 else { return .failure(SpawnFailure(code: errno)) }
+      for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+      return .success((ends[0], ends[1]))
+    }
+  }
+
   /// Starts `program` with `words` (`words[0]` its own name).
   /// - Parameters:
   ///   - environment: `NAME=value` entries; `nil` passes docsh's own.
@@ -47,7 +66,9 @@ public enum ChildSpawn {
         ? posix_spawnp(&child, program, &actions, &attributes, argv, variables)
         : posix_spawn(&child, program, &actions, &attributes, argv, variables)
     }
-    let spawned = environment == nil ? spawn(environ) : spawn(envp)
+    let spawned = descriptorCreation.withLock { _ in
+      environment == nil ? spawn(environ) : spawn(envp)
+    }
     return spawned == 0 ? .success(child) : .failure(SpawnFailure(code: spawned))
   }
 

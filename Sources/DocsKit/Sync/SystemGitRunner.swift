@@ -76,19 +76,20 @@ public struct SystemGitRunner: GitRunner {
       throw .failed(program, errno: error.code)
     }
     defer { try? fileSystem.close(errors) }
-    var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else { throw .failed(program, errno: errno) }
-    // Close-on-exec, so that no other child inherits them; dup2 clears it on the child's.
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    var readEnd: Int32? = ends[0]
-    var writeEnd: Int32? = ends[1]
+    let ends: (read: Int32, write: Int32)
+    switch ChildSpawn.makePipe() {
+    case .success(let made): ends = made
+    case .failure(let failure): throw .failed(program, errno: failure.code)
+    }
+    var readEnd: Int32? = ends.read
+    var writeEnd: Int32? = ends.write
     defer {
       if let readEnd { try? fileSystem.close(readEnd) }
       if let writeEnd { try? fileSystem.close(writeEnd) }
     }
 
     let child = try spawn(
-      words, environment: variables, input: inputFile, output: ends[1], errors: errors)
+      words, environment: variables, input: inputFile, output: ends.write, errors: errors)
     if let end = writeEnd {
       try? fileSystem.close(end)
       writeEnd = nil

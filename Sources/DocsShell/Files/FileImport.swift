@@ -186,8 +186,8 @@ enum FileImport {
 
   /// The names in the folder `folder` (not `.` and `..`), as bytes, sorted.
   private static func entries(of folder: Int32, path: String) throws(ImportError) -> [[UInt8]] {
-    // fdopendir takes the descriptor over; give it its own.
-    let copy = dup(folder)
+    // fdopendir takes the descriptor over; give it its own (close-on-exec, as every other).
+    let copy = fcntl(folder, F_DUPFD_CLOEXEC, 0)
     guard copy >= 0 else { throw failure(path, errno) }
     guard let directory = fdopendir(copy) else {
       let code = errno

@@ -28,10 +28,10 @@ enum ChildProcess {
     let words = ["/bin/sh", "-c", script, name] + arguments
     var pipeEnds: [Int32] = [-1, -1]
     if input != nil {
-      guard pipe(&pipeEnds) == 0 else { throw SpawnFailure(code: errno) }
       // Both ends close on exec (no other child inherits them); dup2 clears the flag on
       // the child's standard input.
-      for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+      let ends = try ChildSpawn.makePipe().get()
+      pipeEnds = [ends.read, ends.write]
     }
     defer { for end in pipeEnds where end >= 0 { close(end) } }
 
