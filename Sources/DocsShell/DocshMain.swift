@@ -219,6 +219,8 @@ private struct Launch {
   let reporter: ErrorReporter
   /// Where the index lives: the cache, derived data, rebuilt from the store whenever in doubt.
   let cacheFolder: String?
+  /// How long a run waits for another process's write to the index.
+  let indexWaitMilliseconds: Int
   let progress: ProgressBar?
   /// The store's git repository, looked for only when a save, sync or history needs it.
   let repository: RepositoryAccess
@@ -247,6 +249,11 @@ private struct Launch {
     progress =
       errors.isTerminal
       ? ProgressBar(output: errors, delay: ProgressBar.delay(in: environment)) : nil
+    // DOCSH_TEST_INDEX_WAIT_MS is for tests: a wait no loaded machine runs out of, so that
+    // a test of many processes at once bets on no machine's speed.
+    indexWaitMilliseconds =
+      environment["DOCSH_TEST_INDEX_WAIT_MS"].flatMap { Int($0) }
+      ?? IndexedStore.defaultIndexWaitMilliseconds
     // DOCSH_TEST_FAN_OUT_LIMIT is for tests: a tiny limit fans a category of a few out.
     repository = RepositoryAccess(
       storePath: storePath,
@@ -259,7 +266,8 @@ private struct Launch {
   func openStore() throws -> Context {
     try Context(
       store: IndexedStore(
-        path: storePath, cacheFolder: cacheFolder, progress: progress, interruption: ctrlC),
+        path: storePath, cacheFolder: cacheFolder, progress: progress, interruption: ctrlC,
+        indexWaitMilliseconds: indexWaitMilliseconds),
       saveHook: CommitOnSaveWhenSetUp(access: repository), interruption: ctrlC)
   }
 

@@ -119,22 +119,31 @@ public final class IndexedStore: DocumentStore {
   /// What became of the index at the last load or check (a report: nothing decides by it).
   public internal(set) var indexState: IndexState = .none
 
+  /// How long a process waits for another's write to the index before working from the
+  /// store file alone: as long as a save waits for the store's lock.
+  public static let defaultIndexWaitMilliseconds = 10_000
+
   /// The store at `path` with its index in `cacheFolder` (`nil`: no index); long work is
   /// reported to `progress`. Filling the index stops when `interruption` asks: rolled back,
   /// left for the next search or open to fill again, never taken for damage.
+  /// - Parameter indexWaitMilliseconds: how long to wait for another process's write to the
+  ///   index (SQLite's busy timeout) before giving the index up for this run.
   public convenience init(
     path: String, cacheFolder: String?, progress: (any ProgressObserver)? = nil,
-    interruption: (any Interruption)? = nil, fileSystem: any FileSystem = SystemFileSystem()
+    interruption: (any Interruption)? = nil, fileSystem: any FileSystem = SystemFileSystem(),
+    indexWaitMilliseconds: Int = IndexedStore.defaultIndexWaitMilliseconds
   ) {
     self.init(
       path: path, cacheFolder: cacheFolder, progress: progress, interruption: interruption,
-      fileSystem: fileSystem, sqlite: SystemSQLite())
+      fileSystem: fileSystem, sqlite: SystemSQLite(),
+      busyTimeoutMilliseconds: indexWaitMilliseconds)
   }
 
   init(
     path: String, cacheFolder: String?, progress: (any ProgressObserver)?,
     interruption: (any Interruption)? = nil, fileSystem: any FileSystem,
-    sqlite: any SQLiteLibrary, busyTimeoutMilliseconds: Int = 3_000,
+    sqlite: any SQLiteLibrary,
+    busyTimeoutMilliseconds: Int = IndexedStore.defaultIndexWaitMilliseconds,
     interruptionInterval: Int32 = 10_000,
     now: @escaping () -> Int64 = IndexedStore.realtimeNanoseconds
   ) {
