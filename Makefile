@@ -45,9 +45,10 @@ build: deps
 ## (BIND_NOW), about 1.6 M of the 2.9 M instructions `docsh --version` took with them.
 ## The linker finds `-lNAME` in the first folder that has it, so a folder holding only the
 ## archives goes first: for libstdc++ a link to it; for libedit and SQLite a linker script
-## naming each archive with what it needs, found through .pc files of our own (pkg-config
-## would otherwise put the system's library folder first). Where an archive is missing,
-## docsh links that shared library as before.
+## naming each archive with what it needs: libedit's `-ledit` (CLibEdit's linker setting) is
+## found there through `-L`, SQLite's through a .pc file of our own (pkg-config would
+## otherwise put the system's library folder first). Where an archive is missing, docsh
+## links that shared library as before.
 STATIC_LIBS := $(CURDIR)/.build/static-libs
 release: deps
 	@mkdir -p $(STATIC_LIBS)/pkgconfig && rm -f $(STATIC_LIBS)/*.a $(STATIC_LIBS)/pkgconfig/*.pc; \
@@ -56,8 +57,6 @@ release: deps
 	lib=$$(pkg-config --variable=libdir libedit); \
 	if [ -f $$lib/libedit.a ] && [ -f $$lib/libtermcap.a ] && [ -f $$lib/libbsd.a ] && [ -f $$lib/libmd.a ]; then \
 	  echo "GROUP ( $$lib/libedit.a $$lib/libtermcap.a $$lib/libbsd.a $$lib/libmd.a )" > $(STATIC_LIBS)/libedit.a; \
-	  printf 'Name: libedit\nDescription: libedit, linked statically\nVersion: 3\nLibs: -L%s -ledit\nCflags: %s\n' \
-	    $(STATIC_LIBS) "$$(pkg-config --cflags libedit)" > $(STATIC_LIBS)/pkgconfig/libedit.pc; \
 	fi; \
 	lib=$$(pkg-config --variable=libdir sqlite3); \
 	if [ -f $$lib/libsqlite3.a ]; then \
@@ -70,15 +69,18 @@ release: deps
 run: build
 	$(SWIFT) run docsh
 
-## Everything: unit and transcript tests, the real binary, the pseudo-terminal suite, and
-## the benchmark harness on small corpora with the debug binary (it proves the harness
-## works; it judges no time).
-test: deps bench-deps
+## Everything, against what ships: the release binary is built as `make install` builds it,
+## and every test that runs the real binary runs that one (the Swift tests of DocsShell that
+## start docsh, the pseudo-terminal suite, and the benchmark harness on small corpora, which
+## proves the harness works and judges no time). The unit tests themselves need the debug
+## build (`@testable import`).
+RELEASE_BIN = $$($(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -L$(STATIC_LIBS) --show-bin-path)/docsh
+test: deps bench-deps release
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	DOCSH_BINARY=$(RELEASE_BIN) $(SWIFT) test --skip-build
 	PYTHON=$$(for p in /usr/bin/python3 python3; do $$p -c 'import pexpect' 2>/dev/null && { echo $$p; break; }; done); \
-	  DOCSH=$$($(SWIFT) build --show-bin-path)/docsh $$PYTHON Tests/pty/run.py
-	DOCSH=$$($(SWIFT) build --show-bin-path)/docsh bench/run.sh quick
+	  DOCSH=$(RELEASE_BIN) $$PYTHON Tests/pty/run.py
+	DOCSH=$(RELEASE_BIN) bench/run.sh quick
 
 bench: release bench-deps
 	bench/run.sh full
@@ -95,7 +97,7 @@ fuzz: deps
 ## $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local).
 install: release install-data
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $$($(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -L$(STATIC_LIBS) --show-bin-path)/docsh $(DESTDIR)$(PREFIX)/bin/docsh
+	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/docsh
 
 ## Everything install puts in place but the binary: no build needed (the tests use it).
 install-data:

@@ -8,10 +8,13 @@ let package = Package(
     .library(name: "DocsKit", targets: ["DocsKit"]),
   ],
   targets: [
-    .systemLibrary(
+    // libedit's readline API with docsh's shim, compiled once (shim.c): the signal flags,
+    // the wake-up pipe and the idle timer that the handlers, the key reader and Swift share
+    // have one copy in the binary, whatever an optimized build inlines (Debian's libedit-dev;
+    // the Makefile's deps installs it).
+    .target(
       name: "CLibEdit",
-      pkgConfig: "libedit",
-      providers: [.apt(["libedit-dev"])]
+      linkerSettings: [.linkedLibrary("edit")]
     ),
     .systemLibrary(
       name: "CSQLite",

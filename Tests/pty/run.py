@@ -1340,6 +1340,19 @@ def test_sigkill_loses_only_what_the_journal_delay_had_not_written(sandbox):
 
 
 @sandboxed
+def test_sigkill_after_the_default_delay_loses_nothing(sandbox):
+    # No delay given: the binary's own (two seconds of an idle terminal). Nothing but the idle
+    # timer writes the journal while docsh waits at the prompt, so the file appearing proves
+    # the timer fired; the wait is a deadline for a hang, not a bet on how soon.
+    terminal = precious_session(sandbox)
+    wait_for(lambda: journal_holds(sandbox, "three hours of writing"),
+             "the journal of the idle timer, with the default delay", timeout=TIMEOUT)
+    terminal.child.kill(signal.SIGKILL)
+    check(terminal.exit_status() == 128 + signal.SIGKILL, "docsh was not killed")
+    recover_and_save(sandbox)
+
+
+@sandboxed
 def test_declining_a_recovery_keeps_the_file_aside(sandbox):
     terminal = precious_session(sandbox, DOCSH_JOURNAL_DELAY_MS="0")
     terminal.child.kill(signal.SIGKILL)

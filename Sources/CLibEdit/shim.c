@@ -1,10 +1,6 @@
-// The C edge of docsh: libedit's readline-compatible API, plus small accessors for the C
-// globals Swift 6 refuses to touch, the SIGINT flag, the key reader that waits for it, what a
-// running command reads of that flag, and what the journal of unsaved work needs
-// (SIGHUP/SIGTERM, an idle timer).
-// Only EditLineReader.swift imports it.
-#ifndef DOCSH_CLIBEDIT_SHIM_H
-#define DOCSH_CLIBEDIT_SHIM_H
+// The definitions behind shim.h, and the one copy of the state that the signal handlers, the
+// key reader and Swift share: compiled once, so every caller reaches the same flags, pipe and
+// timer whatever the optimizer inlines (see shim.h).
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,83 +17,76 @@
 #include <wchar.h>
 #include <editline/readline.h>
 
+#include "shim.h"
+
 // MARK: - Completion globals
 
-static inline void docsh_set_attempted_completion_function(rl_completion_func_t *function) {
+void docsh_set_attempted_completion_function(rl_completion_func_t *function) {
   rl_attempted_completion_function = function;
 }
 
-static inline void docsh_set_attempted_completion_over(int over) {
+void docsh_set_attempted_completion_over(int over) {
   rl_attempted_completion_over = over;
 }
 
-static inline void docsh_set_completion_append_character(int character) {
+void docsh_set_completion_append_character(int character) {
   rl_completion_append_character = character;
 }
 
-static inline const char *docsh_line_buffer(void) { return rl_line_buffer; }
+const char *docsh_line_buffer(void) { return rl_line_buffer; }
 
-static inline int docsh_point(void) { return rl_point; }
+int docsh_point(void) { return rl_point; }
 
-static inline int docsh_history_length(void) { return history_length; }
+int docsh_history_length(void) { return history_length; }
 
-static inline int docsh_history_base(void) { return history_base; }
+int docsh_history_base(void) { return history_base; }
 
 /// Names the program for `~/.editrc` sections (`docsh:bind ...`).
-static inline void docsh_set_readline_name(void) { rl_readline_name = "docsh"; }
+void docsh_set_readline_name(void) { rl_readline_name = "docsh"; }
 
 // MARK: - SIGINT
 
-// One copy per importing module: only DocsShell's EditLineReader.swift imports this header.
+// The one copy, here: the handler sets them, the key reader and Swift read them.
 static volatile sig_atomic_t docsh_sigint_flag = 0;
 static volatile sig_atomic_t docsh_is_reading = 0;
 
 /// The thread blocked in `readline()`.
-static inline pthread_t *docsh_reading_thread_slot(void) {
-  static pthread_t thread;
-  return &thread;
-}
+static pthread_t docsh_reading_thread;
 
 /// Sets the flag; when the signal lands on another thread than the one blocked in
 /// `readline()`, forwards it there so that thread's `read()` fails with EINTR.
-static inline void docsh_sigint_handler(int signal_number) {
+static void docsh_sigint_handler(int signal_number) {
   int saved_errno = errno;
   docsh_sigint_flag = 1;
-  if (docsh_is_reading && !pthread_equal(pthread_self(), *docsh_reading_thread_slot())) {
-    pthread_kill(*docsh_reading_thread_slot(), signal_number);
+  if (docsh_is_reading && !pthread_equal(pthread_self(), docsh_reading_thread)) {
+    pthread_kill(docsh_reading_thread, signal_number);
   }
   errno = saved_errno;
 }
 
 /// The signal mask of the reading thread before `docsh_set_reading(1)`.
-static inline sigset_t *docsh_saved_signal_mask(void) {
-  static sigset_t mask;
-  return &mask;
-}
+static sigset_t docsh_saved_signal_mask;
 
 /// The mask `docsh_read_key` waits with: the saved one, with SIGINT let through.
-static inline sigset_t *docsh_waiting_signal_mask(void) {
-  static sigset_t mask;
-  return &mask;
-}
+static sigset_t docsh_waiting_signal_mask;
 
 /// Marks the calling thread as the one about to block in `readline()` and blocks SIGINT in
 /// it: from then on SIGINT reaches it only inside `docsh_read_key`'s wait, which lets it
 /// through atomically. `docsh_set_reading(0)` restores the mask (a SIGINT still pending is
 /// delivered then and only sets the flag).
-static inline void docsh_set_reading(int reading) {
+void docsh_set_reading(int reading) {
   if (reading) {
     sigset_t interrupt;
     sigemptyset(&interrupt);
     sigaddset(&interrupt, SIGINT);
-    *docsh_reading_thread_slot() = pthread_self();
-    pthread_sigmask(SIG_BLOCK, &interrupt, docsh_saved_signal_mask());
-    *docsh_waiting_signal_mask() = *docsh_saved_signal_mask();
-    sigdelset(docsh_waiting_signal_mask(), SIGINT);
+    docsh_reading_thread = pthread_self();
+    pthread_sigmask(SIG_BLOCK, &interrupt, &docsh_saved_signal_mask);
+    docsh_waiting_signal_mask = docsh_saved_signal_mask;
+    sigdelset(&docsh_waiting_signal_mask, SIGINT);
     docsh_is_reading = 1;
   } else {
     docsh_is_reading = 0;
-    pthread_sigmask(SIG_SETMASK, docsh_saved_signal_mask(), NULL);
+    pthread_sigmask(SIG_SETMASK, &docsh_saved_signal_mask, NULL);
   }
 }
 
@@ -110,30 +99,27 @@ static inline void docsh_set_reading(int reading) {
 static volatile sig_atomic_t docsh_termination_signal = 0;
 
 /// The pipe the termination handler writes a byte to: [0] read (non-blocking), [1] write.
-static inline int *docsh_termination_pipe(void) {
-  static int ends[2] = {-1, -1};
-  return ends;
-}
+static int docsh_termination_pipe[2] = {-1, -1};
 
-static inline void docsh_termination_handler(int signal_number) {
+static void docsh_termination_handler(int signal_number) {
   int saved_errno = errno;
   if (docsh_termination_signal == 0) docsh_termination_signal = signal_number;
-  if (docsh_termination_pipe()[1] >= 0) {
-    ssize_t ignored = write(docsh_termination_pipe()[1], "", 1);
+  if (docsh_termination_pipe[1] >= 0) {
+    ssize_t ignored = write(docsh_termination_pipe[1], "", 1);
     (void)ignored;
   }
   errno = saved_errno;
 }
 
 /// Installs the recording handler for SIGHUP and SIGTERM (with SA_RESTART, as SIGINT's).
-static inline int docsh_install_termination_handlers(void) {
-  if (docsh_termination_pipe()[0] < 0) {
+int docsh_install_termination_handlers(void) {
+  if (docsh_termination_pipe[0] < 0) {
     int ends[2];
     if (pipe(ends) != 0) return -1;
     for (int index = 0; index < 2; index++) {
       fcntl(ends[index], F_SETFD, FD_CLOEXEC);
       fcntl(ends[index], F_SETFL, fcntl(ends[index], F_GETFL) | O_NONBLOCK);
-      docsh_termination_pipe()[index] = ends[index];
+      docsh_termination_pipe[index] = ends[index];
     }
   }
   struct sigaction action;
@@ -146,64 +132,54 @@ static inline int docsh_install_termination_handlers(void) {
 }
 
 /// The signal (SIGHUP or SIGTERM) that asked the session to end; 0 while none did.
-static inline int docsh_pending_termination(void) { return docsh_termination_signal; }
+int docsh_pending_termination(void) { return docsh_termination_signal; }
 
 /// What the key reader runs after the terminal was idle for the armed time: a C function
 /// and the context it is given, set from Swift.
-static inline void (**docsh_idle_handler_slot(void))(void *) {
-  static void (*handler)(void *) = NULL;
-  return &handler;
-}
-
-static inline void **docsh_idle_context_slot(void) {
-  static void *context = NULL;
-  return &context;
-}
+static void (*docsh_idle_handler)(void *) = NULL;
+static void *docsh_idle_context = NULL;
 
 /// When the idle timer is armed: how long the terminal must stay idle, and the moment
 /// (CLOCK_MONOTONIC, in milliseconds) by which it fires even while keys keep coming;
 /// idle < 0 when it is not armed.
-static inline long long *docsh_idle_timer_slot(void) {
-  static long long timer[2] = {-1, 0};
-  return timer;
-}
+static long long docsh_idle_timer[2] = {-1, 0};
 
-static inline long long docsh_monotonic_milliseconds(void) {
+static long long docsh_monotonic_milliseconds(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-static inline void docsh_set_idle_handler(void (*handler)(void *), void *context) {
-  *docsh_idle_handler_slot() = handler;
-  *docsh_idle_context_slot() = context;
+void docsh_set_idle_handler(void (*handler)(void *), void *context) {
+  docsh_idle_handler = handler;
+  docsh_idle_context = context;
 }
 
 /// Arms the idle timer: the handler runs once the terminal was idle for `idle_milliseconds`,
 /// or `longest_milliseconds` from now at the latest. A negative `idle_milliseconds` disarms it.
-static inline void docsh_arm_idle_timer(int idle_milliseconds, int longest_milliseconds) {
-  docsh_idle_timer_slot()[0] = idle_milliseconds;
-  docsh_idle_timer_slot()[1] = docsh_monotonic_milliseconds() + longest_milliseconds;
+void docsh_arm_idle_timer(int idle_milliseconds, int longest_milliseconds) {
+  docsh_idle_timer[0] = idle_milliseconds;
+  docsh_idle_timer[1] = docsh_monotonic_milliseconds() + longest_milliseconds;
 }
 
 /// The wait of the key reader: `pselect` on the terminal and the termination pipe, with the
 /// idle timeout when armed. Returns what `pselect` returns; on a timeout (0) it has run the
 /// idle handler (disarming the timer first).
-static inline int docsh_wait_for_key(int descriptor, fd_set *readable, const sigset_t *mask) {
-  int wake = docsh_termination_pipe()[0];
+static int docsh_wait_for_key(int descriptor, fd_set *readable, const sigset_t *mask) {
+  int wake = docsh_termination_pipe[0];
   if (wake >= 0) FD_SET(wake, readable);
   int highest = wake > descriptor ? wake : descriptor;
-  long long idle = docsh_idle_timer_slot()[0];
+  long long idle = docsh_idle_timer[0];
   long long wait = idle;
   if (idle >= 0) {
-    long long left = docsh_idle_timer_slot()[1] - docsh_monotonic_milliseconds();
+    long long left = docsh_idle_timer[1] - docsh_monotonic_milliseconds();
     if (left < wait) wait = left < 0 ? 0 : left;
   }
   struct timespec timeout = {(time_t)(wait / 1000), (long)(wait % 1000) * 1000000L};
   int result = pselect(highest + 1, readable, NULL, NULL, idle >= 0 ? &timeout : NULL, mask);
   if (result == 0 && idle >= 0) {
-    docsh_idle_timer_slot()[0] = -1;
-    if (*docsh_idle_handler_slot() != NULL) (*docsh_idle_handler_slot())(*docsh_idle_context_slot());
+    docsh_idle_timer[0] = -1;
+    if (docsh_idle_handler != NULL) docsh_idle_handler(docsh_idle_context);
   }
   return result;
 }
@@ -213,7 +189,7 @@ static inline int docsh_wait_for_key(int descriptor, fd_set *readable, const sig
 /// A descriptor of the terminal at `descriptor` of its own, opened non-blocking, so that
 /// O_NONBLOCK does not change the descriptor docsh shares with its parent and its pager;
 /// -1 when it cannot be opened. Opened once, kept for the life of the process.
-static inline int docsh_private_terminal(int descriptor) {
+static int docsh_private_terminal(int descriptor) {
   static int terminal = -2;  // not opened yet
   if (terminal == -2) {
     const char *name = ttyname(descriptor);
@@ -236,7 +212,7 @@ static inline int docsh_private_terminal(int descriptor) {
 /// No window is left, whoever runs the handler first (libedit's own re-raises the signal to
 /// ours). libedit turns -1 into the end of the line: `readline()` returns NULL and drops the
 /// line, and the flag tells an interrupt from Ctrl-D.
-static inline int docsh_read_key(FILE *stream) {
+static int docsh_read_key(FILE *stream) {
   int shared = stream != NULL ? fileno(stream) : STDIN_FILENO;
   int terminal = docsh_private_terminal(shared);
   // Without a descriptor of its own (no terminal name), reads block: the window after the
@@ -252,7 +228,7 @@ static inline int docsh_read_key(FILE *stream) {
     fd_set readable;
     FD_ZERO(&readable);
     FD_SET(descriptor, &readable);
-    int waited = docsh_wait_for_key(descriptor, &readable, docsh_waiting_signal_mask());
+    int waited = docsh_wait_for_key(descriptor, &readable, &docsh_waiting_signal_mask);
     if (waited < 0) {
       if (errno == EINTR) continue;  // SIGINT is seen at the top; SIGWINCH and others resume
       return -1;
@@ -291,12 +267,12 @@ static inline int docsh_read_key(FILE *stream) {
 
 /// Makes libedit read keys with `docsh_read_key`. Must come before libedit initialises
 /// (the first `using_history()` or `readline()`), which is when it reads the setting.
-static inline void docsh_install_key_reader(void) { rl_getc_function = docsh_read_key; }
+void docsh_install_key_reader(void) { rl_getc_function = docsh_read_key; }
 
 /// Installs the flag-setting SIGINT handler, with SA_RESTART: interrupted system calls
 /// resume, and the line being read ends through `docsh_read_key`'s wait, which no signal
 /// restarts.
-static inline int docsh_install_sigint_handler(void) {
+int docsh_install_sigint_handler(void) {
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_handler = docsh_sigint_handler;
@@ -306,7 +282,7 @@ static inline int docsh_install_sigint_handler(void) {
 }
 
 /// Whether SIGINT arrived since the last call; clears the flag.
-static inline int docsh_take_sigint(void) {
+int docsh_take_sigint(void) {
   int received = docsh_sigint_flag != 0;
   docsh_sigint_flag = 0;
   return received;
@@ -319,25 +295,24 @@ static inline int docsh_take_sigint(void) {
 
 /// Whether SIGINT arrived since the flag was last taken; leaves it set, so that every check
 /// of the command running now sees it.
-static inline int docsh_sigint_pending(void) { return docsh_sigint_flag != 0; }
+int docsh_sigint_pending(void) { return docsh_sigint_flag != 0; }
 
 /// Blocks the calling thread until SIGINT arrives (at once when it already has), with no
 /// window for a lost signal: SIGINT is let through only inside `sigsuspend`, and the
 /// handler forwards one landing on another thread, as for `readline()`. For the test seam
 /// that holds long work at its first check until Ctrl-C.
-static inline void docsh_wait_for_sigint(void) {
+void docsh_wait_for_sigint(void) {
   docsh_set_reading(1);
-  while (!docsh_sigint_flag) sigsuspend(docsh_waiting_signal_mask());
+  while (!docsh_sigint_flag) sigsuspend(&docsh_waiting_signal_mask);
   docsh_set_reading(0);
 }
 
 // MARK: - Output
 
 /// Ends the line libedit left the cursor on.
-static inline void docsh_print_newline(void) {
+void docsh_print_newline(void) {
   FILE *out = rl_outstream != NULL ? rl_outstream : stdout;
   fputc('\n', out);
   fflush(out);
 }
 
-#endif
