@@ -37,6 +37,7 @@ enum DocshMain {
       invocation: invocation, storePath: storePath, environment: environment, output: output,
       errors: errors, ctrlC: ctrlC)
     if invocation.check { return launch.check() }
+    if invocation.checkpoint { return launch.checkpoint() }
     let context: Context
     let refusal: SyncError?
     switch launch.openContext() {
@@ -268,7 +269,33 @@ private struct Launch {
       store: IndexedStore(
         path: storePath, cacheFolder: cacheFolder, progress: progress, interruption: ctrlC,
         indexWaitMilliseconds: indexWaitMilliseconds),
-      saveHook: CommitOnSaveWhenSetUp(access: repository), interruption: ctrlC)
+      observer: CommitOnSaveWhenSetUp(access: repository), interruption: ctrlC)
+  }
+
+  /// How this run leaves the store: folding its save log when it is the last session.
+  var departure: StoreDeparture {
+    StoreDeparture(environment: environment, openStore: openStore, errors: errors)
+  }
+
+  /// `--checkpoint`: folds the save log into the store file; as the child a leaving run
+  /// starts (`DOCSH_FOLD_WHEN_IDLE`), once the store is left alone.
+  func checkpoint() -> ExitStatus {
+    if environment["DOCSH_FOLD_WHEN_IDLE"] == "1" {
+      departure.foldWhenIdle(storePath: storePath)
+      return .success
+    }
+    do {
+      let context = try openStore()
+      let before = context.saveLogSize.log
+      try context.foldSaveLog()
+      output.writeLine(
+        before == 0 && context.saveLogSize.log == 0
+          ? "Nothing to fold: the store file holds every save."
+          : "Folded the save log into \(storePath).")
+      return .success
+    } catch {
+      return reporter.report(error, at: "docsh")
+    }
   }
 
   /// `--check`: verifies the store, shows the report, and exits by it.
@@ -317,7 +344,10 @@ private struct Launch {
     session.warnOnceAboutTheIndex()
     // A script is all or nothing, and it is its own record: it keeps no journal.
     RecoveryOffer(session: session, journal: nil).mention(leftBehind)
-    return DocshMain.runNonInteractively(invocation, interpreter: Interpreter(session: session))
+    let status = DocshMain.runNonInteractively(
+      invocation, interpreter: Interpreter(session: session))
+    departure.leave(session.context, folding: false)
+    return status
   }
 
   /// Runs the REPL on `context`: the line editor, completion, the recovery offer, the
@@ -358,7 +388,12 @@ private struct Launch {
     ).run()
     session.output.flush()
     terminal.saveHistory()
-    if case .terminated(let signal) = ending { TerminalEvents.endBySignal(signal) }
+    if case .terminated(let signal) = ending {
+      // Ended by a signal: a child folds, this process goes at once.
+      departure.leave(session.context, folding: false)
+      TerminalEvents.endBySignal(signal)
+    }
+    departure.leave(session.context, folding: true)
     return .success
   }
 }

@@ -45,6 +45,7 @@ struct Invocation: Equatable {
   var showHelp = false
   var showVersion = false
   var check = false
+  var checkpoint = false
   var noPager = false
   var noStartupFile = false
   /// `--merge-file BASE CURRENT OTHER [PATH]`: merge three stores into CURRENT, as git's
@@ -90,6 +91,12 @@ struct Invocation: Equatable {
       verify the store (format, ids, names, sizes against contents) and
       exit: 0 when sound, 1 when problems were found
       """)
+  static let checkpointOption = OptionSpec.flag(
+    "--checkpoint",
+    help: """
+      fold the save log into the store file now (waiting for other
+      sessions' saves), so that the file alone holds every save; exit
+      """)
   static let noPagerOption = OptionSpec.flag(
     "--no-pager", help: "in the REPL, never page long output of cat, ls, grep, help, history")
   static let noRC = OptionSpec.flag("--no-rc", help: "do not run the startup file")
@@ -106,9 +113,8 @@ struct Invocation: Equatable {
   /// docsh's own arguments.
   static let arguments = ArgumentSpec(
     options: [
-      store.spec, command.spec, yes, noSaveOption, colorOption.spec, checkOption, noPagerOption,
-      noRC,
-      mergeFile, help, versionOption,
+      store.spec, command.spec, yes, noSaveOption, colorOption.spec, checkOption,
+      checkpointOption, noPagerOption, noRC, mergeFile, help, versionOption,
     ],
     positionals: [PositionalSpec("SCRIPT.docsh", .zeroOrMore, completing: .file)])
 
@@ -133,6 +139,7 @@ struct Invocation: Equatable {
     showHelp = parsed.isSet(Invocation.help)
     showVersion = parsed.isSet(Invocation.versionOption)
     check = parsed.isSet(Invocation.checkOption)
+    checkpoint = parsed.isSet(Invocation.checkpointOption)
     noPager = parsed.isSet(Invocation.noPagerOption)
     noStartupFile = parsed.isSet(Invocation.noRC)
     if parsed.isSet(Invocation.mergeFile) {

@@ -69,17 +69,17 @@ final class RepositoryAccess {
 
 /// Commits the store after every save when its repository is set up for docsh; a store in
 /// no repository (the common case) costs a few `stat` calls and no git.
-final class CommitOnSaveWhenSetUp: SaveHook {
+final class CommitOnSaveWhenSetUp: SaveObserver {
   let access: RepositoryAccess
 
   init(access: RepositoryAccess) {
     self.access = access
   }
 
-  func contextDidSave(_ context: Context) -> String? {
+  func storeDidSave(_ delta: StoreDelta) -> String? {
     do {
       guard let repository = try access.setUpRepository() else { return nil }
-      return GitCommitOnSave(repository: repository).contextDidSave(context)
+      return GitCommitOnSave(repository: repository).storeDidSave(delta)
     } catch {
       return "saved, but not committed (\(error)); the next save or sync commits it"
     }

@@ -4,7 +4,7 @@ import Testing
 @testable import DocsKit
 
 @Suite struct AtomicSaveTests {
-  @Test func aSaveReplacesTheFileByRenameAndTheOldInodeBecomesTheBackup() throws {
+  @Test func aFoldReplacesTheFileByRenameAndTheOldInodeBecomesTheBackup() throws {
     let harness = try Harness()
     let context = try harness.openContext()
     let work = try context.createCategory(named: "Work")
@@ -13,6 +13,9 @@ import Testing
     let firstBytes = try bytes(at: harness.storePath)
     try context.createDocument(named: "Plan", in: work.id, content: "x")
     try context.save()
+    // The save went to the log: the file is as it was until the log is folded into it.
+    #expect(try status(of: harness.storePath) == first)
+    try context.foldSaveLog()
     let second = try status(of: harness.storePath)
     #expect(second.inode != first.inode)
     #expect(try status(of: harness.storePath + ".bak").inode == first.inode)
@@ -43,7 +46,7 @@ import Testing
     }
     #expect(
       try harness.folder.entries().filter { !$0.hasPrefix(".") } == [
-        "store.json", "store.json.bak", "store.json.lock",
+        "store.json", "store.json.lock", "store.json.sessions", "store.json.wal",
       ])
   }
 

@@ -5,7 +5,7 @@ import Testing
 @testable import DocsKit
 
 @Suite struct FaultInjectionTests {
-  /// A store at generation 2 (so it has a backup) with three categories of five documents,
+  /// A store at generation 2 (its second save in its log) with three categories of five documents,
   /// opened through a fault injector, with pending changes of every kind: a content set, a
   /// document renamed and one moved without their contents being read, one deleted from the
   /// middle of a run, a new document and category, a renamed category.
@@ -45,26 +45,50 @@ import Testing
     }
   }
 
-  @Test(arguments: [ENOSPC, EIO, EROFS, EACCES])
-  func aSaveFailingAtAnyCallLeavesTheStoreAsItWas(code: Int32) throws {
+  /// What a fault sweep does through the injector: a save (an append to the save log), or a
+  /// fold of the log into the file (the scenario's pending changes saved first).
+  enum Operation: String, CaseIterable, Sendable {
+    case append, fold
+
+    /// The generation of the store before it, and after it.
+    var generations: (before: Int, after: Int) { self == .append ? (2, 3) : (3, 3) }
+
+    func prepare(_ scenario: Scenario) throws {
+      if self == .fold { try scenario.context.save() }
+    }
+
+    func run(on context: Context) throws(ContextError) {
+      switch self {
+      case .append: try context.save()
+      case .fold: try context.foldSaveLog()
+      }
+    }
+  }
+
+  @Test(arguments: [ENOSPC, EIO, EROFS, EACCES], Operation.allCases)
+  func aSaveOrFoldFailingAtAnyCallLeavesTheStoreAsItWas(code: Int32, operation: Operation) throws
+  {
     var number = 1
-    var failedSaves = 0
+    var failures = 0
     while true {
-      let scenario = try Scenario("fault\(code)at\(number)")
+      let scenario = try Scenario("fault\(code)\(operation)at\(number)")
+      try operation.prepare(scenario)
       let context = scenario.context
       let fileSystem = scenario.fileSystem
       let expected = try snapshot(of: context)
+      let saved = try snapshot(of: scenario.harness.openContext())
+      let files = try StoreFiles(scenario.harness)
       let openBefore = fileSystem.openDescriptors
       fileSystem.arm(.call(number), code: code)
-      let result = Result { () throws(ContextError) in try context.save() }
+      let result = Result { () throws(ContextError) in try operation.run(on: context) }
       fileSystem.disarm()
       guard let injected = fileSystem.injected else {
-        // The save made fewer calls than `number`: it completed untouched. Done.
+        // The work made fewer calls than `number`: it completed untouched. Done.
         #expect(throws: Never.self) { try result.get() }
         #expect(try snapshot(of: scenario.harness.openContext()) == expected)
         break
       }
-      let where_ = "errno \(code) at call \(number) (\(injected))"
+      let where_ = "\(operation): errno \(code) at call \(number) (\(injected))"
       #expect(
         fileSystem.badCloses.isEmpty,
         "\(where_): closed descriptors that were not open \(fileSystem.badCloses)")
@@ -72,63 +96,97 @@ import Testing
         try scenario.harness.folder.temporaryEntries().isEmpty, "\(where_): temporary files left")
       switch result {
       case .failure(let error):
-        failedSaves += 1
+        failures += 1
         guard case .store(.system(let path, _, let errno)) = error else {
           Issue.record("\(where_): expected a system error, got \(error)")
           break
         }
-        #expect(path == scenario.harness.storePath, "\(where_)")
-        #expect(errno == code, "\(where_)")
         #expect(
-          try bytes(at: scenario.harness.storePath) == scenario.oldBytes,
-          "\(where_): the store changed")
-        #expect(context.hasChanges, "\(where_): the changes were dropped")
-        #expect(context.generation == 2, "\(where_)")
+          [scenario.harness.storePath, scenario.harness.storePath + ".wal"].contains(path),
+          "\(where_)")
+        #expect(errno == code, "\(where_)")
+        try files.expectUnchanged(in: scenario.harness, where_, allowingFoldMark: operation == .fold)
+        #expect(try snapshot(of: scenario.harness.openContext()) == saved, "\(where_): reread")
+        #expect(context.hasChanges == (operation == .append), "\(where_): the changes were dropped")
+        #expect(context.generation == operation.generations.before, "\(where_)")
         #expect(fileSystem.openDescriptors == openBefore, "\(where_): descriptors leaked")
-        // The same context saves once the file system works again.
-        try context.save()
-        #expect(context.generation == 3, "\(where_)")
+        // The same context succeeds once the file system works again.
+        try operation.run(on: context)
+        #expect(context.generation == operation.generations.after, "\(where_)")
         #expect(try snapshot(of: scenario.harness.openContext()) == expected, "\(where_): retry")
         #expect(try snapshot(of: context) == expected, "\(where_): same context after retry")
         let left = try scenario.harness.folder.temporaryEntries()
         #expect(left.isEmpty, "\(where_): temporary files left after retry: \(left)")
       case .success:
-        // Only the unlock and the closes after the new file is in place (closing lets go of
-        // the lock all the same), the reads of old contents that
-        // change tracking makes (an unreadable old content counts as changed) and the
-        // clean-up of the backup's temporary name (gone already after its rename) may fail
-        // without failing the save.
+        // Only the unlock and the closes (closing lets go of the lock all the same), the
+        // reads of old contents that change tracking makes (an unreadable old content counts
+        // as changed), the clean-up of the backup's temporary name (gone already after its
+        // rename) and the removal of the folded log (marked as folded already) may fail
+        // without failing the work.
         #expect(
           injected.hasPrefix("close") || injected.hasPrefix("unlock")
-            || injected.hasPrefix("pread") || injected.hasPrefix("unlink .store.json.bak."),
-          "\(where_): a failed \(injected) must fail the save")
+            || injected.hasPrefix("pread") || injected.hasPrefix("unlink .store.json.bak.")
+            || injected.hasPrefix("unlink store.json.wal"),
+          "\(where_): a failed \(injected) must fail the work")
         #expect(try snapshot(of: scenario.harness.openContext()) == expected, "\(where_)")
       }
       number += 1
     }
-    // The save makes a good number of calls, and most of them can fail it.
-    #expect(number > 15)
-    #expect(failedSaves > 10)
+    // The work makes a good number of calls, and most of them can fail it.
+    #expect(number > 8)
+    #expect(failures > 5)
   }
 
-  @Test(arguments: [1, 2])
-  func anFsyncFailureIsAFailedSave(occurrence: Int) throws {
-    // The first fsync is the new file's, the second the folder's after the rename.
-    let scenario = try Scenario("fsync\(occurrence)")
+  /// The store file and its save log as they were before a failure.
+  struct StoreFiles {
+    var store: [UInt8]
+    var log: [UInt8]?
+
+    init(_ harness: Harness) throws {
+      store = try bytes(at: harness.storePath)
+      log = try? bytes(at: harness.storePath + ".wal")
+    }
+
+    /// Expects both as they were: the log may end with a record marking a fold that did not
+    /// finish (no reader applies it), when `allowingFoldMark`.
+    func expectUnchanged(
+      in harness: Harness, _ comment: String, allowingFoldMark: Bool
+    ) throws {
+      #expect(try bytes(at: harness.storePath) == store, "\(comment): the store file changed")
+      let now = try? bytes(at: harness.storePath + ".wal")
+      if allowingFoldMark, let log, let now, now.count > log.count {
+        #expect(Array(now.prefix(log.count)) == log, "\(comment): the log changed")
+        #expect(
+          String(decoding: now.dropFirst(log.count), as: UTF8.self).contains("\"folded-into\""),
+          "\(comment): the log grew by more than a fold's mark")
+      } else {
+        #expect(now == log, "\(comment): the log changed")
+      }
+    }
+  }
+
+  @Test(arguments: [(Operation.append, 1), (.fold, 1), (.fold, 2)] as [(Operation, Int)])
+  func anFsyncFailureIsAFailedSave(operation: Operation, occurrence: Int) throws {
+    // An append syncs the log once; a fold syncs its new file, then the log's fold mark.
+    let scenario = try Scenario("fsync\(operation)\(occurrence)")
+    try operation.prepare(scenario)
+    let files = try StoreFiles(scenario.harness)
     scenario.fileSystem.arm(.operation("fsync", occurrence: occurrence), code: EIO)
-    let error = #expect(throws: ContextError.self) { try scenario.context.save() }
+    let error = #expect(throws: ContextError.self) { try operation.run(on: scenario.context) }
     scenario.fileSystem.disarm()
     guard case .store(let storeError)? = error else {
       Issue.record("expected a store error, got \(String(describing: error))")
       return
     }
-    #expect(storeError == .system(scenario.harness.storePath, operation: "fsync", errno: EIO))
-    #expect(
-      storeError.description == "\(scenario.harness.storePath): fsync failed: Input/output error")
-    #expect(try bytes(at: scenario.harness.storePath) == scenario.oldBytes)
+    let path =
+      operation == .append || occurrence == 2
+      ? scenario.harness.storePath + ".wal" : scenario.harness.storePath
+    #expect(storeError == .system(path, operation: "fsync", errno: EIO))
+    #expect(storeError.description == "\(path): fsync failed: Input/output error")
+    try files.expectUnchanged(in: scenario.harness, "fsync", allowingFoldMark: operation == .fold)
     #expect(try scenario.harness.folder.temporaryEntries().isEmpty)
-    #expect(scenario.context.hasChanges)
-    #expect(try scenario.harness.openContext().generation == 2)
+    #expect(scenario.context.hasChanges == (operation == .append))
+    #expect(try scenario.harness.openContext().generation == operation.generations.before)
     #expect(scenario.fileSystem.badCloses.isEmpty)
   }
 
@@ -151,16 +209,17 @@ import Testing
       as [(Int32, String)])
   func aReadOnlyFolderIsReportedAndChangesNothing(code: Int32, message: String) throws {
     let scenario = try Scenario("readonly\(code)")
+    try scenario.context.save()
+    let files = try StoreFiles(scenario.harness)
     // The lock file exists already; creating the temporary file is where a read-only
-    // folder refuses.
+    // folder refuses a fold.
     scenario.fileSystem.arm(.operation("openat", occurrence: 2), code: code)
-    let error = #expect(throws: ContextError.self) { try scenario.context.save() }
+    let error = #expect(throws: ContextError.self) { try scenario.context.foldSaveLog() }
     scenario.fileSystem.disarm()
     #expect(scenario.fileSystem.injected?.hasPrefix("openat .store.json.") == true)
     #expect(error?.description == "\(scenario.harness.storePath): open failed: \(message)")
-    #expect(try bytes(at: scenario.harness.storePath) == scenario.oldBytes)
+    try files.expectUnchanged(in: scenario.harness, "read-only", allowingFoldMark: false)
     #expect(try scenario.harness.folder.temporaryEntries().isEmpty)
-    #expect(scenario.context.hasChanges)
   }
 
   /// A folder nobody may write into: mode 0500, and for root (whom permission bits do not
@@ -180,10 +239,37 @@ import Testing
         "chattr +i is needed to make a folder read-only for root")
     }
     defer { if geteuid() == 0 { _ = try? changeAttributes("-i", of: harness.folder.path) } }
+    // The save has no log to append to yet, and the folder cannot hold a new one.
     let error = #expect(throws: ContextError.self) { try context.save() }
-    #expect(error?.description.hasPrefix("\(harness.storePath): open failed:") == true)
+    #expect(error?.description.hasPrefix("\(harness.storePath).wal: open failed:") == true)
     #expect(try bytes(at: harness.storePath) == old)
+    #expect(!FileManager.default.fileExists(atPath: harness.storePath + ".wal"))
     #expect(context.hasChanges)
+  }
+
+  /// A save log made while the folder could be written, then a folder nobody may write
+  /// into: saves still append (the log is a file that can be written), the fold that would
+  /// write the store file anew cannot, and says so; nothing is lost either way.
+  @Test func aLogInAFolderThatBecameReadOnlyTakesSavesButCannotBeFolded() throws {
+    let harness = try Harness()
+    let context = try harness.openContext()
+    try context.createCategory(named: "Work")
+    try context.save()
+    try context.createCategory(named: "Home")
+    try context.save()
+    #expect(chmod(harness.folder.path, 0o500) == 0)
+    defer { chmod(harness.folder.path, 0o700) }
+    if geteuid() == 0 {
+      try #require(
+        try changeAttributes("+i", of: harness.folder.path),
+        "chattr +i is needed to make a folder read-only for root")
+    }
+    defer { if geteuid() == 0 { _ = try? changeAttributes("-i", of: harness.folder.path) } }
+    try context.createCategory(named: "Later")
+    try context.save()
+    let error = #expect(throws: ContextError.self) { try context.foldSaveLog() }
+    #expect(error?.description.hasPrefix("\(harness.storePath): open failed:") == true)
+    #expect(Set(try harness.openContext().categories().map(\.name.text)) == ["Work", "Home", "Later"])
   }
 
   /// Runs `chattr FLAG PATH`; whether it worked.
@@ -203,10 +289,13 @@ import Testing
     let context = try Context(
       store: JSONStore(path: harness.storePath, fileSystem: Shrinking(scenario.fileSystem)),
       clock: harness.clock.now, makeID: SequentialIDs(after: 1000).make)
+    // Only a fold copies from the old file: the save of what is pending appends.
     try context.createCategory(named: "Another")
-    let error = #expect(throws: ContextError.self) { try context.save() }
+    try context.save()
+    let files = try StoreFiles(harness)
+    let error = #expect(throws: ContextError.self) { try context.foldSaveLog() }
     #expect(error?.description.contains("Input/output error") == true)
-    #expect(try bytes(at: harness.storePath) == scenario.oldBytes)
+    try files.expectUnchanged(in: harness, "short copy", allowingFoldMark: false)
     #expect(try harness.folder.temporaryEntries().isEmpty)
   }
 }
@@ -231,6 +320,10 @@ private final class Shrinking: FileSystem {
   func write(_ f: Int32, from b: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
     try inner.write(f, from: b)
   }
+  func write(_ f: Int32, from b: UnsafeRawBufferPointer, at o: Int) throws(SystemCallError) -> Int {
+    try inner.write(f, from: b, at: o)
+  }
+  func truncate(_ f: Int32, to l: Int) throws(SystemCallError) { try inner.truncate(f, to: l) }
   func copy(from s: Int32, at o: Int, to d: Int32, count: Int) throws(SystemCallError) -> Int { 0 }
   func synchronize(_ f: Int32) throws(SystemCallError) { try inner.synchronize(f) }
   func setPermissions(_ f: Int32, _ m: UInt32) throws(SystemCallError) {

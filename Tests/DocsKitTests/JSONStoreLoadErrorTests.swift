@@ -273,13 +273,13 @@ import Testing
   @Test func aNewerVersionIsRefusedNamingIt() throws {
     let harness = try Harness()
     try write(
-      "{\"format\":\"docsh-store\",\"version\":2,\"generation\":1,\"categories\":[{\"new\":true}]}",
+      "{\"format\":\"docsh-store\",\"version\":3,\"generation\":1,\"categories\":[{\"new\":true}]}",
       to: harness.storePath)
     let error = #expect(throws: StoreError.self) { try harness.openContext() }
-    #expect(error == .newerVersion(harness.storePath, version: 2, supported: 1))
+    #expect(error == .newerVersion(harness.storePath, version: 3, supported: 2))
     #expect(
       error?.description
-        == "\(harness.storePath): written by a newer docsh (format version 2; this docsh reads up to 1)"
+        == "\(harness.storePath): written by a newer docsh (format version 3; this docsh reads up to 2)"
     )
   }
 

@@ -136,9 +136,16 @@ import Testing
       try context.createDocument(named: "d\(round)", in: work.id, content: "\(round)")
       try context.save()
       #expect(context.generation == round)
-      #expect(try jsonObject(at: harness.storePath)["generation"] as? Int == round)
+      #expect(
+        JSONStore.generation(ofStoreAt: harness.storePath, fileSystem: SystemFileSystem()) == round)
       #expect(try harness.openContext().generation == round)
     }
+    // The file itself says the generation once the log is folded into it (the first save,
+    // of a store with no file yet, wrote it whole).
+    #expect(try jsonObject(at: harness.storePath)["generation"] as? Int == 1)
+    try context.foldSaveLog()
+    #expect(try jsonObject(at: harness.storePath)["generation"] as? Int == 4)
+    #expect(context.generation == 4)
   }
 
   @Test func savingWithNoChangesWritesNothing() throws {
@@ -147,7 +154,8 @@ import Testing
     let work = try context.createCategory(named: "Work")
     try context.save()
     try context.createDocument(named: "Plan", in: work.id, content: "x")
-    try context.save()  // a second save, so there is a backup too
+    try context.save()
+    try context.foldSaveLog()  // the file written whole again, so there is a backup too
     // Both files dated a day back: a rewrite, however soon, would date them now.
     let dayBack = IndexedStore.realtimeNanoseconds() - 86_400_000_000_000
     #expect(setFileTimes(of: harness.storePath, toNanoseconds: dayBack))
@@ -179,9 +187,10 @@ import Testing
     let plan = try context.createDocument(named: "Plan", in: work.id, content: "é\n")
     try context.save()
     let json = try jsonObject(at: harness.storePath)
-    #expect(Set(json.keys) == ["format", "version", "generation", "categories"])
+    #expect(Set(json.keys) == ["format", "version", "generation", "epoch", "categories"])
     #expect(json["format"] as? String == "docsh-store")
-    #expect(json["version"] as? Int == 1)
+    #expect(json["version"] as? Int == 2)
+    #expect((json["epoch"] as? String).flatMap(StoreEpoch.init) != nil)
     #expect(json["generation"] as? Int == 1)
     let categories = try #require(json["categories"] as? [[String: Any]])
     #expect(categories.count == 2)
@@ -299,11 +308,16 @@ import Testing
     for round in 1...3 {
       try context.createDocument(named: "d\(round)", in: work.id, content: "\(round)")
       try context.save()
+      try context.foldSaveLog()
       #expect(try bytes(at: harness.storePath + ".bak") == previous, "round \(round)")
       #expect(try jsonObject(at: harness.storePath + ".bak")["generation"] as? Int == round)
       previous = try bytes(at: harness.storePath)
     }
-    // Nothing else is left in the folder but the store, its backup and its lock.
-    #expect(try harness.folder.entries() == ["store.json", "store.json.bak", "store.json.lock"])
+    // Nothing else is left in the folder but the store, its backup, its lock and the file
+    // its sessions hold (the log is gone, folded).
+    #expect(
+      try harness.folder.entries() == [
+        "store.json", "store.json.bak", "store.json.lock", "store.json.sessions",
+      ])
   }
 }

@@ -25,6 +25,8 @@ import Testing
     // change one, keep others raw-copied
     try reloaded.renameDocument(plan.id, to: "Plan B")
     try reloaded.save()
+    // Folded, so that the file alone holds the save.
+    try reloaded.foldSaveLog()
     let third = try Context(store: JSONStore(path: path))
     #expect(try third.content(of: plan.id) == "é \"quoted\" \\ tab\t\nline 2 👍🏽")
     #expect(try third.document(withID: plan.id)?.name.text == "Plan B")

@@ -69,12 +69,20 @@ import Testing
     try throughLink.save()
     let again = try linked.harness.openContext(at: linked.link).categories().map(\.name.text)
     #expect(Set(again) == ["Shared", "FromLink", "FromTarget", "Again"])
-    // Backup and lock beside the target; nothing beside the link but the link.
+    // The save log beside the target, folded into it through the link.
+    #expect(Linked.isRegularFile(linked.target + ".wal"))
+    let beforeFold = try Data(contentsOf: URL(fileURLWithPath: linked.target))
+    try throughLink.foldSaveLog()
+    // Backup, lock and presence beside the target; nothing beside the link but the link.
     #expect(try linked.entries("dotfiles") == ["store.json"])
-    #expect(try linked.entries("cloud") == ["notes.json", "notes.json.bak", "notes.json.lock"])
+    #expect(
+      try linked.entries("cloud") == [
+        "notes.json", "notes.json.bak", "notes.json.lock", "notes.json.sessions",
+      ])
     #expect(Linked.isRegularFile(linked.target + ".bak"))
-    let backup = try JSONStore(path: linked.target + ".bak").load()
-    #expect(backup.categories.count == 3, "the backup is the generation before the last save")
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: linked.target + ".bak")) == beforeFold,
+      "the backup is the file the fold replaced")
   }
 
   @Test func theLinkAndTheTargetShareOneLock() throws {
@@ -124,6 +132,7 @@ import Testing
     try context.save()
     try context.createCategory(named: "Two")
     try context.save()
+    try context.foldSaveLog()
     #expect(linked.linkHolds() == "middle.json")
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: middle) == linked.target)
     #expect(Linked.isRegularFile(linked.target) && Linked.isRegularFile(linked.target + ".bak"))

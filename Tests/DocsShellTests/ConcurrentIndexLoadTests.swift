@@ -49,6 +49,9 @@ import Testing
       process.arguments = ["-c", worker]
       process.environment = [
         "HOME": home, "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1",
+        // A run folds the save log before it ends, so that a test reads the file at once
+        // (the background fold has tests of its own).
+        "DOCSH_FOLD": "foreground",
         "DOCSH": DocshProcess.executable.path, "STORE": store, "OUT": folder.url.path,
         "W": "\(number)",
         // Eight runs at once on a loaded machine may wait long for each other's index

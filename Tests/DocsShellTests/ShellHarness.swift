@@ -62,7 +62,7 @@ final class ShellHarness {
       try Context(
         store: IndexedStore(path: storePath, cacheFolder: cacheFolder, interruption: interruption),
         clock: clock.now, makeID: ids.make,
-        saveHook: repository.map(CommitOnSaveWhenSetUp.init(access:)), interruption: interruption)
+        observer: repository.map(CommitOnSaveWhenSetUp.init(access:)), interruption: interruption)
     }
     let context = try openStore()
     var settings = SessionSettings()

@@ -195,6 +195,9 @@ class Sandbox:
             "TERM": "xterm",
             "LANG": "C.UTF-8",
             "NO_COLOR": "1",
+            # A -c run folds the save log before it ends (the background fold has tests of
+            # its own), so that what a test reads of the store file is whole at once.
+            "DOCSH_FOLD": "foreground",
             "TZ": "UTC",
         }
         for key, value in changes.items():

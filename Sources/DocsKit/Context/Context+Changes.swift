@@ -91,7 +91,7 @@ extension Context {
 
   /// The properties of a document that differ between two of its states. Content counts as
   /// changed only when the text differs, so writing back what was saved is no change.
-  private func changedProperties(
+  func changedProperties(
     from then: DocumentRecord, to now: DocumentRecord
   ) -> Set<DocumentProperty> {
     var properties: Set<DocumentProperty> = []

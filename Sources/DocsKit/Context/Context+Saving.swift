@@ -10,9 +10,9 @@ extension Context {
   /// kept, this session's first); real conflicts stop the save (nothing is written) unless `keepingMine` is set, which keeps
   /// this session's values for them. Either way the context then holds the merged graph.
   ///
-  /// After a save that wrote the store, the ``SaveHook`` given at `init` follows it up
-  /// (commits the store); a failing follow-up never fails the save, it leaves
-  /// ``saveWarning``.
+  /// After a save that wrote the store, the ``SaveObserver`` given at `init` follows it up
+  /// (commits the store) with the save's delta, the lock still held; a failing follow-up
+  /// never fails the save, it leaves ``saveWarning``.
   /// - Throws: ``ContextError/conflicts(_:)`` listing the conflicts, or
   ///   ``ContextError/store(_:)`` saying why the store could not be written.
   public func save(keepingMine: Bool = false) throws(ContextError) {
@@ -26,32 +26,68 @@ extension Context {
       return
     }
     // Holding the lock from the first look at the file to the write: once merged with what
-    // another session saved, nobody can save in between.
+    // another session saved, nobody can save in between; and the observer hears this save
+    // before any later one.
     do {
-      try store.withSaveLock { () throws -> Void in try saveHoldingLock(keepingMine: keepingMine) }
+      try store.withSaveLock { () throws -> Void in
+        let delta = try saveHoldingLock(keepingMine: keepingMine)
+        if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
+      }
       conflicts = []
-      saveWarning = isWritingForSync ? nil : saveHook?.contextDidSave(self)
     } catch {
       throw contextError(from: error)
     }
   }
 
-  /// Commits, merging first when another session saved; the store's lock is held.
-  private func saveHoldingLock(keepingMine: Bool) throws(ContextError) {
+  /// Commits, merging first when another session saved; the store's lock is held. The
+  /// delta written, `nil` when nothing was.
+  func saveHoldingLock(keepingMine: Bool) throws(ContextError) -> StoreDelta? {
     do {
-      try commit()
+      return try commit()
     } catch {
       guard case .store(.modifiedElsewhere) = error else { throw error }
       try rebaseOntoSavedStore()
       let blocking = keepingMine ? conflicts.filter { !$0.isResolvableByKeepingMine } : conflicts
       guard blocking.isEmpty else { throw .conflicts(blocking) }
-      try commit()
+      return try commit()
     }
   }
 
-  /// Writes the graph to the store as it is.
-  private func commit() throws(ContextError) {
-    guard hasChanges else { return }
+  /// Writes what changed to the store: appended to the save log, or (when the store file
+  /// cannot take a log yet) as the whole file. The delta written, with the generation it
+  /// produced; `nil` when nothing changed.
+  private func commit() throws(ContextError) -> StoreDelta? {
+    guard hasChanges else { return nil }
+    var delta = try makeDelta()
+    let appended: SaveReceipt?
+    do {
+      appended = try store.append(delta)
+    } catch {
+      throw .store(error)
+    }
+    let receipt: SaveReceipt
+    if let appended {
+      receipt = appended
+      // The files this context loaded stay as they were (the log only grows): every fault,
+      // of the graph or kept for undo, still points at its bytes.
+      for (id, placed) in receipt.locations {
+        guard var record = documentRecords[id] else { continue }
+        record.location = placed.document
+        if case .fault = record.content { record.content = .fault(placed.content) }
+        documentRecords[id] = record
+      }
+    } else {
+      receipt = try commitWhole()
+    }
+    baseline = [:]
+    generation = receipt.generation
+    editCount += 1
+    delta.generation = receipt.generation
+    return delta
+  }
+
+  /// Writes the whole graph as the store file.
+  private func commitWhole() throws(ContextError) -> SaveReceipt {
     // Faults point into the file this context loaded, which the save replaces: states kept
     // for undo must not point there afterwards.
     let currentFaults = documentRecords.compactMapValues { record -> StoredLocation? in
@@ -59,16 +95,19 @@ extension Context {
       return nil
     }
     try loadContentsOfUndoHistory(except: currentFaults)
-    // Which touched objects differ from the save before, asked while the baseline's faults
-    // still point into the file they were read from.
-    let changedBeforeSaving = Set(
-      baseline.compactMap { id, saved in isUnchanged(id, since: saved) ? nil : id })
     let receipt: SaveReceipt
     do {
       receipt = try store.save(graphToSave())
     } catch {
       throw .store(error)
     }
+    adoptWholeFile(receipt)
+    return receipt
+  }
+
+  /// Points every record, and every state kept for undo, at where a whole write of the
+  /// store file put it.
+  private func adoptWholeFile(_ receipt: SaveReceipt) {
     for (id, placed) in receipt.locations {
       guard var record = documentRecords[id] else { continue }
       record.location = placed.document
@@ -77,6 +116,7 @@ extension Context {
     }
     for (id, placement) in receipt.placements {
       unloadedCategories[id]?.placement = placement
+      unloadedCategories[id]?.touchedByLog = false
     }
     rewriteUndoHistory { id, record in
       var record = record
@@ -86,10 +126,59 @@ extension Context {
       }
       return record
     }
-    lastSave = LastSave(
-      generationBefore: generation, baseline: baseline, changed: changedBeforeSaving,
-      editCount: editCount + 1)
-    baseline = [:]
+  }
+
+  /// Leaves the store: this process no longer counts among its sessions. Whether it was the
+  /// last, with a save log beside the file: then ``foldSaveLog()`` (here or in another
+  /// process) makes the file alone hold every save.
+  public func leaveStore() -> Bool {
+    store.leave()
+  }
+
+  /// The store file's path, its links followed: where its lock files are.
+  public var storeFilePath: String { store.filePath }
+
+  /// How large the store's save log is, and its file, in bytes (both 0 without a log).
+  public var saveLogSize: (log: Int, store: Int) { store.logSize }
+
+  /// Folds the store's save log into its file (a checkpoint): the file is written whole,
+  /// as the store is saved now (another session's saves included, after loading them), and
+  /// holds every save; the log goes. Nothing is written when there is no log.
+  /// - Throws: ``ContextError/unsavedChanges`` when this context has changes to save first;
+  ///   ``ContextError/store(_:)`` when the store cannot be read or written (the files are
+  ///   then as they were).
+  public func foldSaveLog() throws(ContextError) {
+    guard !hasChanges else { throw .unsavedChanges }
+    do {
+      try store.withSaveLock { () throws -> Void in
+        // Under the lock nobody appends: once this context holds what is saved, the log is
+        // all there is to fold.
+        do {
+          try foldHoldingLock()
+        } catch ContextError.store(.modifiedElsewhere), ContextError.store(.deletedElsewhere) {
+          try reload()
+          try foldHoldingLock()
+        }
+      }
+    } catch {
+      throw contextError(from: error)
+    }
+  }
+
+  private func foldHoldingLock() throws(ContextError) {
+    guard store.logSize.log > 0 else { return }
+    let currentFaults = documentRecords.compactMapValues { record -> StoredLocation? in
+      if case .fault(let location) = record.content { return location }
+      return nil
+    }
+    try loadContentsOfUndoHistory(except: currentFaults)
+    let receipt: SaveReceipt
+    do {
+      receipt = try store.fold(graphToSave())
+    } catch {
+      throw .store(error)
+    }
+    adoptWholeFile(receipt)
     generation = receipt.generation
     editCount += 1
   }

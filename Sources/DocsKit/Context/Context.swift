@@ -11,8 +11,8 @@ public final class Context {
   let store: any DocumentStore
   let clock: () -> Timestamp
   let makeID: () -> ObjectID
-  /// What follows every successful save (committing the store to its repository).
-  let saveHook: (any SaveHook)?
+  /// What follows every save that wrote the store (committing it to its repository).
+  let observer: (any SaveObserver)?
   /// Asked by long work (searches) whether to stop; `nil`: never stops.
   let interruption: (any Interruption)?
   /// Why the follow-up of the last save failed, when it did; the save itself stood.
@@ -37,11 +37,6 @@ public final class Context {
 
   /// The state at the last save of every object touched since.
   var baseline: [ObjectID: Baseline] = [:]
-  /// The baseline the last save cleared, for what that save changed.
-  var lastSave: LastSave?
-  /// Set while a sync writes what came in through this context: its saves are the sync's,
-  /// which commits them itself, so the save hook does not follow them.
-  var isWritingForSync = false
   var undoStack: [UndoGroup] = []
   var redoStack: [UndoGroup] = []
   var openGroup: UndoGroup?
@@ -58,21 +53,22 @@ public final class Context {
   ///   - store: where the graph is loaded from and saved to.
   ///   - clock: the time stamped on documents as they change (injected for tests).
   ///   - makeID: makes the identity of each new object (injected for tests).
-  ///   - saveHook: what follows every successful save (``GitCommitOnSave``); `nil` for none.
+  ///   - observer: told of every save that wrote the store, its delta in hand
+  ///     (``GitCommitOnSave``); `nil` for none.
   ///   - interruption: asked by long work (searches) whether to stop; `nil`: never stops.
   /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
   public init(
     store: any DocumentStore,
     clock: @escaping () -> Timestamp = { Timestamp.now() },
     makeID: @escaping () -> ObjectID = RandomIDSource().make,
-    saveHook: (any SaveHook)? = nil,
+    observer: (any SaveObserver)? = nil,
     interruption: (any Interruption)? = nil
   ) throws(StoreError) {
     self.store = store
     self.interruption = interruption
     self.clock = clock
     self.makeID = makeID
-    self.saveHook = saveHook
+    self.observer = observer
     let graph = try store.load()
     do {
       try install(graph)

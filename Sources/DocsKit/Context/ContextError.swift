@@ -27,6 +27,8 @@ public enum ContextError: Error, Sendable {
   case conflicts([MergeConflict])
   /// The person at the terminal stopped the work (Ctrl-C); it changed nothing.
   case interrupted
+  /// The work needs the changes saved first (folding the save log writes what is saved).
+  case unsavedChanges
 }
 
 extension ContextError: CustomStringConvertible {
@@ -60,6 +62,8 @@ extension ContextError: CustomStringConvertible {
       return error.description
     case .interrupted:
       return "interrupted"
+    case .unsavedChanges:
+      return "there are unsaved changes: save or revert them first"
     case .conflicts(let conflicts):
       let list = conflicts.map(\.description).joined(separator: "; ")
       let resolvable = conflicts.allSatisfy(\.isResolvableByKeepingMine)

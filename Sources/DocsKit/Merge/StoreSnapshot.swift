@@ -70,10 +70,35 @@ struct StoreSnapshot: Hashable, Sendable {
         })
     }
     let file = InMemoryFile()
-    var writer = StoreWriter(file: InMemoryFile.descriptor, source: nil, fileSystem: file)
+    var writer = StoreWriter(file: InMemoryFile.descriptor, sources: StoreSources(), fileSystem: file)
     // Writing to memory cannot fail: the in-memory file takes every byte.
-    try? writer.write(toSave, generation: generation)
+    try? writer.write(toSave, generation: generation, epoch: contentEpoch)
     return file.bytes
+  }
+
+  /// The epoch of the file written for this snapshot: made from what it holds, so that the
+  /// same snapshot is always the same bytes (another version of the store gets another).
+  var contentEpoch: StoreEpoch {
+    let digits = [UInt64(0), 1].map { salt -> String in
+      var hash = StableHash()
+      hash.combine(salt)
+      hash.combine(UInt64(generation))
+      for category in categories {
+        hash.combine(category.id.high)
+        hash.combine(category.id.low)
+        hash.combine(Array(category.name.text.utf8) + [0])
+        for document in category.documents {
+          hash.combine(document.id.high)
+          hash.combine(document.id.low)
+          hash.combine(Array(document.name.text.utf8) + [0])
+          hash.combine(UInt64(bitPattern: document.modified.millisecondsSince1970))
+          hash.combine(Array(document.content.utf8) + [0])
+        }
+      }
+      let hex = String(hash.value, radix: 16)
+      return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+    return StoreEpoch(digits.joined()) ?? .random()
   }
 
   /// How many documents the snapshot holds.

@@ -30,10 +30,12 @@ public enum ChildSpawn {
   ///   - environment: `NAME=value` entries; `nil` passes docsh's own.
   ///   - searchingPath: whether a `program` without a slash is looked for on `PATH`.
   ///   - fileActions: adds the child's `dup2`s and closes.
+  ///   - detached: whether the child starts a session of its own (`setsid`), away from the
+  ///     terminal: a hangup of docsh's terminal does not reach it.
   /// - Returns: the child's process id, or the `errno` that `posix_spawn` gave.
   public static func start(
     _ program: String, words: [String], environment: [String]? = nil,
-    searchingPath: Bool = false,
+    searchingPath: Bool = false, detached: Bool = false,
     fileActions: (inout posix_spawn_file_actions_t) -> Void = { _ in }
   ) -> Result<pid_t, SpawnFailure> {
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
@@ -53,7 +55,11 @@ public enum ChildSpawn {
     var noMask = sigset_t()
     sigemptyset(&noMask)
     posix_spawnattr_setsigmask(&attributes, &noMask)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc leaves out with _GNU_SOURCE.
+    let setSessionID: Int32 = 0x80
+    posix_spawnattr_setflags(
+      &attributes,
+      Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (detached ? setSessionID : 0)))
 
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)

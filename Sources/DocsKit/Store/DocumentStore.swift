@@ -1,18 +1,35 @@
-/// Where a piece of a loaded store lives in its file: a byte range the store can read again.
+/// Where a piece of a loaded store lives: a byte range of the store file, or of its save log
+/// (what was saved since the file was last written whole), that the store can read again.
 public struct StoredLocation: Hashable, Sendable {
+  /// Which of the store's two files a location is in.
+  public enum File: UInt8, Hashable, Sendable {
+    /// The store file itself (`store.json`).
+    case store
+    /// Its save log (`store.json.wal`), the saves appended since.
+    case log
+  }
+
   /// The offset of the first byte.
   public let offset: Int
   /// The number of bytes.
   public let length: Int
+  /// The file the bytes are in.
+  public let file: File
 
-  /// Makes a location from an offset and a length.
-  public init(offset: Int, length: Int) {
+  /// Makes a location from an offset and a length in `file`.
+  public init(offset: Int, length: Int, in file: File = .store) {
     self.offset = offset
     self.length = length
+    self.file = file
   }
 
   /// The offset just past the last byte.
   public var end: Int { offset + length }
+
+  /// The same bytes seen from `shift` bytes further on in the same file.
+  func moved(by shift: Int) -> StoredLocation {
+    StoredLocation(offset: offset + shift, length: length, in: file)
+  }
 }
 
 /// A document's content: either text in memory, or a fault the store resolves on demand.
@@ -40,6 +57,9 @@ public struct UnloadedCategory: Hashable, Sendable {
   public var summary: CategorySummary
   /// Where its documents lie in the loaded file.
   var placement: CategoryPlacement
+  /// Whether a record of the save log made, renamed or changed it: then the run of the
+  /// store file is not (or not only) its documents.
+  var touchedByLog = false
 }
 
 /// A category as a store hands it over or takes it back.
@@ -52,6 +72,8 @@ public struct StoredCategory: Sendable {
   var placement: CategoryPlacement?
   /// Set when the store did not hand its documents over with the graph.
   public var unloaded: UnloadedCategory?
+  /// Whether a record of the save log made, renamed or changed it.
+  var touchedByLog = false
 
   /// A category with its documents in the graph.
   public init(id: ObjectID, name: Name) {
@@ -81,8 +103,11 @@ public struct StoredDocument: Sendable {
 
 /// Everything a store read: categories and documents in file order, plus its generation.
 public struct LoadedGraph: Sendable {
-  /// The generation of the file read (0 when there was no file).
+  /// The generation of the store read, its save log included (0 when there was no file).
   public var generation: Int
+  /// The epoch of the store file read: what its save log must extend; `nil` for a file of
+  /// version 1, or none.
+  public var epoch: StoreEpoch?
   /// The categories, in file order.
   public var categories: [StoredCategory]
   /// The documents of every category, in file order, grouped by category.
@@ -144,6 +169,8 @@ public struct SaveReceipt: Sendable {
   public var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)]
   /// For each saved category, where it now lies in the new file.
   var placements: [ObjectID: CategoryPlacement] = [:]
+  /// The save log's record the save appended, when it appended one.
+  var record: SaveLogRecord?
 
   /// A receipt for a save that reached `generation`.
   public init(
@@ -161,6 +188,10 @@ public struct SaveReceipt: Sendable {
 public protocol DocumentStore: AnyObject {
   /// A human name for the store, used in messages: its path.
   var displayName: String { get }
+
+  /// The path of the store file itself, its symbolic links followed once loaded: where its
+  /// lock files are.
+  var filePath: String { get }
 
   /// Reads the whole graph as last saved, without contents.
   /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
@@ -214,10 +245,30 @@ public protocol DocumentStore: AnyObject {
   /// Verifies the store as it is on disk and reports every problem found; changes nothing.
   func check() -> StoreCheckReport
 
-  /// Writes the graph given atomically and durably, unless another session saved since
-  /// this store loaded.
+  /// Writes the graph given atomically and durably, as the whole store file, unless another
+  /// session saved since this store loaded; the generation moves on by one.
   /// - Throws: ``StoreError``; the file on disk is then as it was.
   func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt
+
+  /// Saves what `delta` changes, costing what it changes (an append to the store's save
+  /// log), unless another session saved since this store loaded; `nil` when the store must
+  /// be written whole instead (``save(_:)``).
+  /// - Throws: ``StoreError``; the files on disk are then as they were.
+  func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt?
+
+  /// Writes the graph given, which is the store as loaded, as the whole store file: the
+  /// save log folded into it, the generation kept.
+  /// - Throws: ``StoreError``; the files on disk are then as they were.
+  func fold(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt
+
+  /// How large the save log is beside the store file, in bytes, as loaded or last saved
+  /// (both 0 for a store without one).
+  var logSize: (log: Int, store: Int) { get }
+
+  /// Leaves the store's sessions: whether this was the last of them with a save log beside
+  /// the file, which must then be folded into it (``Context/foldSaveLog()``) for the file
+  /// alone to hold every save at rest.
+  func leave() -> Bool
 
   /// Records that the graph loaded breaks a rule of the format, so the store must never
   /// be overwritten: every later ``save(_:)`` is refused.
@@ -227,6 +278,23 @@ public protocol DocumentStore: AnyObject {
 extension DocumentStore {
   /// A store that cannot be damaged has nothing to record.
   public func markDamaged() {}
+
+  /// A store without a log is written whole by every save.
+  public func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? { nil }
+
+  /// A store without a log is always folded: writing it whole is a save that changes nothing.
+  public func fold(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+    try save(categories)
+  }
+
+  /// A store without a log has none to size.
+  public var logSize: (log: Int, store: Int) { (0, 0) }
+
+  /// A store without a log has nothing to fold when its sessions leave.
+  public func leave() -> Bool { false }
+
+  /// A store named by its path alone.
+  public var filePath: String { displayName }
 
   /// A store that hands every category over loaded has nothing to fault in.
   public func documents(of category: ObjectID, _ unloaded: UnloadedCategory) throws(StoreError)

@@ -65,6 +65,12 @@ public protocol FileSystem: Sendable {
   ) throws(SystemCallError) -> Int
   /// `write(2)`: how many bytes were written.
   func write(_ file: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int
+  /// `pwrite(2)` at `offset`: how many bytes were written.
+  func write(
+    _ file: Int32, from buffer: UnsafeRawBufferPointer, at offset: Int
+  ) throws(SystemCallError) -> Int
+  /// `ftruncate(2)`: cuts `file` to `length` bytes.
+  func truncate(_ file: Int32, to length: Int) throws(SystemCallError)
   /// Copies up to `count` bytes at `offset` of `source` to the end of `destination` inside
   /// the kernel (`sendfile(2)`); how many were copied.
   func copy(
@@ -139,6 +145,28 @@ extension FileSystem {
     }
   }
 
+  /// Writes all of `bytes` to `file` at `offset`, call after call (short writes, EINTR).
+  /// - Throws: the first failing `pwrite(2)`; `EIO` when a write takes nothing.
+  public func writeFully(
+    _ file: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int
+  ) throws(SystemCallError) {
+    var done = 0
+    while done < bytes.count {
+      let count = try write(
+        file, from: UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + done)
+      guard count > 0 else { throw SystemCallError("write", code: EIO) }
+      done += count
+    }
+  }
+
+  /// Writes all of `bytes` to `file` at `offset`; as the buffer form does.
+  public func writeFully(_ file: Int32, _ bytes: [UInt8], at offset: Int) throws(SystemCallError) {
+    let written = bytes.withUnsafeBytes { buffer in
+      Result { () throws(SystemCallError) in try writeFully(file, buffer, at: offset) }
+    }
+    try written.get()
+  }
+
   /// Writes all of `bytes` to `file`; as the buffer form does.
   public func writeFully(_ file: Int32, _ bytes: [UInt8]) throws(SystemCallError) {
     let written = bytes.withUnsafeBytes { buffer in
@@ -207,6 +235,16 @@ public struct SystemFileSystem: FileSystem {
     _ file: Int32, from buffer: UnsafeRawBufferPointer
   ) throws(SystemCallError) -> Int {
     try retrying("write") { Glibc.write(file, buffer.baseAddress, buffer.count) }
+  }
+
+  public func write(
+    _ file: Int32, from buffer: UnsafeRawBufferPointer, at offset: Int
+  ) throws(SystemCallError) -> Int {
+    try retrying("write") { Glibc.pwrite(file, buffer.baseAddress, buffer.count, off_t(offset)) }
+  }
+
+  public func truncate(_ file: Int32, to length: Int) throws(SystemCallError) {
+    _ = try retrying("truncate") { Glibc.ftruncate(file, off_t(length)) }
   }
 
   public func copy(

@@ -58,6 +58,16 @@ final class InMemoryFile: FileSystem {
     return buffer.count
   }
 
+  func write(
+    _ file: Int32, from buffer: UnsafeRawBufferPointer, at offset: Int
+  ) throws(SystemCallError) -> Int {
+    throw SystemCallError("write", code: ENOTSUP)
+  }
+
+  func truncate(_ file: Int32, to length: Int) throws(SystemCallError) {
+    throw SystemCallError("truncate", code: ENOTSUP)
+  }
+
   func copy(
     from source: Int32, at offset: Int, to destination: Int32, count: Int
   ) throws(SystemCallError) -> Int {

@@ -33,32 +33,47 @@ extension IndexedStore {
     for document in documents { issuedFromIndex[document.contentLocation] = document.id }
   }
 
-  /// Whether rows from the index can describe the category: its count, in its run, in order.
+  /// Whether rows from the index can describe the category: its count; those in the store
+  /// file in its run, in order; those in the save log within what was read of it. With no
+  /// record in the log, the run holds exactly the category's documents.
   private func isPlausible(_ documents: [StoredDocument], for unloaded: UnloadedCategory) -> Bool {
     guard documents.count == unloaded.summary.documentCount else { return false }
     let run = unloaded.placement.documents
+    let logEnd = file.attached?.end ?? 0
     var end = run.offset
+    var inFile = 0
     for document in documents {
-      guard document.location.offset >= end, document.location.end <= run.end,
-        document.contentLocation.offset > document.location.offset,
-        document.contentLocation.end < document.location.end
+      guard document.contentLocation.offset > document.location.offset,
+        document.contentLocation.end < document.location.end,
+        document.contentLocation.file == document.location.file
       else { return false }
+      if document.location.file == .log {
+        guard document.location.end <= logEnd else { return false }
+        continue
+      }
+      guard document.location.offset >= end, document.location.end <= run.end else { return false }
       end = document.location.end
+      inFile += 1
     }
-    return documents.isEmpty
-      ? run.length == 0 : documents[documents.count - 1].location.end == run.end
+    guard file.attached?.last == nil else { return true }
+    return inFile == 0 ? run.length == 0 : end == run.end
   }
 
-  /// Reads the category's run from the file and compares it with the index's rows.
+  /// Reads the category's run from the file and compares it with the index's rows of the
+  /// documents in the file (those the log put elsewhere are in the run too, superseded).
   private func verify(
     _ documents: [StoredDocument], of category: ObjectID, _ unloaded: UnloadedCategory
   ) -> Bool {
+    let inFile = documents.filter { $0.location.file == .store }
+    let logChanged = file.attached?.last != nil
     guard
       let read = file.documentRun(
-        unloaded.placement.documents, count: documents.count, of: category)
+        unloaded.placement.documents, count: logChanged ? nil : inFile.count, of: category)
     else { return false }
-    return zip(read, documents).allSatisfy { read, indexed in
-      read.id == indexed.id && read.name.text == indexed.name.text && read.size == indexed.size
+    let byID = Dictionary(read.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    return inFile.allSatisfy { indexed in
+      guard let read = byID[indexed.id] else { return false }
+      return read.name.text == indexed.name.text && read.size == indexed.size
         && read.modified == indexed.modified && read.location == indexed.location
         && read.contentLocation == indexed.contentLocation
     }

@@ -14,7 +14,7 @@ extension IndexedStore {
 
   public func check() -> StoreCheckReport {
     var began = false
-    let (report, graph, status) = file.checkedScan(
+    let scan = file.checkedScan(
       advance: { completed, total in
         guard let progress else { return }
         if !began {
@@ -25,13 +25,18 @@ extension IndexedStore {
       },
       shouldStop: { interruption?.isRequested(during: .check) ?? false })
     if began { progress?.endTask() }
+    let report = scan.report
     var checked = report
     guard cacheFolder != nil, !report.wasInterrupted else { return checked }
-    guard let graph, let status, report.isSound, let index = openIndex() else {
+    guard let graph = scan.graph, let status = scan.status, report.isSound,
+      let index = openIndex()
+    else {
       checked.index = state.index == nil ? .unavailable(reason: indexWarningReason) : indexState
       return checked
     }
-    let identity = IndexIdentity(storePath: realPath, status: status, generation: graph.generation)
+    let identity = IndexIdentity(
+      storePath: realPath, status: status, generation: scan.fileGeneration,
+      log: scan.log?.last.map { LogPosition(after: $0) } ?? .none)
     let comparison = ask(index) { () throws(SQLiteError) -> StoreIndex.Comparison? in
       try index.comparison(with: graph, identity: identity)
     }
@@ -181,6 +186,17 @@ extension IndexedStore {
     }
     // The whole error, statement and extended code with it: what a person needs to act.
     warn(.indexFailed(path: failed.path, reason: error.description))
+  }
+
+  /// The index's record; `nil` when it holds none, or could not be read (it is then out of
+  /// use, as after any failure).
+  func currentRecord(of index: StoreIndex) -> IndexRecord? {
+    do {
+      return try index.record()
+    } catch {
+      disable(index, error)
+      return nil
+    }
   }
 
   /// Throws ``SQLiteError/interrupted`` when the interruption asks `work` to stop.

@@ -1,5 +1,5 @@
-// Saving: the file first, then the index brought in step with it when it described the old
-// file.
+// Saving: the file (or its save log) first, then the index brought in step with it when it
+// described what was there before.
 
 extension IndexedStore {
   // MARK: - Saving
@@ -8,11 +8,36 @@ extension IndexedStore {
     try file.withSaveLock(body)
   }
 
-  public func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
-    let categories = categories.map(remapped)
+  public func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? {
     do {
-      return try file.withSaveLock { () throws -> SaveReceipt in
-        try saveHoldingLock(categories)
+      return try file.withSaveLock { () throws -> SaveReceipt? in
+        let trusted = state.trusted
+        guard let receipt = try file.append(delta) else { return nil }
+        issuedFromIndex = [:]
+        guard let (index, identity, isRacy) = trusted, let record = receipt.record,
+          let frame = file.attached?.last
+        else { return receipt }
+        var after = identity
+        after.log = LogPosition(after: frame)
+        state.trust(after, isRacy: isRacy)
+        let applied = withIndex(index) { () throws(SQLiteError) -> Bool in
+          do {
+            return try index.apply([record], to: identity, making: after) {
+              location throws(StoreError) in try file.readContent(at: location)
+            }
+          } catch let error as SQLiteError {
+            throw error
+          } catch {
+            // A content the index placed cannot be read: it cannot be trusted.
+            throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "\(error)")
+          }
+        }
+        // Another process applied this record first (reading the log as it opened the
+        // store): the index is in step if it holds `after`; each read checks anyway.
+        if applied == false, currentRecord(of: index)?.identity != after {
+          state.distrust()
+        }
+        return receipt
       }
     } catch let error as StoreError {
       throw error
@@ -21,7 +46,39 @@ extension IndexedStore {
     }
   }
 
-  private func saveHoldingLock(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+  public func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+    try writeWhole(categories) { categories throws(StoreError) in try file.save(categories) }
+  }
+
+  public func fold(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+    try writeWhole(categories) { categories throws(StoreError) in try file.fold(categories) }
+  }
+
+  public var logSize: (log: Int, store: Int) { file.logSize }
+
+  public func leave() -> Bool { file.leave() }
+
+  /// Writes the whole store file with `write`, under the lock, and brings the index in step.
+  private func writeWhole(
+    _ categories: [CategoryToSave],
+    _ write: ([CategoryToSave]) throws(StoreError) -> SaveReceipt
+  ) throws(StoreError) -> SaveReceipt {
+    do {
+      return try file.withSaveLock { () throws -> SaveReceipt in
+        let categories = try expandingLogged(categories.map(remapped))
+        return try saveHoldingLock(categories, write)
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw .invalidStore(displayName, reason: "\(error)")
+    }
+  }
+
+  private func saveHoldingLock(
+    _ categories: [CategoryToSave],
+    _ write: ([CategoryToSave]) throws(StoreError) -> SaveReceipt
+  ) throws(StoreError) -> SaveReceipt {
     // Old texts for the full text come from the old file, before it is replaced.
     var plan: StoreIndex.UpdatePlan?
     if let (index, identity, _) = state.trusted {
@@ -38,7 +95,7 @@ extension IndexedStore {
         plan = nil
       }
     }
-    let receipt = try file.save(categories)
+    let receipt = try write(categories)
     issuedFromIndex = [:]
     // Stat the new file now it is in place: the rename changed its change time.
     let status = file.statusOfLoadedFile()
@@ -58,6 +115,27 @@ extension IndexedStore {
       }
     }
     return receipt
+  }
+
+  /// `categories` with every one handed over unloaded that a record of the save log
+  /// touched given document by document, as the index or the scan holds them: a whole file
+  /// copies a category's run from the store file only while the run is its documents.
+  private func expandingLogged(_ categories: [CategoryToSave]) throws -> [CategoryToSave] {
+    try categories.map { category throws -> CategoryToSave in
+      guard let unloaded = category.unloadedDocuments, unloaded.touchedByLog else {
+        return category
+      }
+      let documents = try self.documents(of: category.category.id, unloaded)
+      let expanded = documents.enumerated().map { position, stored in
+        DocumentToSave(
+          document: Document(
+            id: stored.id, name: stored.name, categoryID: stored.categoryID, size: stored.size,
+            modified: stored.modified),
+          content: nil, unchangedLocation: stored.location,
+          contentLocation: stored.contentLocation, sequence: position)
+      }
+      return CategoryToSave(category: category.category, documents: expanded)
+    }
   }
 
   private func remapped(_ category: CategoryToSave) -> CategoryToSave {

@@ -160,6 +160,8 @@ public final class IndexedStore: DocumentStore {
 
   public var displayName: String { file.displayName }
 
+  public var filePath: String { file.filePath }
+
   /// The index database's path, when there is a cache folder.
   public var indexPath: String? {
     cacheFolder.map { $0 + "/" + IndexedStore.indexFileName(for: realPath) }
@@ -171,15 +173,14 @@ public final class IndexedStore: DocumentStore {
     state.beginLoad()
     issuedFromIndex = [:]
     guard let opened = try file.openCurrentFile() else {
-      file.adopt(nil, generation: 0)
+      file.adopt(nil, header: StoreReader.Header(generation: 0, epoch: nil))
       indexState = cacheFolder == nil ? .none : .trusted
       return .empty
     }
-    let generation = file.headerGeneration(of: opened)
-    if let index = openIndex(), let generation {
-      let identity = IndexIdentity(
-        storePath: realPath, status: opened.status, generation: generation)
-      if let graph = trustedGraph(from: index, identity: identity, opened: opened) {
+    let header = file.header(of: opened)
+    if let index = openIndex(), let header, let generation = header.generation {
+      let base = IndexIdentity(storePath: realPath, status: opened.status, generation: generation)
+      if let graph = try trustedGraph(from: index, base: base, header: header, opened: opened) {
         return graph
       }
     }
@@ -191,14 +192,22 @@ public final class IndexedStore: DocumentStore {
     defer { phases.end() }
     let graph: LoadedGraph
     do {
-      graph = try file.readGraph(of: opened, positioned: true, bytesRead: phases.read)
+      let read = try file.readGraph(of: opened, positioned: true, bytesRead: phases.read)
+      file.adopt(opened, header: StoreReader.Header(generation: read.generation, epoch: read.epoch))
+      graph = try file.attachingLog(to: read)
+      file.loadedGeneration = graph.generation
     } catch {
-      file.close(opened)
+      if file.loadedFile == opened.descriptor {
+        file.adopt(nil, header: StoreReader.Header(generation: 0, epoch: nil))
+      } else {
+        file.close(opened)
+      }
+      file.markDamaged()
       throw error
     }
-    file.adopt(opened, generation: graph.generation)
     let identity = IndexIdentity(
-      storePath: realPath, status: opened.status, generation: graph.generation)
+      storePath: realPath, status: opened.status, generation: file.loadedHeader.generation ?? 0,
+      log: LogPosition(file.attached))
     guard let index = state.index else { return graph }
     state.trust(identity, isRacy: false)
     rebuild(index, from: graph, identity: identity, phases: phases)
@@ -225,7 +234,17 @@ public final class IndexedStore: DocumentStore {
     withIndex(index) { () throws(SQLiteError) in
       try index.rebuild(
         from: graph, identity: identity,
-        when: { $0?.identity != identity && isCurrentFile(identity) }
+        when: { found in
+          // Not over an index another process made of this file, as far into its log or
+          // further: it describes what this one read, and more.
+          if let found, found.identity.describesSameFile(as: identity),
+            found.identity.generation == identity.generation,
+            found.identity.log.end >= identity.log.end
+          {
+            return false
+          }
+          return isCurrentFile(identity)
+        }
       ) { done throws(SQLiteError) in
         try stopIfInterrupted(.storeIndex)
         phases.indexed(done)
@@ -233,18 +252,34 @@ public final class IndexedStore: DocumentStore {
     }
   }
 
-  /// The graph from the index, categories only, when it provably describes `opened`.
+  /// The graph from the index, categories only, when it provably describes `opened` (the
+  /// file of identity `base`) and its save log: records of the log the index has not seen
+  /// yet are applied to it first.
+  /// - Throws: ``StoreError`` when the log cannot be read, or is one of a newer docsh.
   private func trustedGraph(
-    from index: StoreIndex, identity: IndexIdentity, opened: JSONStore.OpenedFile
-  ) -> LoadedGraph? {
-    switch indexedCategories(index, identity) {
-    case .failed:
+    from index: StoreIndex, base: IndexIdentity, header: StoreReader.Header,
+    opened: JSONStore.OpenedFile
+  ) throws(StoreError) -> LoadedGraph? {
+    let found: IndexRecord?
+    do {
+      found = try index.record()
+    } catch {
+      disable(index, error)
       return nil
-    case .describesAnotherFile:
-      if let reason = rebuildReason(index, identity) { indexState = .rebuilt(reason: reason) }
+    }
+    guard let record = found, record.identity.describesSameFile(as: base),
+      record.identity.storePath == base.storePath,
+      record.identity.generation == base.generation
+    else {
+      if let reason = rebuildReason(index, base) { indexState = .rebuilt(reason: reason) }
+      return nil
+    }
+    file.adopt(opened, header: header)
+    guard let identity = try caughtUp(index, record: record, header: header) else { return nil }
+    switch indexedCategories(index, identity) {
+    case .failed, .describesAnotherFile:
       return nil
     case .answered(let found):
-      file.adopt(opened, generation: identity.generation)
       switch categoriesOnlyGraph(fromIndexed: found, identity: identity) {
       case .success(let graph):
         state.trust(identity, isRacy: found.record.isRacy)
@@ -255,6 +290,76 @@ public final class IndexedStore: DocumentStore {
         return nil
       }
     }
+  }
+
+  /// The identity the index holds once it is in step with the adopted file's log, the log
+  /// attached: `record`'s, or the one after applying the records it has not seen. `nil`
+  /// when the index does not describe the log (another log, or the log changed where the
+  /// index had read it) or could not be brought in step.
+  /// - Throws: ``StoreError`` when the log cannot be read, or is one of a newer docsh.
+  private func caughtUp(
+    _ index: StoreIndex, record: IndexRecord, header: StoreReader.Header
+  ) throws(StoreError) -> IndexIdentity? {
+    let generation = header.generation ?? 0
+    let known = record.identity.log
+    let log: SaveLog
+    switch try file.findLog(extending: header.epoch, generation: generation) {
+    case .none:
+      guard known.last == nil else { return distrust("its save log is gone") }
+      return record.identity
+    case .ignored(_, let warning):
+      if let warning { file.logWarning = warning }
+      guard known.last == nil else { return distrust("its save log is gone") }
+      return record.identity
+    case .extends(let found):
+      log = found
+    }
+    var verified: SaveLogFrame?
+    if let last = known.last {
+      do {
+        let size = try fileSystem.status(of: log.descriptor).size
+        guard let frame = try log.frame(at: last.start, size: size),
+          frame.checksum == last.checksum, frame.end == known.end,
+          frame.generation == known.generation
+        else { return distrust("its save log is not the one it read") }
+        verified = frame
+      } catch {
+        throw .system(file.logPath, operation: error.operation, errno: error.code)
+      }
+    }
+    let tail = try file.readRecords(
+      of: log, from: verified?.end ?? 0, after: verified?.generation ?? generation)
+    let last = tail.last ?? verified
+    file.attach(log, end: last?.end ?? log.headerLength, last: last)
+    file.loadedGeneration = last?.generation ?? generation
+    guard let newest = tail.last else { return record.identity }
+    var after = record.identity
+    after.log = LogPosition(after: newest)
+    let applied = withIndex(index) { () throws(SQLiteError) -> Bool in
+      do {
+        return try index.apply(tail.records, to: record.identity, making: after) {
+          location throws(StoreError) in try file.readContent(at: location)
+        }
+      } catch let error as SQLiteError {
+        throw error
+      } catch {
+        // A content the index placed cannot be read: the index cannot be trusted.
+        throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "\(error)")
+      }
+    }
+    switch applied {
+    case true?: return after
+    case false?:
+      // Another process applied them first: the index is in step if it holds `after` now.
+      return currentRecord(of: index)?.identity == after ? after : nil
+    case nil: return nil
+    }
+  }
+
+  /// Takes the index out of use for this load, saying why; always `nil`.
+  private func distrust(_ reason: String) -> IndexIdentity? {
+    indexState = .rebuilt(reason: reason)
+    return nil
   }
 
   /// The index's record and categories, when it was made for `identity`.
@@ -280,17 +385,22 @@ public final class IndexedStore: DocumentStore {
     identity: IndexIdentity
   ) -> Result<LoadedGraph, Contradiction> {
     if found.record.isRacy {
-      // Modified too close to when the index recorded it: check each category's header.
-      for category in found.categories {
+      // Modified too close to when the index recorded it: check each category's header in
+      // the file. A category the log made is not in the file; one the log renamed has its
+      // old name there.
+      let logChanged = identity.log.last != nil
+      for category in found.categories where category.placement.start > 0 {
         guard let header = file.categoryHeader(at: category.placement.start),
-          header.id == category.id, header.name?.text == category.name
+          header.id == category.id, logChanged || header.name?.text == category.name
         else {
           return .failure(
             Contradiction(reason: "the store changed in the same instant it was indexed"))
         }
       }
     }
-    var graph = LoadedGraph(generation: identity.generation, categories: [], documents: [])
+    var graph = LoadedGraph(
+      generation: identity.storeGeneration, categories: [], documents: [])
+    graph.epoch = file.loadedHeader.epoch
     graph.categories.reserveCapacity(found.categories.count)
     for category in found.categories {
       // A name the index holds that is not valid is a damaged row: the file is read instead.
@@ -299,7 +409,10 @@ public final class IndexedStore: DocumentStore {
       }
       var stored = StoredCategory(id: category.id, name: name)
       stored.placement = category.placement
-      stored.unloaded = UnloadedCategory(summary: category.summary, placement: category.placement)
+      stored.unloaded = UnloadedCategory(
+        summary: category.summary, placement: category.placement,
+        touchedByLog: category.touchedByLog)
+      stored.touchedByLog = category.touchedByLog
       graph.categories.append(stored)
     }
     return .success(graph)

@@ -9,9 +9,20 @@ extension JSONStore {
   // MARK: - Saving
 
   public func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+    try writeWhole(categories, generation: loadedGeneration + 1)
+  }
+
+  public func fold(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+    try writeWhole(categories, generation: loadedGeneration)
+  }
+
+  /// Writes the whole file at `generation`, under the lock, when nobody saved meanwhile.
+  private func writeWhole(
+    _ categories: [CategoryToSave], generation: Int
+  ) throws(StoreError) -> SaveReceipt {
     guard hasLoaded, !loadFailed else { throw .refusedToOverwriteDamagedStore(path) }
     do {
-      return try saveLocked(categories)
+      return try saveLocked(categories, generation: generation)
     } catch let error as StoreError {
       throw error
     } catch let error as SystemCallError {
@@ -63,7 +74,18 @@ extension JSONStore {
     }
   }
 
-  private func saveLocked(_ categories: [CategoryToSave]) throws -> SaveReceipt {
+  private func saveLocked(
+    _ categories: [CategoryToSave], generation: Int
+  ) throws -> SaveReceipt {
+    try holdingLock { directory in
+      let current = try checkNobodySaved(in: directory)
+      return try writeWhole(categories, generation: generation, over: current, in: directory)
+    }
+  }
+
+  /// Runs `body` with the folder open and the lock held: the lock ``withSaveLock(_:)``
+  /// holds, or one taken for the call.
+  func holdingLock<Result>(_ body: (_ directory: Int32) throws -> Result) throws -> Result {
     let ownsLock = heldLock == nil
     let held = try heldLock ?? takeLock()
     defer {
@@ -72,16 +94,55 @@ extension JSONStore {
         try? fileSystem.close(held.directory)
       }
     }
-    let directory = held.directory
+    return try body(held.directory)
+  }
 
+  /// The `stat` of the store file, after making sure that nobody saved since this store
+  /// loaded: the file is the one loaded and its log holds no record beyond what was read.
+  /// - Throws: ``StoreError/modifiedElsewhere(_:loadedGeneration:currentGeneration:)`` or
+  ///   ``StoreError/deletedElsewhere(_:)`` when somebody did.
+  func checkNobodySaved(in directory: Int32) throws -> FileStatus? {
     let current = try fileSystem.status(at: directory, fileName)
     if current == nil && loadedStatus != nil { throw StoreError.deletedElsewhere(path) }
     if !isSameFile(current, as: loadedStatus) {
       throw StoreError.modifiedElsewhere(
         path, loadedGeneration: loadedGeneration, currentGeneration: generationOnDisk())
     }
+    if try logGrew(in: directory) {
+      throw StoreError.modifiedElsewhere(
+        path, loadedGeneration: loadedGeneration, currentGeneration: generationOnDisk())
+    }
+    return current
+  }
 
-    let generation = loadedGeneration + 1
+  /// Whether the log beside the file holds a whole record this store has not read: another
+  /// session appended one, or made the log since this one loaded. A tail no whole record
+  /// fills (a save cut short) is not a record.
+  private func logGrew(in directory: Int32) throws -> Bool {
+    let logName = SaveLog.fileName(forStore: fileName)
+    let status = try fileSystem.status(at: directory, logName)
+    guard let attached else {
+      guard status != nil, let epoch = loadedHeader.epoch else { return false }
+      guard
+        case .extends(let log) = try findLog(
+          extending: epoch, generation: loadedHeader.generation ?? 0)
+      else { return false }
+      return try log.scan(from: 0) { _ in } > log.headerLength
+    }
+    guard let status else { return true }  // the log was removed: its saves are gone
+    if status.device != attached.log.status.device || status.inode != attached.log.status.inode {
+      return true
+    }
+    return try attached.log.frame(at: attached.end, size: status.size) != nil
+  }
+
+  /// Writes `categories` as the whole store file at `generation`, replacing `current`, and
+  /// folds the log away: the new file holds every save.
+  private func writeWhole(
+    _ categories: [CategoryToSave], generation: Int, over current: FileStatus?,
+    in directory: Int32
+  ) throws -> SaveReceipt {
+    let epoch = StoreEpoch.random()
     let (temporaryName, temporary) = try AtomicFile.createTemporaryFile(
       for: fileName, in: directory, fileSystem: fileSystem)
     var temporaryIsOpen = true
@@ -92,8 +153,8 @@ extension JSONStore {
     var reader: Int32?
     defer { if !renamed, let reader { try? fileSystem.close(reader) } }
     do {
-      var writer = StoreWriter(file: temporary, source: loadedFile, fileSystem: fileSystem)
-      try writer.write(categories, generation: generation)
+      var writer = StoreWriter(file: temporary, sources: sources, fileSystem: fileSystem)
+      try writer.write(categories, generation: generation, epoch: epoch)
       let mode = current.map { $0.mode & 0o7777 } ?? 0o600
       try fileSystem.setPermissions(temporary, mode)
       try fileSystem.synchronize(temporary)
@@ -109,29 +170,18 @@ extension JSONStore {
       if current != nil {
         try AtomicFile.keepBackup(of: fileName, in: directory, fileSystem: fileSystem)
       }
+      try markLogFolded(into: epoch, generation: generation)
       try fileSystem.rename(at: directory, temporaryName, to: fileName)
       renamed = true
-      do throws(SystemCallError) {
-        try fileSystem.synchronize(directory)
-      } catch {
-        // The rename may not survive a power cut: put the old file back, report failure.
-        // When the old file cannot be put back either, the new one stands at the path:
-        // both failures are reported, so that nobody takes the store for the old one.
-        do {
-          try undoRename(in: directory, hadOldFile: current != nil)
-        } catch let restoreError {
-          if let reader { try? fileSystem.close(reader) }  // read-only: nothing to lose
-          throw StoreError.saveNotUndone(
-            path, operation: error.operation, errno: error.code,
-            restoreOperation: restoreError.operation, restoreErrno: restoreError.code)
-        }
-        if let reader { try? fileSystem.close(reader) }  // read-only: nothing to lose
-        throw error
-      }
+      try syncAfterRename(in: directory, hadOldFile: current != nil, reader: reader)
+      removeFoldedLog(in: directory)
       if let loadedFile { try? fileSystem.close(loadedFile) }
       loadedFile = reader
       loadedStatus = newStatus
       loadedGeneration = generation
+      loadedHeader = StoreReader.Header(generation: generation, epoch: epoch)
+      attached = nil
+      joinSessions()
       var receipt = SaveReceipt(generation: generation, locations: writer.locations)
       receipt.placements = writer.placements
       return receipt
@@ -139,6 +189,142 @@ extension JSONStore {
       if temporaryIsOpen { try? fileSystem.close(temporary) }
       throw error
     }
+  }
+
+  /// Syncs the folder after the rename; when that fails, puts the old file back and reports
+  /// the failure (or both failures, when the old file cannot be put back either).
+  private func syncAfterRename(
+    in directory: Int32, hadOldFile: Bool, reader: Int32?
+  ) throws {
+    do throws(SystemCallError) {
+      try fileSystem.synchronize(directory)
+    } catch {
+      // The rename may not survive a power cut: put the old file back, report failure.
+      // When the old file cannot be put back either, the new one stands at the path:
+      // both failures are reported, so that nobody takes the store for the old one.
+      do {
+        try undoRename(in: directory, hadOldFile: hadOldFile)
+      } catch let restoreError {
+        if let reader { try? fileSystem.close(reader) }  // read-only: nothing to lose
+        throw StoreError.saveNotUndone(
+          path, operation: error.operation, errno: error.code,
+          restoreOperation: restoreError.operation, restoreErrno: restoreError.code)
+      }
+      if let reader { try? fileSystem.close(reader) }  // read-only: nothing to lose
+      throw error
+    }
+  }
+
+  /// Ends the attached log with the record saying that the file of `epoch` holds all of it,
+  /// before that file replaces the store: a reader that opens the new file and still finds
+  /// the old log beside it knows to leave it alone. A log with no record needs no mark.
+  private func markLogFolded(into epoch: StoreEpoch, generation: Int) throws(StoreError) {
+    guard let attached, attached.last != nil else { return }
+    // The record after the log's last: the mark is no save, so it counts on from the log.
+    let next = loadedGeneration + 1
+    let frame: SaveLogFrame
+    do {
+      frame = try attached.log.append(
+        body: SaveLogRecord.foldedBody(into: epoch, generation: next), generation: next,
+        at: attached.end)
+    } catch {
+      throw .system(logPath, operation: error.operation, errno: error.code)
+    }
+    self.attached?.end = frame.end
+    self.attached?.last = frame
+  }
+
+  /// Removes the log the new file holds every record of. A log left by a failure here is
+  /// marked as folded (or holds no record): readers leave it alone, and the next save or
+  /// fold removes it.
+  private func removeFoldedLog(in directory: Int32) {
+    try? fileSystem.unlink(at: directory, SaveLog.fileName(forStore: fileName))
+  }
+
+  // MARK: - Appending
+
+  /// Appends `delta` to the save log as one record and syncs it: the save, costing what it
+  /// changed. `nil` when the store file cannot take a log (there is none yet, or it is of
+  /// version 1): it must be written whole, with ``save(_:)``.
+  /// - Throws: ``StoreError``; the files on disk are then as they were.
+  public func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? {
+    guard hasLoaded, !loadFailed else { throw .refusedToOverwriteDamagedStore(path) }
+    guard loadedFile != nil, let epoch = loadedHeader.epoch else { return nil }
+    do {
+      return try holdingLock { directory in
+        let current = try checkNobodySaved(in: directory)
+        let log = try logToAppendTo(
+          in: directory, epoch: epoch, mode: current.map { $0.mode & 0o7777 } ?? 0o600)
+        return try append(delta, to: log)
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch let error as SystemCallError {
+      throw .system(logPath, operation: error.operation, errno: error.code)
+    } catch {
+      throw .invalidStore(path, reason: "\(error)")
+    }
+  }
+
+  /// The log to append to, attached: the one read with the file (cut back to its whole
+  /// records), or a new one, after setting aside a file there that is not this file's log.
+  private func logToAppendTo(
+    in directory: Int32, epoch: StoreEpoch, mode: UInt32
+  ) throws -> AttachedLog {
+    if let attached {
+      let size = try fileSystem.status(of: attached.log.descriptor).size
+      if size > attached.end { try attached.log.truncate(to: attached.end) }
+      return attached
+    }
+    let generation = loadedHeader.generation ?? 0
+    switch try findLog(extending: epoch, generation: generation) {
+    case .extends(let log):
+      // Made by a save that never got a record in (checkNobodySaved found none).
+      let size = try fileSystem.status(of: log.descriptor).size
+      if size > log.headerLength { try log.truncate(to: log.headerLength) }
+      attached = AttachedLog(log: log, end: log.headerLength, last: nil)
+    case .ignored(_, let warning):
+      try setAsideLog(in: directory, warned: warning != nil)
+      fallthrough
+    case .none:
+      let log = try SaveLog.create(
+        at: directory, SaveLog.fileName(forStore: fileName),
+        header: SaveLog.Header(epoch: epoch, generation: generation), mode: mode,
+        fileSystem: fileSystem)
+      attached = AttachedLog(log: log, end: log.headerLength, last: nil)
+    }
+    guard let attached else { throw StoreError.invalidStore(path, reason: "no save log") }
+    return attached
+  }
+
+  /// Moves a file where the log goes that is not this file's log out of the way: kept as
+  /// `NAME.wal.ignored-DATE` when it said something (it may hold another file's saves), else
+  /// removed (a log a fold left behind, or one whose header never reached the disk).
+  private func setAsideLog(in directory: Int32, warned: Bool) throws(SystemCallError) {
+    let name = SaveLog.fileName(forStore: fileName)
+    guard warned else {
+      try fileSystem.unlink(at: directory, name)
+      return
+    }
+    let stamp = Timestamp.now().iso8601.filter { $0.isNumber }
+    try fileSystem.rename(at: directory, name, to: "\(name).ignored-\(stamp)")
+  }
+
+  /// Appends the record of `delta` to `log`, and moves the loaded state past it.
+  private func append(_ delta: StoreDelta, to log: AttachedLog) throws -> SaveReceipt {
+    let generation = loadedGeneration + 1
+    let (body, placed) = SaveLogRecord.encode(delta, generation: generation)
+    let frame = try log.log.append(body: body, generation: generation, at: log.end)
+    attached = AttachedLog(log: log.log, end: frame.end, last: frame)
+    loadedGeneration = generation
+    let record = SaveLogRecord(delta, frame: frame, placed: placed)
+    var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)] = [:]
+    for case .put(let document) in record.documents {
+      locations[document.id] = (document.location, document.contentLocation)
+    }
+    var receipt = SaveReceipt(generation: generation, locations: locations)
+    receipt.record = record
+    return receipt
   }
 
   private func undoRename(in directory: Int32, hadOldFile: Bool) throws(SystemCallError) {
@@ -180,13 +366,8 @@ extension JSONStore {
     }
   }
 
-  /// The generation of the file now at `path`, read from its first bytes; `nil` if unknown.
+  /// The generation of the store now at `path`, its log included; `nil` if unknown.
   private func generationOnDisk() -> Int? {
-    guard let file = try? fileSystem.open(targetPath, flags: O_RDONLY | O_CLOEXEC, mode: 0) else {
-      return nil
-    }
-    defer { try? fileSystem.close(file) }
-    var reader = StoreReader(file: file, fileSystem: fileSystem)
-    return try? reader.readGraph().generation
+    JSONStore.generation(ofStoreAt: targetPath, fileSystem: fileSystem)
   }
 }

@@ -28,7 +28,18 @@ public final class JSONStore: DocumentStore {
   var loadedFile: Int32?
   /// What the loaded file was when loaded: a save refuses when the store is another file now.
   var loadedStatus: FileStatus?
+  /// The generation of the store as loaded or last saved, its save log included.
   var loadedGeneration = 0
+  /// What the loaded store file's header says: its own generation (before its log) and its
+  /// epoch (`nil` for a file of version 1, which takes no log: its first save writes it
+  /// whole).
+  var loadedHeader = StoreReader.Header(generation: 0, epoch: nil)
+  /// The save log of the loaded file, while it has one.
+  var attached: AttachedLog?
+  /// Why a file beside the store that looked like its log was not applied, when one was not.
+  public internal(set) var logWarning: String?
+  /// This process's presence among the store's sessions, from the first load on.
+  var presence: SessionPresence?
   var hasLoaded = false
   /// The folder and lock file while ``withSaveLock(_:)`` holds the lock.
   var heldLock: (directory: Int32, lock: Int32)?
@@ -38,6 +49,8 @@ public final class JSONStore: DocumentStore {
   var loadFailed = false
 
   public var displayName: String { path }
+
+  public var filePath: String { targetPath }
 
   /// A store at `path`, reached through `fileSystem`.
   public init(path: String, fileSystem: any FileSystem = SystemFileSystem()) {
@@ -95,15 +108,22 @@ public final class JSONStore: DocumentStore {
     hasLoaded = true
     loadFailed = true
     guard let opened = try openCurrentFile() else {
-      adopt(nil, generation: 0)
+      adopt(nil, header: StoreReader.Header(generation: 0, epoch: nil))
       return .empty
     }
     do {
-      let graph = try readGraph(of: opened, positioned: false)
-      adopt(opened, generation: graph.generation)
+      let read = try readGraph(of: opened, positioned: false)
+      adopt(opened, header: StoreReader.Header(generation: read.generation, epoch: read.epoch))
+      let graph = try attachingLog(to: read)
+      loadedGeneration = graph.generation
       return graph
     } catch {
-      close(opened)
+      if loadedFile == opened.descriptor {
+        adopt(nil, header: StoreReader.Header(generation: 0, epoch: nil))
+      } else {
+        close(opened)
+      }
+      loadFailed = true
       throw error
     }
   }
@@ -185,19 +205,31 @@ public final class JSONStore: DocumentStore {
     return graph
   }
 
-  /// The generation `opened` states before its categories; `nil` when it cannot tell.
-  func headerGeneration(of opened: OpenedFile) -> Int? {
+  /// What `opened` states before its categories; `nil` when it cannot tell.
+  func header(of opened: OpenedFile) -> StoreReader.Header? {
     var reader = StoreReader(file: opened.descriptor, fileSystem: fileSystem, startingAt: 0)
-    return try? reader.readHeaderGeneration()
+    return try? reader.readHeader()
   }
 
-  /// Makes `opened` the loaded file (closing the one before), at `generation`.
-  func adopt(_ opened: OpenedFile?, generation: Int) {
-    if let loadedFile { try? fileSystem.close(loadedFile) }
+  /// Makes `opened` the loaded file (closing the one before), with what its header says;
+  /// no log is attached yet.
+  func adopt(_ opened: OpenedFile?, header: StoreReader.Header) {
+    if let loadedFile, loadedFile != opened?.descriptor { try? fileSystem.close(loadedFile) }
     loadedFile = opened?.descriptor
     loadedStatus = opened?.status
-    loadedGeneration = generation
+    loadedHeader = header
+    loadedGeneration = header.generation ?? 0
+    attached = nil
     loadFailed = false
+    if opened != nil { joinSessions() }
+  }
+
+  /// Counts this process among the store's sessions, once there is a store file (a store
+  /// never saved leaves no file beside it).
+  func joinSessions() {
+    if presence == nil {
+      presence = SessionPresence(folder: folder, storeName: fileName, fileSystem: fileSystem)
+    }
   }
 
   /// Closes a file opened for loading that will not be used.
@@ -218,6 +250,19 @@ public final class JSONStore: DocumentStore {
   /// The `fstat` of the loaded file when it was loaded or saved; `nil` when there was none.
   var loadedFileStatus: FileStatus? { loadedStatus }
 
+  public func leave() -> Bool {
+    guard let presence else { return false }
+    self.presence = nil
+    guard presence.leave() else { return false }
+    let log = (folder == "/" ? "" : folder) + "/" + SaveLog.fileName(forStore: fileName)
+    var status = stat()
+    return lstat(log, &status) == 0
+  }
+
+  public var logSize: (log: Int, store: Int) {
+    (attached?.end ?? 0, loadedStatus?.size ?? 0)
+  }
+
   /// A new `fstat` of the loaded file (a rename changes its change time); `nil` on failure.
   func statusOfLoadedFile() -> FileStatus? {
     guard let loadedFile else { return nil }
@@ -232,25 +277,36 @@ public final class JSONStore: DocumentStore {
     return try? reader.readCategoryHeader()
   }
 
-  /// The `count` documents of the loaded file's run `documents`, read as the loader reads
-  /// them; `nil` when the bytes there are not such a run.
-  func documentRun(_ documents: StoredLocation, count: Int, of categoryID: ObjectID)
+  /// The documents of the loaded file's run `documents` (`count` of them, or as many as it
+  /// holds when `nil`), read as the loader reads them; `nil` when the bytes there are not
+  /// such a run.
+  func documentRun(_ documents: StoredLocation, count: Int?, of categoryID: ObjectID)
     -> [StoredDocument]?
   {
     guard let loadedFile else { return count == 0 ? [] : nil }
+    if documents.length == 0 { return count == nil || count == 0 ? [] : nil }
     var reader = StoreReader(
       file: loadedFile, fileSystem: fileSystem, startingAt: documents.offset)
-    guard count > 0 else { return documents.length == 0 ? [] : nil }
+    guard count != 0 else { return nil }
     return try? reader.readDocumentRun(count: count, of: categoryID)
   }
 
-  /// Reads the loaded file again from the start, for a store whose index turned out not to
-  /// describe it.
+  /// Reads the loaded file again from the start, with the records of its attached log up
+  /// to where the store has read it, for a store whose index turned out not to describe it.
   /// - Throws: ``StoreError`` when it cannot be read.
   func readLoadedGraph() throws(StoreError) -> LoadedGraph {
     guard let loadedFile, let loadedStatus else { return .empty }
-    let graph = try readGraph(
+    var graph = try readGraph(
       of: OpenedFile(descriptor: loadedFile, status: loadedStatus), positioned: true)
+    if let attached {
+      let read = try readRecords(of: attached.log, from: 0, after: graph.generation)
+      let upTo = read.records.prefix { $0.generation <= loadedGeneration }
+      do {
+        graph = try graph.applying(Array(upTo))
+      } catch {
+        throw .damagedSaveLog(logPath, reason: error.reason)
+      }
+    }
     loadFailed = false
     return graph
   }
@@ -262,47 +318,57 @@ public final class JSONStore: DocumentStore {
   }
 
   public func readContent(at location: StoredLocation) throws(StoreError) -> String {
-    guard let loadedFile else {
+    guard let file = descriptor(for: location.file) else {
       throw .invalidStore(path, reason: "no content at offset \(location.offset)")
     }
-    return try decodeContent(at: location, in: loadedFile)
+    return try decodeContent(at: location, in: file)
   }
 
   public func withEncodedContents(
     at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
   ) throws {
     guard !locations.isEmpty else { return }
-    guard let loadedFile else {
-      throw StoreError.invalidStore(path, reason: "no content at offset \(locations[0].offset)")
-    }
     let windowSize = 1 << 20
     let window = UnsafeMutableRawBufferPointer.allocate(byteCount: windowSize, alignment: 16)
     defer { window.deallocate() }
+    var windowFile = StoredLocation.File.store
     var windowStart = 0
     var windowCount = 0
-    func read(into target: UnsafeMutableRawBufferPointer, at offset: Int) throws(StoreError) -> Int
-    {
+    func read(
+      into target: UnsafeMutableRawBufferPointer, at location: StoredLocation
+    ) throws(StoreError) -> Int {
+      guard let file = descriptor(for: location.file) else {
+        throw .invalidStore(path, reason: "no content at offset \(location.offset)")
+      }
       do {
-        return try fileSystem.readFully(loadedFile, into: target, at: offset)
+        return try fileSystem.readFully(file, into: target, at: location.offset)
       } catch {
         throw .system(path, operation: "read", errno: error.code)
       }
     }
-    for index in locations.indices.sorted(by: { locations[$0].offset < locations[$1].offset }) {
+    // The store file's contents in file order, then the log's: each read sequentially.
+    let order = locations.indices.sorted {
+      (locations[$0].file.rawValue, locations[$0].offset)
+        < (locations[$1].file.rawValue, locations[$1].offset)
+    }
+    for index in order {
       let location = locations[index]
       if location.length > windowSize {
         let large = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
         defer { large.deallocate() }
-        guard try read(into: large, at: location.offset) == location.length else {
+        guard try read(into: large, at: location) == location.length else {
           throw StoreError.invalidStore(
             path, reason: "the file was cut short (a content ends past its end)")
         }
         try visit(index, UnsafeRawBufferPointer(large))
         continue
       }
-      if location.offset < windowStart || location.end > windowStart + windowCount {
+      if location.file != windowFile || location.offset < windowStart
+        || location.end > windowStart + windowCount
+      {
+        windowFile = location.file
         windowStart = location.offset
-        windowCount = try read(into: window, at: location.offset)
+        windowCount = try read(into: window, at: location)
         guard location.length <= windowCount else {
           throw StoreError.invalidStore(
             path, reason: "the file was cut short (a content ends past its end)")
@@ -351,13 +417,13 @@ public final class JSONStore: DocumentStore {
   func checkedScan(
     advance: (_ completed: Int, _ total: Int) -> Void = { _, _ in },
     shouldStop: () -> Bool = { false }
-  ) -> (report: StoreCheckReport, graph: LoadedGraph?, status: FileStatus?) {
+  ) -> CheckedScan {
     var report = StoreCheckReport(path: path)
     do {
       try resolveLinks()
     } catch {
       report.problems.append(error.description)
-      return (report, nil, nil)
+      return CheckedScan(report: report)
     }
     let file: Int32
     do {
@@ -368,17 +434,25 @@ public final class JSONStore: DocumentStore {
           StoreError.system(path, operation: "open", errno: error.code).description)
       }
       report.exists = false
-      return (report, nil, nil)
+      return CheckedScan(report: report)
     }
     defer { try? fileSystem.close(file) }
     var reader = StoreReader(file: file, fileSystem: fileSystem)
-    let graph: LoadedGraph
+    var graph: LoadedGraph
     do {
       graph = try reader.readGraph()
     } catch {
       report.problems.append(
         error.storeError(in: path) { position(of: $0, in: file) }.description)
-      return (report, nil, nil)
+      return CheckedScan(report: report)
+    }
+    let log: (log: SaveLog, end: Int, last: SaveLogFrame?)?
+    let fileGeneration = graph.generation
+    do {
+      (graph, log) = try checkedLog(extending: graph, report: &report)
+    } catch {
+      report.problems.append(error.description)
+      return CheckedScan(report: report)
     }
     report.generation = graph.generation
     report.categoryCount = graph.categories.count
@@ -393,12 +467,13 @@ public final class JSONStore: DocumentStore {
     for (position, document) in graph.documents.enumerated() {
       if shouldStop() {
         report.wasInterrupted = true
-        return (report, nil, nil)
+        return CheckedScan(report: report)
       }
       if position % 256 == 0 { advance(document.contentLocation.offset, total) }
       let place = "\(categoryNames[document.categoryID] ?? "?")/\(document.name)"
       do {
-        let content = try decodeContent(at: document.contentLocation, in: file)
+        let holder = document.contentLocation.file == .log ? log?.log.descriptor ?? file : file
+        let content = try decodeContent(at: document.contentLocation, in: holder)
         if content.utf8.count != document.size {
           report.problems.append(
             "\(place): the stored size \(document.size) does not match its content (\(content.utf8.count) bytes)"
@@ -408,7 +483,48 @@ public final class JSONStore: DocumentStore {
         report.problems.append("\(place): its content cannot be read: \(error)")
       }
     }
-    return (report, graph, try? fileSystem.status(of: file))
+    return CheckedScan(
+      report: report, graph: graph, status: try? fileSystem.status(of: file),
+      fileGeneration: fileGeneration, log: log.map { (end: $0.end, last: $0.last) })
+  }
+
+  /// What ``checkedScan(advance:shouldStop:)`` found: the report, and when the store could
+  /// be read, the graph with its log applied, the file's `fstat` and how far the log went.
+  struct CheckedScan {
+    var report: StoreCheckReport
+    var graph: LoadedGraph?
+    var status: FileStatus?
+    /// The generation the store file itself states.
+    var fileGeneration = 0
+    var log: (end: Int, last: SaveLogFrame?)?
+  }
+
+  /// `graph` with the records of its save log applied, and the log; a file beside the store
+  /// that is not its log, or a torn last record, is a problem of the report.
+  private func checkedLog(
+    extending graph: LoadedGraph, report: inout StoreCheckReport
+  ) throws(StoreError) -> (LoadedGraph, (log: SaveLog, end: Int, last: SaveLogFrame?)?) {
+    switch try findLog(extending: graph.epoch, generation: graph.generation) {
+    case .none:
+      return (graph, nil)
+    case .ignored(_, let warning):
+      if let warning { report.problems.append(warning) }
+      return (graph, nil)
+    case .extends(let log):
+      let read = try readRecords(of: log, from: 0, after: graph.generation)
+      report.logRecords = read.last.map { $0.generation - graph.generation } ?? 0
+      let size = (try? fileSystem.status(of: log.descriptor).size) ?? read.end
+      if size > read.end {
+        report.notes.append(
+          "\(logPath): \(size - read.end) bytes after the last whole record (a save cut short by a crash, so never saved; the next save removes them)"
+        )
+      }
+      do {
+        return (try graph.applying(read.records), (log, read.end, read.last))
+      } catch {
+        throw .damagedSaveLog(logPath, reason: error.reason)
+      }
+    }
   }
 
   // MARK: - Messages

@@ -12,6 +12,11 @@ public struct StoreCheckReport: Sendable {
   public var categoryCount = 0
   /// How many documents the file holds.
   public var documentCount = 0
+  /// How many saves its save log holds beyond the file (0 when it has none).
+  public var logRecords = 0
+  /// What is worth knowing but no problem (the bytes a crash left after the log's last
+  /// whole record: a save that never finished, removed by the next save).
+  public var notes: [String] = []
 
   /// What checking did with the index, when the store has one: agreed, rebuilt (and why),
   /// or unavailable. The index is derived data: it never makes the store unsound.

@@ -26,6 +26,9 @@ public enum StoreError: Error, Sendable, Equatable {
   case locked(String)
   /// An earlier read of this store failed, so it will not be overwritten.
   case refusedToOverwriteDamagedStore(String)
+  /// The store's save log (named here) holds a whole record that cannot be a save of the
+  /// store file: docsh never writes such a record, so the log was damaged or edited.
+  case damagedSaveLog(String, reason: String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -59,6 +62,9 @@ extension StoreError: CustomStringConvertible {
       return "\(path): another process is saving the store right now; try again"
     case .refusedToOverwriteDamagedStore(let path):
       return "\(path): the store could not be read, so it will not be overwritten"
+    case .damagedSaveLog(let path, let reason):
+      return
+        "\(path): the save log is damaged (\(reason)); nothing was read or written — move it aside to open the store as its file alone holds it"
     }
   }
 

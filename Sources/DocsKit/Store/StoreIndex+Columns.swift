@@ -11,10 +11,14 @@ enum DocumentColumn: String, CaseIterable {
   case objectLength = "object_length"
   case contentOffset = "content_offset"
   case contentLength = "content_length"
+  /// 1 when the document's last save is in the save log: its ranges are then offsets of the
+  /// log, not relative to its category's run in the store file.
+  case inLog = "in_log"
 
   /// What a document is read from: ``StoreIndex/document(_:category:base:)`` reads these.
   static let read: [DocumentColumn] = [
     .uuid, .name, .size, .modified, .objectOffset, .objectLength, .contentOffset, .contentLength,
+    .inLog,
   ]
 
   /// The columns a save rewrites when a document moved: all but the row id and uuid.
@@ -34,6 +38,9 @@ enum CategoryColumn: String, CaseIterable {
   case documentCount = "document_count"
   case totalSize = "total_size"
   case latestModified = "latest_modified"
+  /// 1 when a record of the save log made, renamed or changed the category: its run in the
+  /// store file is then not (or not only) its documents.
+  case inLog = "in_log"
 
   /// The columns a save rewrites when a category changed: all but the row id and uuid.
   static let rewritten = allCases.filter { $0 != .id && $0 != .uuid }
@@ -79,13 +86,16 @@ extension StoreIndex {
   // MARK: - Values of a row
 
   /// The value of each column of `columns` for `document` at `position` in the category row
-  /// `category`, its ranges made relative to `base`; the row id is `rowID` (`nil`: SQLite
-  /// picks one).
+  /// `category`, its ranges made relative to `base` (unless it is in the log); the row id is
+  /// `rowID` (`nil`: SQLite picks one).
   static func documentValues(
     _ document: StoredDocument, category: Int64, position: Int, base: Int, rowID: Int64? = nil,
     columns: [DocumentColumn] = DocumentColumn.allCases
   ) -> [SQLiteValue] {
-    columns.map { column in
+    // A document in the log is placed by the log's own offsets.
+    let inLog = document.location.file == .log
+    let from = inLog ? 0 : base
+    return columns.map { column in
       switch column {
       case .id: return rowID.map { .integer($0) } ?? .null
       case .uuid: return .blob(bytes(of: document.id))
@@ -95,10 +105,11 @@ extension StoreIndex {
       case .nameKey: return .text(document.name.key.folded)
       case .size: return .integer(Int64(document.size))
       case .modified: return .integer(document.modified.millisecondsSince1970)
-      case .objectOffset: return .integer(Int64(document.location.offset - base))
+      case .objectOffset: return .integer(Int64(document.location.offset - from))
       case .objectLength: return .integer(Int64(document.location.length))
-      case .contentOffset: return .integer(Int64(document.contentLocation.offset - base))
+      case .contentOffset: return .integer(Int64(document.contentLocation.offset - from))
       case .contentLength: return .integer(Int64(document.contentLocation.length))
+      case .inLog: return .integer(inLog ? 1 : 0)
       }
     }
   }
@@ -106,7 +117,7 @@ extension StoreIndex {
   /// The value of each column of `columns` for the category `id`.
   static func categoryValues(
     id: ObjectID, name: String, ordinal: Int, placement: CategoryPlacement,
-    summary: CategorySummary, columns: [CategoryColumn]
+    summary: CategorySummary, touchedByLog: Bool = false, columns: [CategoryColumn]
   ) -> [SQLiteValue] {
     columns.map { column in
       switch column {
@@ -121,6 +132,7 @@ extension StoreIndex {
       case .totalSize: return .integer(Int64(summary.totalSize))
       case .latestModified:
         return summary.latestModification.map { .integer($0.millisecondsSince1970) } ?? .null
+      case .inLog: return .integer(touchedByLog ? 1 : 0)
       }
     }
   }

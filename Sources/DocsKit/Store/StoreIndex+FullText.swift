@@ -11,12 +11,18 @@ extension StoreIndex {
     var rows: [(rowID: Int64, name: String, content: StoredLocation)] = []
     try database.query(
       """
-      SELECT d.id, d.name, c.documents_offset + d.content_offset, d.content_length
+      SELECT d.id, d.name,
+        CASE d.in_log WHEN 0 THEN c.documents_offset + d.content_offset ELSE d.content_offset END,
+        d.content_length, d.in_log
       FROM documents d JOIN categories c ON d.category = c.id ORDER BY c.ordinal, d.position
       """
     ) { row throws(SQLiteError) in
+      let file: StoredLocation.File = row.integer(4) == 0 ? .store : .log
       rows.append(
-        (row.integer(0), row.text(1), StoredLocation(offset: row.int(2), length: row.int(3))))
+        (
+          row.integer(0), row.text(1),
+          StoredLocation(offset: row.int(2), length: row.int(3), in: file)
+        ))
     }
     return rows
   }
@@ -129,7 +135,7 @@ extension StoreIndex {
     let limit = request.limit.map { $0 + request.excluding.count } ?? -1
     let columns = """
       d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
-        d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score
+        d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score, d.in_log
       """
     let sql: String
     let values: [SQLiteValue]

@@ -10,15 +10,22 @@ extension StoreIndex {
     try database.query(
       """
       SELECT store_path, device, inode, size, mtime_ns, ctime_ns, generation, recorded_ns,
-        full_text FROM identity WHERE singleton = 1
+        full_text, log_end, log_last, log_checksum, log_generation FROM identity
+      WHERE singleton = 1
       """
     ) { row throws(SQLiteError) in
+      let last: (start: Int, checksum: UInt32)? =
+        row.isNull("log_last")
+        ? nil
+        : (row.int("log_last"), UInt32(truncatingIfNeeded: row.integer("log_checksum")))
       found = IndexRecord(
         identity: IndexIdentity(
           storePath: row.text("store_path"), device: row.integer("device"),
           inode: row.integer("inode"), size: row.integer("size"),
           modificationNanoseconds: row.integer("mtime_ns"),
-          changeNanoseconds: row.integer("ctime_ns"), generation: row.int("generation")),
+          changeNanoseconds: row.integer("ctime_ns"), generation: row.int("generation"),
+          log: LogPosition(
+            end: row.int("log_end"), last: last, generation: row.int("log_generation"))),
         recordedNanoseconds: row.integer("recorded_ns"), hasFullText: row.integer("full_text") != 0)
     }
     return found
@@ -29,13 +36,17 @@ extension StoreIndex {
     try database.run(
       """
       INSERT OR REPLACE INTO identity(singleton, store_path, device, inode, size, mtime_ns,
-        ctime_ns, generation, recorded_ns, full_text) VALUES(1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ctime_ns, generation, recorded_ns, full_text, log_end, log_last, log_checksum,
+        log_generation) VALUES(1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """,
       [
         .text(identity.storePath), .integer(identity.device), .integer(identity.inode),
         .integer(identity.size), .integer(identity.modificationNanoseconds),
         .integer(identity.changeNanoseconds), .integer(Int64(identity.generation)),
-        .integer(now()), .integer(fullText ? 1 : 0),
+        .integer(now()), .integer(fullText ? 1 : 0), .integer(Int64(identity.log.end)),
+        identity.log.last.map { .integer(Int64($0.start)) } ?? .null,
+        identity.log.last.map { .integer(Int64($0.checksum)) } ?? .null,
+        .integer(Int64(identity.log.generation)),
       ])
   }
 
@@ -76,7 +87,8 @@ extension StoreIndex {
           summary: CategorySummary(
             documentCount: column(.documentCount), totalSize: column(.totalSize),
             latestModification: row.isNull(latest)
-              ? nil : Timestamp(millisecondsSince1970: row.integer(latest)))))
+              ? nil : Timestamp(millisecondsSince1970: row.integer(latest))),
+          touchedByLog: column(.inLog) != 0))
     }
     return categories
   }
@@ -93,6 +105,7 @@ extension StoreIndex {
   {
     var rows: [(rowID: Int64, document: StoredDocument)] = []
     var wellFormed = true
+    var lastPosition = -1
     try database.query(
       """
       SELECT \(DocumentColumn.selecting(DocumentColumn.read + [.position, .id], from: "d"))
@@ -100,12 +113,16 @@ extension StoreIndex {
       WHERE c.uuid = ? ORDER BY d.position
       """, [.blob(StoreIndex.bytes(of: id))]
     ) { row throws(SQLiteError) in
+      // Positions only increase: a save to the log leaves the gap of a document it moved
+      // out, until the next fold numbers the category's documents again.
+      let position = row.int(DocumentColumn.position.rawValue)
       guard wellFormed, let document = StoreIndex.document(row, category: id, base: base),
-        row.int(DocumentColumn.position.rawValue) == rows.count
+        position > lastPosition
       else {
         wellFormed = false
         return
       }
+      lastPosition = position
       rows.append((row.integer(DocumentColumn.id.rawValue), document))
     }
     return wellFormed ? rows : nil
@@ -161,10 +178,14 @@ extension StoreIndex {
     guard size >= 0, objectOffset >= 0, objectLength > 0, contentLength >= 2,
       contentOffset >= objectOffset, contentOffset + contentLength <= objectOffset + objectLength
     else { return nil }
+    // A document of the log is placed by the log's own offsets, not its category's run.
+    let file: StoredLocation.File = column(.inLog) == 0 ? .store : .log
+    let from = file == .log ? 0 : base
     return StoredDocument(
       id: id, name: name, categoryID: category, size: size,
       modified: Timestamp(millisecondsSince1970: row.integer(DocumentColumn.modified.rawValue)),
-      contentLocation: StoredLocation(offset: base + contentOffset, length: contentLength),
-      location: StoredLocation(offset: base + objectOffset, length: objectLength))
+      contentLocation: StoredLocation(
+        offset: from + contentOffset, length: contentLength, in: file),
+      location: StoredLocation(offset: from + objectOffset, length: objectLength, in: file))
   }
 }

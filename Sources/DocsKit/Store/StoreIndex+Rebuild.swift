@@ -51,11 +51,13 @@ extension StoreIndex {
       let documents = graph.documents[first..<documentIndex]
       let rowID = try insertCategory(
         id: category.id, name: category.name.text, ordinal: ordinal, placement: placement,
-        summary: CategorySummary(summing: documents))
+        summary: CategorySummary(summing: documents), touchedByLog: category.touchedByLog)
       for (position, document) in zip(documents.indices, documents) {
         try insertDocument(
           document, category: rowID, position: position - first, base: placement.documents.offset)
-        if position % 1024 == 0 { try progress(document.location.end) }
+        if position % 1024 == 0, document.location.file == .store {
+          try progress(document.location.end)
+        }
       }
     }
   }
@@ -63,13 +65,13 @@ extension StoreIndex {
   /// Inserts the category's row; its row id.
   func insertCategory(
     id: ObjectID, name: String, ordinal: Int, placement: CategoryPlacement,
-    summary: CategorySummary
+    summary: CategorySummary, touchedByLog: Bool = false
   ) throws(SQLiteError) -> Int64 {
     try database.run(
       StoreIndex.insertCategorySQL,
       StoreIndex.categoryValues(
         id: id, name: name, ordinal: ordinal, placement: placement, summary: summary,
-        columns: CategoryColumn.allCases.filter { $0 != .id }))
+        touchedByLog: touchedByLog, columns: CategoryColumn.allCases.filter { $0 != .id }))
     return database.lastInsertedRowID
   }
 

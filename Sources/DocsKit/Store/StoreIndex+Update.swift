@@ -129,7 +129,7 @@ extension StoreIndex {
       categoryRows[id] = old.rowID
       guard
         old.name != name || old.ordinal != ordinal || old.placement != placement
-          || old.summary != summary
+          || old.summary != summary || old.touchedByLog
       else { continue }
       try database.run(
         StoreIndex.updateCategorySQL,

@@ -6,8 +6,10 @@
 // (+FullText), bringing it in step with a save (+Update), checking it (+Check), and the
 // columns and values its rows are written and read by (+Columns).
 
-/// What the index records of the store file it describes; it is trusted only when every
-/// field equals the `fstat` of the file a session opened (and its header's generation).
+/// What the index records of the store it describes: the store file, and how far into its
+/// save log. It is trusted only when every file field equals the `fstat` of the file a
+/// session opened (and its header's generation), and the log holds, where the index says,
+/// the record it says it applied last.
 struct IndexIdentity: Equatable, Sendable {
   var storePath: String
   var device: Int64
@@ -15,7 +17,10 @@ struct IndexIdentity: Equatable, Sendable {
   var size: Int64
   var modificationNanoseconds: Int64
   var changeNanoseconds: Int64
+  /// The store file's generation, as its header states it.
   var generation: Int
+  /// How far into the store file's save log the index goes.
+  var log = LogPosition.none
 
   /// Whether the file fields match (the generation is checked against the file's header).
   func describesSameFile(as other: IndexIdentity) -> Bool {
@@ -23,17 +28,60 @@ struct IndexIdentity: Equatable, Sendable {
       && size == other.size && modificationNanoseconds == other.modificationNanoseconds
       && changeNanoseconds == other.changeNanoseconds
   }
+
+  /// The generation of the store the index describes: the file's, or the log's last record's.
+  var storeGeneration: Int { log.last == nil ? generation : log.generation }
+}
+
+/// A point in a save log: where its whole records read so far end, and the last of them.
+struct LogPosition: Equatable, Sendable {
+  /// Where the records end; 0 for no log.
+  var end: Int
+  /// The offset of the last record, its checksum and the generation it produced; `nil`
+  /// when no record was read (no log, or one with no record).
+  var last: (start: Int, checksum: UInt32)?
+  /// The generation of the last record.
+  var generation: Int
+
+  /// No log, or none of it.
+  static let none = LogPosition(end: 0, last: nil, generation: 0)
+
+  /// Where `frame` ends, it being the last record.
+  init(after frame: SaveLogFrame) {
+    self.init(
+      end: frame.end, last: (frame.start, frame.checksum), generation: frame.generation)
+  }
+
+  init(end: Int, last: (start: Int, checksum: UInt32)?, generation: Int) {
+    self.end = end
+    self.last = last
+    self.generation = generation
+  }
+
+  /// The position of `attached`, or none.
+  init(_ attached: AttachedLog?) {
+    if let attached, let frame = attached.last {
+      self.init(after: frame)
+    } else {
+      self = .none
+    }
+  }
+
+  static func == (left: LogPosition, right: LogPosition) -> Bool {
+    left.end == right.end && left.generation == right.generation
+      && left.last?.start == right.last?.start && left.last?.checksum == right.last?.checksum
+  }
 }
 
 extension IndexIdentity {
   /// The identity of the store file at `storePath` with `status`, at `generation` (in an
   /// extension, so that the struct keeps its memberwise initializer).
-  init(storePath: String, status: FileStatus, generation: Int) {
+  init(storePath: String, status: FileStatus, generation: Int, log: LogPosition = .none) {
     self.init(
       storePath: storePath, device: Int64(truncatingIfNeeded: status.device),
       inode: Int64(truncatingIfNeeded: status.inode), size: Int64(status.size),
       modificationNanoseconds: status.modificationNanoseconds,
-      changeNanoseconds: status.changeNanoseconds, generation: generation)
+      changeNanoseconds: status.changeNanoseconds, generation: generation, log: log)
   }
 }
 
@@ -63,6 +111,8 @@ struct IndexedCategory {
   var ordinal: Int
   var placement: CategoryPlacement
   var summary: CategorySummary
+  /// Whether a record of the save log made, renamed or changed it.
+  var touchedByLog = false
 }
 
 /// The index database of one store: its schema and connection; what it does is in the
@@ -70,30 +120,36 @@ struct IndexedCategory {
 final class StoreIndex {
   /// The version of the schema below; any other version is rebuilt.
   /// 2, 3: the full text is tokenized by `docsh` (accents folded in every script, stems).
-  static let schemaVersion: Int64 = 3
+  /// 4: rows of documents whose last save is in the save log, and how far into it the index
+  /// goes.
+  static let schemaVersion: Int64 = 4
 
   static let schema = """
     CREATE TABLE identity(
       singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
       store_path TEXT NOT NULL, device INTEGER NOT NULL, inode INTEGER NOT NULL,
       size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
-      generation INTEGER NOT NULL, recorded_ns INTEGER NOT NULL, full_text INTEGER NOT NULL);
+      generation INTEGER NOT NULL, recorded_ns INTEGER NOT NULL, full_text INTEGER NOT NULL,
+      log_end INTEGER NOT NULL, log_last INTEGER, log_checksum INTEGER,
+      log_generation INTEGER NOT NULL);
     CREATE TABLE categories(
       id INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, name TEXT NOT NULL,
       ordinal INTEGER NOT NULL, start INTEGER NOT NULL,
       documents_offset INTEGER NOT NULL, documents_length INTEGER NOT NULL,
-      document_count INTEGER NOT NULL, total_size INTEGER NOT NULL, latest_modified INTEGER);
+      document_count INTEGER NOT NULL, total_size INTEGER NOT NULL, latest_modified INTEGER,
+      in_log INTEGER NOT NULL);
     CREATE TABLE documents(
       id INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, category INTEGER NOT NULL,
       position INTEGER NOT NULL, name TEXT NOT NULL, name_key TEXT NOT NULL,
       size INTEGER NOT NULL, modified INTEGER NOT NULL,
       object_offset INTEGER NOT NULL, object_length INTEGER NOT NULL,
-      content_offset INTEGER NOT NULL, content_length INTEGER NOT NULL);
+      content_offset INTEGER NOT NULL, content_length INTEGER NOT NULL,
+      in_log INTEGER NOT NULL);
     CREATE INDEX documents_by_category ON documents(category, position);
     CREATE VIRTUAL TABLE full_text USING fts5(
       name, content, content='', tokenize='docsh remove_diacritics 2');
     CREATE VIRTUAL TABLE full_text_vocabulary USING fts5vocab(full_text, row);
-    PRAGMA user_version = 3;
+    PRAGMA user_version = 4;
     """
 
   let database: SQLiteDatabase

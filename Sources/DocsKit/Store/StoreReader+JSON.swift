@@ -273,7 +273,7 @@ extension StoreReader {
       position = quote + 1
       carriedBackslashes = 0
       if run % 2 == 0 {
-        return StoredLocation(offset: start, length: offset - start)
+        return StoredLocation(offset: start, length: offset - start, in: locatedIn)
       }
     }
   }

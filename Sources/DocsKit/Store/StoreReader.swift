@@ -6,8 +6,10 @@
 /// the format: structure and metadata are parsed, contents are skipped and remembered as the
 /// byte range of their JSON string (faults), so opening a store never decodes a content.
 struct StoreReader: ~Copyable {
-  /// The newest format version this reader understands.
-  static let supportedVersion = 1
+  /// The newest format version this reader understands, and the one docsh writes: 2 names
+  /// the file's epoch, which its save log extends (version 1 files are read and converted
+  /// by their first save).
+  static let supportedVersion = 2
   static let bufferSize = 1 << 16
   static let maximumDepth = 200
 
@@ -25,6 +27,9 @@ struct StoreReader: ~Copyable {
   /// Hears how far into the file the reader has read, once per buffer it fills (64 KiB):
   /// the progress of a long load, at no cost to the parse.
   var bytesRead: ((_ offset: Int) -> Void)?
+  /// Which of the store's files the locations it finds are in: the store file, unless it
+  /// reads the save log.
+  var locatedIn = StoredLocation.File.store
 
   init(file: Int32, fileSystem: any FileSystem) {
     self.file = file
@@ -53,6 +58,8 @@ struct StoreReader: ~Copyable {
   /// The keys of format v1, matched on their raw bytes.
   enum Key {
     case format, version, generation, categories, documents, id, name, content, size, modified
+    /// The store file's epoch, and the keys of the save log's records.
+    case epoch, category, document, deleted, deletedCategories, foldedInto
     case other
 
     init(_ bytes: UnsafeRawBufferPointer) {
@@ -65,12 +72,22 @@ struct StoreReader: ~Copyable {
       switch bytes.count {
       case 2: self = equals("id") ? .id : .other
       case 4: self = equals("name") ? .name : equals("size") ? .size : .other
+      case 5: self = equals("epoch") ? .epoch : .other
       case 6: self = equals("format") ? .format : .other
-      case 7: self = equals("version") ? .version : equals("content") ? .content : .other
-      case 8: self = equals("modified") ? .modified : .other
+      case 7:
+        self =
+          equals("version")
+          ? .version : equals("content") ? .content : equals("deleted") ? .deleted : .other
+      case 8:
+        self =
+          equals("modified")
+          ? .modified
+          : equals("category") ? .category : equals("document") ? .document : .other
       case 9: self = equals("documents") ? .documents : .other
       case 10:
         self = equals("generation") ? .generation : equals("categories") ? .categories : .other
+      case 11: self = equals("folded-into") ? .foldedInto : .other
+      case 18: self = equals("deleted-categories") ? .deletedCategories : .other
       default: self = .other
       }
     }
@@ -87,6 +104,7 @@ struct StoreReader: ~Copyable {
     var format: String?
     var version: Int?
     var generation: Int?
+    var epoch: StoreEpoch?
     var sawCategories = false
     try skipWhitespace()
     let start = offset
@@ -106,6 +124,8 @@ struct StoreReader: ~Copyable {
         version = value
       case .generation:
         generation = try readInteger("generation")
+      case .epoch:
+        epoch = try readEpoch()
       case .categories:
         sawCategories = true
         try expect(UInt8(ascii: "["), "\"categories\" is not an array")
@@ -123,7 +143,18 @@ struct StoreReader: ~Copyable {
     guard let generation else { throw failure(.malformed, at: start, "missing \"generation\"") }
     guard sawCategories else { throw failure(.malformed, at: start, "missing \"categories\"") }
     graph.generation = generation
+    graph.epoch = epoch
     return graph
+  }
+
+  /// Reads an `"epoch"`: 32 hexadecimal digits.
+  mutating func readEpoch() throws(StoreReadFailure) -> StoreEpoch {
+    let at = offset
+    let text = try readString()
+    guard let epoch = StoreEpoch(text) else {
+      throw failure(.malformed, at: at, "\"epoch\" is not 32 hexadecimal digits")
+    }
+    return epoch
   }
 
   mutating func readCategory(into graph: inout LoadedGraph) throws(StoreReadFailure) {
@@ -170,28 +201,38 @@ struct StoreReader: ~Copyable {
 
   // MARK: - Parts of a file
 
-  /// Reads the top of the store up to its `"categories"` key: the generation, when it comes
-  /// before the categories (docsh writes it there).
+  /// What the top of a store file says before its categories.
+  struct Header: Equatable {
+    /// Its generation; `nil` when it does not come before the categories.
+    var generation: Int?
+    /// Its epoch; `nil` in a version 1 file.
+    var epoch: StoreEpoch?
+  }
+
+  /// Reads the top of the store up to its `"categories"` key: the generation and the epoch,
+  /// when they come before the categories (docsh writes them there).
   /// - Throws: ``StoreReadFailure`` when the top is not the start of a store.
-  mutating func readHeaderGeneration() throws(StoreReadFailure) -> Int? {
+  mutating func readHeader() throws(StoreReadFailure) -> Header {
     try skipWhitespace()
     try expect(UInt8(ascii: "{"), "expected '{' at the start of the store")
-    var generation: Int?
+    var header = Header()
     var first = true
     while let key = try nextKey(&first) {
       switch key {
       case .format:
         if try readString() != "docsh-store" { throw failure(.notAStore(nil), "") }
       case .version:
-        if try readInteger("version") != StoreReader.supportedVersion {
+        let version = try readInteger("version")
+        if version < 1 || version > StoreReader.supportedVersion {
           throw failure(.malformed, "another version")
         }
-      case .generation: generation = try readInteger("generation")
-      case .categories: return generation
+      case .generation: header.generation = try readInteger("generation")
+      case .epoch: header.epoch = try readEpoch()
+      case .categories: return header
       default: try skipValue(depth: 1)
       }
     }
-    return generation
+    return header
   }
 
   /// Reads a category object's keys up to its `"documents"` array: its id and name, when
@@ -213,20 +254,23 @@ struct StoreReader: ~Copyable {
     return (id, name)
   }
 
-  /// Reads `count` document objects separated by commas, starting at the first, and checks
-  /// that the array ends after them.
+  /// Reads `count` document objects (or every one up to the array's end, when `nil`)
+  /// separated by commas, starting at the first, and checks that the array ends after them.
   /// - Throws: ``StoreReadFailure`` when the bytes are not such a run.
-  mutating func readDocumentRun(count: Int, of categoryID: ObjectID) throws(StoreReadFailure)
+  mutating func readDocumentRun(count: Int?, of categoryID: ObjectID) throws(StoreReadFailure)
     -> [StoredDocument]
   {
     var graph = LoadedGraph.empty
-    for index in 0..<count {
+    var index = 0
+    while count.map({ index < $0 }) ?? true {
       if index > 0 {
         try skipWhitespace()
+        if count == nil, try peek() == UInt8(ascii: "]") { break }
         try expect(UInt8(ascii: ","), "expected ',' between documents")
         try skipWhitespace()
       }
       try readDocument(into: &graph)
+      index += 1
     }
     try skipWhitespace()
     try expect(UInt8(ascii: "]"), "expected the end of the documents")
@@ -264,7 +308,8 @@ struct StoreReader: ~Copyable {
     graph.documents.append(
       StoredDocument(
         id: id, name: name, categoryID: id, size: size, modified: modified,
-        contentLocation: content, location: StoredLocation(offset: start, length: offset - start)))
+        contentLocation: content,
+        location: StoredLocation(offset: start, length: offset - start, in: locatedIn)))
   }
 
   mutating func readID() throws(StoreReadFailure) -> ObjectID {

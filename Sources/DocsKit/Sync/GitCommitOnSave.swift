@@ -1,8 +1,9 @@
 /// Commits the store after every save, when its folder is a docsh repository, with a
 /// one-line message saying what changed; so that history holds every saved version even
-/// between syncs. A failing commit never fails the save: it is a warning, and the next
-/// save or sync commits.
-public final class GitCommitOnSave: SaveHook {
+/// between syncs. It hears each save's delta while the store's lock is still held, so the
+/// commits follow the saves in their order. A failing commit never fails the save: it is a
+/// warning, and the next save or sync commits.
+public final class GitCommitOnSave: SaveObserver {
   /// The repository the store is committed to.
   public let repository: StoreRepository
 
@@ -12,12 +13,9 @@ public final class GitCommitOnSave: SaveHook {
     self.repository = repository
   }
 
-  public func contextDidSave(_ context: Context) -> String? {
+  public func storeDidSave(_ delta: StoreDelta) -> String? {
     do {
-      // What the save changed lets the commit cost what changed; when it cannot be read the
-      // commit compares the whole store instead, which is slower, not wrong.
-      try repository.commitStore(
-        saved: try? context.changesOfLastSave(fanOutLimit: repository.fanOutLimit))
+      try repository.commitStore(saved: delta, storeLockHeld: true)
       return nil
     } catch {
       return "saved, but not committed (\(error)); the next save or sync commits it"

@@ -104,9 +104,12 @@ struct RepositoryLayout {
   /// The changes to the tree that commit `saved`, made against the tree of the save before:
   /// renamed categories' folders moved (through a temporary name, so that two categories can
   /// swap names), the old files of changed documents and the folders of deleted categories
-  /// removed, the files of a category crossing the fan-out limit moved, then the records and
-  /// files of what the save wrote put in.
-  func treeChanges(for saved: SavedChanges) -> [FastImportCommit.Change] {
+  /// removed, the files of a category crossing the fan-out limit moved (`unchanged` names,
+  /// by category, the documents of each the save left alone), then the records and files of
+  /// what the save wrote put in.
+  func treeChanges(
+    for saved: StoreDelta, unchanged: [ObjectID: [Name]] = [:]
+  ) -> [FastImportCommit.Change] {
     var changes: [FastImportCommit.Change] = []
     var renamedFolders: [NameKey: String] = [:]  // old name's key → temporary folder
     var renamedCategories: [(temporary: String, to: Name)] = []
@@ -138,10 +141,10 @@ struct RepositoryLayout {
     for (temporary, name) in renamedCategories {
       changes.append(.rename(temporary, folder(of: name)))
     }
-    changes += crossingMoves(for: saved)
+    changes += crossingMoves(for: saved, unchanged: unchanged)
     changes += recordChanges(for: saved)
     for document in saved.documents {
-      guard let after = document.after else { continue }
+      guard let after = document.saved else { continue }
       // Names from the graph, validated when they were set.
       let path = path(
         of: Name(unchecked: after.name), in: Name(unchecked: after.categoryName),
@@ -152,19 +155,21 @@ struct RepositoryLayout {
   }
 
   /// Whether the category `id` was fanned out before the save `saved`.
-  private func isFannedOut(before id: ObjectID, in saved: SavedChanges) -> Bool {
+  private func isFannedOut(before id: ObjectID, in saved: StoreDelta) -> Bool {
     saved.counts[id].map { isFannedOut(documentCount: $0.before) } ?? false
   }
 
   /// Whether the category `id` is fanned out after the save `saved`.
-  private func isFannedOut(after id: ObjectID, in saved: SavedChanges) -> Bool {
+  private func isFannedOut(after id: ObjectID, in saved: StoreDelta) -> Bool {
     saved.counts[id].map { isFannedOut(documentCount: $0.after) } ?? false
   }
 
   /// The renames that move the files the save left alone of each category it took across
   /// the fan-out limit, in their (new) folder. Files named like a bucket wait in a
   /// temporary folder meanwhile, so that a file and a bucket of one name never meet.
-  private func crossingMoves(for saved: SavedChanges) -> [FastImportCommit.Change] {
+  private func crossingMoves(
+    for saved: StoreDelta, unchanged: [ObjectID: [Name]]
+  ) -> [FastImportCommit.Change] {
     var changes: [FastImportCommit.Change] = []
     for (id, count) in saved.counts.sorted(by: { $0.key < $1.key }) {
       let before = isFannedOut(documentCount: count.before)
@@ -172,14 +177,15 @@ struct RepositoryLayout {
       guard before != after else { continue }
       let folder = folder(of: count.name) + "/"
       let waiting = prefix + ".docsh-moving-" + id.description + "-files/"
-      let parked = count.unchanged.filter { RepositoryLayout.isBucket(FileNameEncoding.encode($0)) }
+      let names = unchanged[id] ?? []
+      let parked = names.filter { RepositoryLayout.isBucket(FileNameEncoding.encode($0)) }
       for name in parked {
         changes.append(
           .rename(
             folder + RepositoryLayout.file(of: name, fannedOut: before),
             waiting + FileNameEncoding.encode(name)))
       }
-      for name in count.unchanged where !RepositoryLayout.isBucket(FileNameEncoding.encode(name)) {
+      for name in names where !RepositoryLayout.isBucket(FileNameEncoding.encode(name)) {
         changes.append(
           .rename(
             folder + RepositoryLayout.file(of: name, fannedOut: before),
@@ -197,7 +203,7 @@ struct RepositoryLayout {
 
   /// The records the save writes: of each category it created or renamed, and of each it
   /// took across the fan-out limit.
-  private func recordChanges(for saved: SavedChanges) -> [FastImportCommit.Change] {
+  private func recordChanges(for saved: StoreDelta) -> [FastImportCommit.Change] {
     var changes: [FastImportCommit.Change] = []
     var written = Set<ObjectID>()
     for category in saved.categories {

@@ -120,8 +120,8 @@ struct StoreChanges {
     }
   }
 
-  /// What the save `saved` changed: its categories and documents, in id order.
-  init(_ saved: SavedChanges) {
+  /// What the save `saved` changed: its categories and documents, in the store's order.
+  init(_ saved: StoreDelta) {
     for category in saved.categories {
       switch (category.before, category.after) {
       case (nil, let after?): categories.append(CategoryChange(kind: .new, name: after.text))
@@ -132,7 +132,7 @@ struct StoreChanges {
       }
     }
     for document in saved.documents {
-      if let after = document.after {
+      if let after = document.saved {
         documents.append(
           DocumentChange(
             id: document.id, kind: document.before == nil ? .new : .changed,

@@ -34,6 +34,24 @@ struct StoreIncoming {
     return hash(document.name.text, content) == parts[2]
   }
 
+  /// Whether the store at `path`, its save log included, holds the write `witness` marks;
+  /// a store that does not load witnesses nothing.
+  static func isWitnessed(_ witness: String, inStoreAt path: String, fileSystem: any FileSystem)
+    -> Bool
+  {
+    let parts = witness.split(separator: ":")
+    guard parts.count == 3, let id = ObjectID(String(parts[1])) else { return false }
+    let store = JSONStore(path: path, fileSystem: fileSystem)
+    guard let graph = try? store.load() else { return false }
+    if parts[0] == "c" {
+      return graph.categories.contains { $0.id == id && hash($0.name.text, "") == parts[2] }
+    }
+    guard let document = graph.documents.first(where: { $0.id == id }),
+      let content = try? store.readContent(at: document.contentLocation)
+    else { return false }
+    return hash(document.name.text, content) == parts[2]
+  }
+
   private static func hash(_ name: String, _ content: String) -> String {
     var hash = StableHash()
     hash.combine(Array(name.utf8))
@@ -87,10 +105,10 @@ struct StoreIncoming {
   /// load of the store, and the context holds the merged graph after; else through a
   /// context of its own.
   func save(
-    toStoreAt path: String, through given: Context?, fileSystem: any FileSystem
+    toStoreAt path: String, through given: (any IncomingWriter)?, fileSystem: any FileSystem
   ) throws(SyncError) -> (generation: Int, isClean: Bool) {
     do throws(ContextError) {
-      let context: Context
+      let context: any IncomingWriter
       if let given {
         context = given
       } else {
@@ -101,11 +119,8 @@ struct StoreIncoming {
         }
       }
       let loaded = context.generation
-      try context.apply(self)
-      context.isWritingForSync = true
-      defer { context.isWritingForSync = false }
-      try context.save(keepingMine: true)
-      let isClean = context.lastSave.map { $0.generationBefore == loaded } ?? true
+      let delta = try context.writeIncoming(self)
+      let isClean = delta.map { $0.generationBefore == loaded } ?? true
       return (context.generation, isClean)
     } catch {
       switch error {
@@ -113,64 +128,5 @@ struct StoreIncoming {
       default: throw .store(.invalidStore(path, reason: error.description))
       }
     }
-  }
-}
-
-extension Context {
-  /// Puts `incoming`'s categories and documents in the graph as they are: ids, names,
-  /// contents and dates.
-  /// - Throws: ``ContextError`` when a category cannot be loaded, or a name is taken.
-  func apply(_ incoming: StoreIncoming) throws(ContextError) {
-    for (id, _) in incoming.categories where categoryRecords[id] != nil {
-      try loadDocuments(of: id)
-    }
-    for (id, _, categoryID) in incoming.documents {
-      if !unloadedCategories.isEmpty, let holder = store.unloadedCategory(holding: id) {
-        try loadDocuments(of: holder)
-      }
-      if let categoryID, categoryRecords[categoryID] != nil { try loadDocuments(of: categoryID) }
-    }
-    // Every changed document out first, so that names they free can be taken; then what is
-    // put back can clash only with a document the sync does not change.
-    var sequences: [ObjectID: Int] = [:]
-    for (id, _, _) in incoming.documents {
-      sequences[id] = documentRecords[id]?.sequence
-      setDocument(id, to: nil)
-    }
-    for (id, name) in incoming.categories where name == nil {
-      for member in Array(membersByCategory[id]?.values ?? [:].values) {
-        setDocument(member, to: nil)
-      }
-      setCategory(id, to: nil)
-    }
-    for (id, name) in incoming.categories {
-      guard let name else { continue }
-      if let other = categoryIDsByKey[name.key], other != id {
-        throw .duplicateCategoryName(name.text, existing: categoryName(other))
-      }
-      let sequence = categoryRecords[id]?.sequence ?? nextSequenceNumber()
-      setCategory(
-        id, to: CategoryRecord(category: Category(id: id, name: name), sequence: sequence))
-    }
-    for (id, document, categoryID) in incoming.documents {
-      guard let document, let categoryID else { continue }
-      if let holder = membersByCategory[categoryID]?[document.name.key], holder != id {
-        throw .duplicateDocumentName(
-          document.name.text, existing: documentRecords[holder]?.document.name.text ?? "?",
-          in: categoryName(categoryID))
-      }
-      setDocument(
-        id,
-        to: DocumentRecord(
-          document: Document(
-            id: id, name: document.name, categoryID: categoryID,
-            size: document.content.utf8.count, modified: document.modified),
-          content: .text(document.content), location: nil,
-          sequence: sequences[id] ?? nextSequenceNumber()))
-    }
-  }
-
-  private func categoryName(_ id: ObjectID) -> String {
-    categoryRecords[id]?.category.name.text ?? "?"
   }
 }

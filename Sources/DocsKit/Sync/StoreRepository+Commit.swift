@@ -34,7 +34,7 @@ enum StoreHeader {
     let file = InMemoryFile(bytes)
     var reader = StoreReader(file: InMemoryFile.descriptor, fileSystem: file)
     // A header cut off by the end of `bytes`, or no store at all: no generation to trust.
-    return (try? reader.readHeaderGeneration()) ?? nil
+    return (try? reader.readHeader())?.generation
   }
 }
 
@@ -56,12 +56,16 @@ extension StoreRepository {
   /// configured, the commit is made as `docsh <docsh@HOST>` without writing any config.
   /// - Returns: the new commit, or `nil` when there was nothing to commit.
   /// - Throws: ``SyncError``: the store file and HEAD are then as they were.
+  /// - Parameter storeLockHeld: whether the caller holds the store's save lock (a save's
+  ///   observer does): the store file then is what `saved` made, and is read as it is.
   @discardableResult
   func commitStore(
-    saved: SavedChanges? = nil, progress: (any ProgressObserver)? = nil
+    saved: StoreDelta? = nil, storeLockHeld: Bool = false,
+    progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> CommitID? {
     try withRepositoryLock { () throws(SyncError) -> CommitID? in
-      let (before, after) = try commitHoldingLock(saved: saved, progress: progress)
+      let (before, after) = try commitHoldingLock(
+        saved: saved, storeLockHeld: storeLockHeld, progress: progress)
       return after == before ? nil : after
     }
   }
@@ -70,37 +74,48 @@ extension StoreRepository {
   /// - Parameter messagePrefix: put before the subject (`Sync: `).
   @discardableResult
   func commitLocked(
-    saved: SavedChanges? = nil, messagePrefix: String = "",
+    saved: StoreDelta? = nil, messagePrefix: String = "",
     progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> CommitID? {
-    try commitHoldingLock(saved: saved, messagePrefix: messagePrefix, progress: progress).after
+    try commitHoldingLock(
+      saved: saved, storeLockHeld: false, messagePrefix: messagePrefix, progress: progress
+    ).after
   }
 
   /// HEAD before and after committing the store; the repository lock is held. What was
   /// committed last (``CommittedState``) tells when the store is committed already, and when
   /// `saved` describes what changed since.
   private func commitHoldingLock(
-    saved: SavedChanges?, messagePrefix: String = "", progress: (any ProgressObserver)?
+    saved: StoreDelta?, storeLockHeld: Bool, messagePrefix: String = "",
+    progress: (any ProgressObserver)?
   ) throws(SyncError) -> (before: CommitID?, after: CommitID?) {
     try finishInterruptedMove()
+    // A save's delta comes with its generation, under the store's lock: the store is what
+    // it made. Without the lock, the store must still be at that generation.
+    let matchesStore = { () throws(SyncError) -> Bool in
+      guard let saved else { return false }
+      if storeLockHeld { return true }
+      return try self.storeGeneration() == saved.generation
+    }
     if let saved, let known = knownHead(), let state = committedState(), state.head == known.head,
-      state.generation == saved.generationBefore, try storeFileGeneration() == saved.generation,
+      state.generation == saved.generationBefore, try matchesStore(),
       let commit = try commitChanges(saved, onto: known.head, branch: known.branch)
     {
       return (known.head, commit)
     }
     let head = try headCommit()
     if let head, let state = committedState(), state.head == head {
-      let generation = try storeFileGeneration()
-      if let saved, state.generation == saved.generationBefore, generation == saved.generation {
+      if let saved, state.generation == saved.generationBefore, try matchesStore() {
         return (head, try commitChanges(saved, onto: head, messagePrefix: messagePrefix))
       }
-      if saved == nil, let generation, state.generation == generation { return (head, head) }
+      if saved == nil, let generation = try storeGeneration(), state.generation == generation {
+        return (head, head)
+      }
     }
-    let after = try withStoreLock { () throws(SyncError) -> CommitID? in
-      try commitWholeStore(onto: head, messagePrefix: messagePrefix, progress: progress)
+    let whole = { () throws(SyncError) -> CommitID? in
+      try self.commitWholeStore(onto: head, messagePrefix: messagePrefix, progress: progress)
     }
-    return (head, after)
+    return (head, storeLockHeld ? try whole() : try withStoreLock(whole))
   }
 
   /// Commits the changes of one save onto `head`, whose tree is the store that save replaced.
@@ -109,7 +124,7 @@ extension StoreRepository {
   ///   commit; `nil` (HEAD moved meanwhile) when it refuses. Without it, `update-ref` moves
   ///   HEAD from `head`.
   private func commitChanges(
-    _ saved: SavedChanges, onto head: CommitID, messagePrefix: String = "",
+    _ saved: StoreDelta, onto head: CommitID, messagePrefix: String = "",
     branch: String? = nil
   ) throws(SyncError) -> CommitID? {
     let changes = StoreChanges(saved)
@@ -117,7 +132,8 @@ extension StoreRepository {
       recordCommittedState(CommittedState(head: head, generation: saved.generation))
       return head
     }
-    let treeChanges = layout.treeChanges(for: saved)
+    let treeChanges = layout.treeChanges(
+      for: saved, unchanged: try namesLeftAlone(by: saved, at: head))
     let message = changes.message(prefix: messagePrefix, storePath: pathInRepository)
     let commit: CommitID
     if let branch {
@@ -369,11 +385,39 @@ extension StoreRepository {
       path: statePath, with: Array(state.line.utf8), keepingBackup: false, fileSystem: fileSystem)
   }
 
-  /// The generation in the store file's header, read from its first bytes; `nil` when there
-  /// is no file or it has none.
-  func storeFileGeneration() throws(SyncError) -> Int? {
-    guard let bytes = try storeFileHead() else { return nil }
-    return StoreHeader.generation(in: bytes)
+  /// The generation of the store: its file's, or its save log's last record's; `nil` when
+  /// there is no file or it cannot be told.
+  func storeGeneration() throws(SyncError) -> Int? {
+    JSONStore.generation(ofStoreAt: storePath, fileSystem: fileSystem)
+  }
+
+  /// For each category `saved` takes across the fan-out limit, the names of its documents
+  /// the save left alone, as `head`'s tree (the store before the save) holds them: their
+  /// files move too.
+  private func namesLeftAlone(
+    by saved: StoreDelta, at head: CommitID
+  ) throws(SyncError) -> [ObjectID: [Name]] {
+    var names: [ObjectID: [Name]] = [:]
+    for (id, count) in saved.counts
+    where layout.isFannedOut(documentCount: count.before)
+      != layout.isFannedOut(documentCount: count.after)
+    {
+      let changed = Set(
+        saved.documents.compactMap { $0.before?.categoryID == id ? $0.before?.name.key : nil })
+      // The folder of its name before the save (a rename in the same save moves it).
+      let before = saved.categories.first { $0.id == id }?.before ?? count.name
+      guard count.before > 0 else { continue }
+      let entries = try TreeReader(git: git, layout: layout).listing(
+        head.hex + ":" + layout.folder(of: before), recursive: true)
+      names[id] = entries.compactMap { entry -> Name? in
+        guard !entry.isFolder, let last = entry.name.split(separator: "/").last,
+          !last.hasPrefix("."), let name = FileNameEncoding.decode(String(last)),
+          !changed.contains(name.key)
+        else { return nil }
+        return name
+      }.sorted { $0.text < $1.text }
+    }
+    return names
   }
 
   // MARK: - Moving HEAD

@@ -87,7 +87,7 @@ extension StoreRepository {
     }
     // Another session saved a new store meanwhile: that one stands.
     if restored {
-      recordCommittedState(CommittedState(head: head, generation: try storeFileGeneration() ?? 0))
+      recordCommittedState(CommittedState(head: head, generation: try storeGeneration() ?? 0))
       report.notes.append(.restoredStore(fromCommit: head.short))
     }
   }
@@ -152,21 +152,17 @@ extension StoreRepository {
     let old = fields[0] == "-" ? nil : CommitID(fields[0])
     let new = CommitID(fields[1])
     guard try git.commit("HEAD") == old, try git.commit(new.hex) == new,
-      let now = try storeFileGeneration(), now > before
+      let now = try storeGeneration(), now > before
     else { return forgetMove() }
     if fields[3] != "-" {
       let witness = String(fields[3])
-      let holders = [storePath, storePath + ".bak"]
-      var seen = false
-      for path in holders {
+      // The store as it is (its save log included), or the backup a whole write kept.
+      var seen = StoreIncoming.isWitnessed(witness, inStoreAt: storePath, fileSystem: fileSystem)
+      if !seen, let bytes = try fileBytes(at: storePath + ".bak"),
+        let store = try? ParsedStore(bytes: bytes, name: storePath + ".bak")
+      {
         // A copy that does not parse witnesses nothing.
-        guard let bytes = try fileBytes(at: path),
-          let store = try? ParsedStore(bytes: bytes, name: path)
-        else { continue }
-        if StoreIncoming.isWitnessed(witness, in: store) {
-          seen = true
-          break
-        }
+        seen = StoreIncoming.isWitnessed(witness, in: store)
       }
       guard seen else { return forgetMove() }
     }

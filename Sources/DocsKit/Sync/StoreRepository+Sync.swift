@@ -247,7 +247,7 @@ extension StoreRepository {
   private func write(
     _ incoming: StoreIncoming, movingHead old: CommitID?, to new: CommitID
   ) throws(SyncError) -> Bool {
-    let before = try storeFileGeneration() ?? 0
+    let before = try storeGeneration() ?? 0
     if let old, committedState() != CommittedState(head: old, generation: before) {
       return false  // a session saved after the commit this merge starts from: merge again
     }
@@ -368,9 +368,10 @@ extension StoreRepository {
 
   /// Whether the store file is missing or holds no category.
   private func storeHoldsNothing() throws(SyncError) -> Bool {
-    guard let bytes = try storeFileBytes() else { return true }
-    // A file that does not parse holds something: never overwritten as if it were empty.
-    return (try? ParsedStore(bytes: bytes, name: storePath))?.graph.categories.isEmpty ?? false
+    guard try storeFileHead() != nil else { return true }
+    // A store that does not load holds something: never overwritten as if it were empty.
+    let store = JSONStore(path: storePath, fileSystem: fileSystem)
+    return (try? store.load())?.categories.isEmpty ?? false
   }
 
   /// The result of a push.

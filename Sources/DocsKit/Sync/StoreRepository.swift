@@ -280,6 +280,13 @@ public final class StoreRepository {
     } catch {
       throw .store(.system(storePath, operation: error.operation, errno: error.code))
     }
+    // A save log of the file replaced extends no file now: kept aside, never applied.
+    let log = SaveLog.fileName(forStore: storePath)
+    var status = stat()
+    if lstat(log, &status) == 0 {
+      let stamp = Timestamp.now().iso8601.filter { $0.isNumber }
+      _ = rename(log, log + ".ignored-" + stamp)
+    }
   }
 
   /// Removes the file at `path`.

@@ -31,6 +31,8 @@ import Testing
       let context = try harness.openContext()
       try change(context)
       try context.save()
+      // Another version of the store file itself: written whole, the log folded in.
+      try context.foldSaveLog()
       return try Answers(harness.openContext())
     }
 

@@ -45,7 +45,7 @@ final class FaultInjectingFileSystem: FileSystem {
   /// The operation names `SystemFileSystem` reports, for the calls logged under another.
   static let realName = [
     "openat": "open", "pread": "read", "copy": "write", "fchmod": "chmod", "fstat": "stat",
-    "fstatat": "stat", "flock": "lock",
+    "fstatat": "stat", "flock": "lock", "pwrite": "write", "ftruncate": "truncate",
   ]
 
   let state = Mutex(State())
@@ -158,6 +158,18 @@ final class FaultInjectingFileSystem: FileSystem {
   func write(_ file: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
     try check("write")
     return try real.write(file, from: buffer)
+  }
+
+  func write(
+    _ file: Int32, from buffer: UnsafeRawBufferPointer, at offset: Int
+  ) throws(SystemCallError) -> Int {
+    try check("pwrite")
+    return try real.write(file, from: buffer, at: offset)
+  }
+
+  func truncate(_ file: Int32, to length: Int) throws(SystemCallError) {
+    try check("ftruncate")
+    try real.truncate(file, to: length)
   }
 
   func copy(from source: Int32, at offset: Int, to destination: Int32, count: Int)

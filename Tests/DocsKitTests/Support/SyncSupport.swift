@@ -45,12 +45,12 @@ final class Machine {
 
   /// A context on the store that commits every save when the folder is set up for docsh.
   func open() throws -> Context {
-    var hook: (any SaveHook)?
+    var hook: (any SaveObserver)?
     if let repository = try repository(), try repository.isSetUp() {
       hook = GitCommitOnSave(repository: repository)
     }
     return try Context(
-      store: JSONStore(path: storePath), clock: clock.now, makeID: ids.make, saveHook: hook)
+      store: JSONStore(path: storePath), clock: clock.now, makeID: ids.make, observer: hook)
   }
 
   /// Opens the store, lets `body` change it, saves.

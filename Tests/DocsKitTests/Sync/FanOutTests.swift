@@ -137,21 +137,23 @@ import Testing
     // keeps a file of a document the store holds under another path, in either layout.)
     var stores: [Data] = []
     var trees: [String] = []
-    func keep() throws {
+    func keep(_ context: Context) throws {
+      // The store file whole, its save log folded in, as a tool other than docsh sees it.
+      try context.foldSaveLog()
       stores.append(try Data(contentsOf: URL(fileURLWithPath: laptop.storePath)))
       trees.append(try laptop.gitText(["rev-parse", "HEAD^{tree}"]))
     }
     let context = try laptop.edit { try put("Delta\n", at: "Work", "Delta", in: $0) }
-    try keep()
+    try keep(context)
     try context.setContent("Alpha 2\n", of: try document("Work", "Alpha", in: context).id)
     try put("Epsilon\n", at: "Work", "Epsilon", in: context)
     try context.save()
-    try keep()
+    try keep(context)
     try context.deleteDocument(try document("Work", "Gamma", in: context).id)
     try context.deleteDocument(try document("Work", "Epsilon", in: context).id)
     try context.setContent("Beta 2\n", of: try document("Work", "Beta", in: context).id)
     try context.save()
-    try keep()
+    try keep(context)
     #expect(Set(trees).count == 3)
     let commits = try laptop.gitText(["rev-list", "-n", "4", "HEAD"]).split(separator: "\n")
       .reversed().map(String.init)

@@ -92,7 +92,7 @@ import Testing
     ("plain text", .base, "just some notes\n"),
     (
       "a newer version", .other,
-      "{\"format\":\"docsh-store\",\"version\":2,\"generation\":1,\"categories\":[]}"
+      "{\"format\":\"docsh-store\",\"version\":3,\"generation\":1,\"categories\":[]}"
     ),
     (
       "a duplicate id", .current,

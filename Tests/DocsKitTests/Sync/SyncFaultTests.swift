@@ -164,7 +164,7 @@ import Testing
     let head = try desktop.gitText(["rev-parse", "HEAD"])
     let remote = try desktop.gitText(["rev-parse", "origin/main"])
     let repository = try #require(try desktop.repository())
-    let generation = try #require(try repository.storeFileGeneration())
+    let generation = try #require(try repository.storeGeneration())
     let witness = "d:\(ObjectID(high: 0x4000, low: 0x8000_0000_0000_0001)):1234"
     try Data("\(head) \(remote) \(generation) \(witness)\n".utf8).write(
       to: URL(fileURLWithPath: desktop.folder + "/.git/docsh-moving"))

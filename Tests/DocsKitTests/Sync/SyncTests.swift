@@ -282,7 +282,8 @@ import Testing
     try laptop.sync()
     let faults = FaultInjectingGitRunner(wrapping: sandbox.runner)
     let racing = try Machine("desktop", in: sandbox, number: 2, runner: faults)
-    try racing.edit { try put("list desktop\n", at: "Home", "List", in: $0) }
+    // Folded, as a session leaving leaves the file: it is copied whole below.
+    try racing.edit { try put("list desktop\n", at: "Home", "List", in: $0) }.foldSaveLog()
     // What another session will have saved meanwhile: one more document.
     let concurrent = sandbox.folder.path("concurrent.json")
     try FileManager.default.copyItem(atPath: racing.storePath, toPath: concurrent)
@@ -290,6 +291,7 @@ import Testing
       store: JSONStore(path: concurrent), makeID: SequentialIDs(after: 9_000_000).make)
     try put("saved meanwhile\n", at: "Home", "Meanwhile", in: other)
     try other.save()
+    try other.foldSaveLog()
     // It lands just before the sync writes the merge's commit, after it read the commits.
     faults.arm(
       .command("fast-import", occurrence: 1),

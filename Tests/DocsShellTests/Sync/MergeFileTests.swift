@@ -30,6 +30,8 @@ import Testing
       makeID: SequentialIDs(after: firstID).make)
     try body(context)
     try context.save()
+    // The merge driver merges store files as git hands them over: whole, with no save log.
+    try context.foldSaveLog()
   }
 
   /// Every category and document of the store at `path` (`Work/Plan` → content).
@@ -195,7 +197,7 @@ import Testing
     ("JSON of another program", "BASE", "{\"name\":\"package\",\"version\":\"1.0.0\"}\n"),
     (
       "a newer version", "OTHER",
-      valid.replacingOccurrences(of: "\"version\":1", with: "\"version\":2")
+      valid.replacingOccurrences(of: "\"version\":1", with: "\"version\":3")
     ),
   ]
 

@@ -138,6 +138,9 @@ import Testing
       DocshProcess.executable.path, ["--store", machine.storePath, "-c", "sync"],
       environment: machine.environment.merging(git.environment) { $1 }.merging([
         "HOME": machine.home, "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1",
+        // A run folds the save log before it ends, so that a test reads the file at once
+        // (the background fold has tests of its own).
+        "DOCSH_FOLD": "foreground",
       ]) { $1 })
   }
 
