@@ -35,7 +35,7 @@ _docsh() {
   done
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W '-s --store -c --command -y --yes --no-save --color
-      --check --no-pager --no-rc --merge-file -h --help --version' -- "$cur")
+      --check --checkpoint --no-pager --no-rc --merge-file -h --help --version' -- "$cur")
     return
   fi
   compopt -o filenames 2>/dev/null

@@ -265,11 +265,13 @@ private struct Launch {
   /// A context on the store, committing each save when the repository is set up.
   /// - Throws: ``StoreError`` when the store cannot be read.
   func openStore() throws -> Context {
-    try Context(
+    let context = try Context(
       store: IndexedStore(
         path: storePath, cacheFolder: cacheFolder, progress: progress, interruption: ctrlC,
         indexWaitMilliseconds: indexWaitMilliseconds),
       observer: CommitOnSaveWhenSetUp(access: repository), interruption: ctrlC)
+    if let warning = context.storeWarning { errors.writeLine("docsh: warning: \(warning)") }
+    return context
   }
 
   /// How this run leaves the store: folding its save log when it is the last session.

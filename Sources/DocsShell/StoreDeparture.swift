@@ -12,7 +12,8 @@ import DocsKit
 /// large store). A `-c`, a script or piped input hands the fold to a child of its own,
 /// detached, that waits until the store has been left alone for a moment: a script of ten
 /// thousand `docsh -c` calls folds once, at its end, not once a call (as `git gc --auto`
-/// packs in the background). `DOCSH_FOLD=foreground` folds before ending in every case;
+/// packs in the background). `DOCSH_FOLD=foreground` folds before ending in every case,
+/// `DOCSH_FOLD=never` leaves the log for a later session (or `docsh --checkpoint`);
 /// `DOCSH_FOLD_DELAY_MS` sets the child's wait (1000 by default).
 struct StoreDeparture {
   /// How long the store must be left alone before a child folds its log.
@@ -28,7 +29,7 @@ struct StoreDeparture {
   /// the last session.
   func leave(_ context: Context, folding inForeground: Bool) {
     let path = context.storeFilePath
-    guard context.leaveStore() else { return }
+    guard context.leaveStore(), environment["DOCSH_FOLD"] != "never" else { return }
     // Held from now until the fold is done, by this process or the child given it.
     guard let claim = FoldClaim.claim(storePath: path) else { return }
     if inForeground || environment["DOCSH_FOLD"] == "foreground" || !startChild(path, claim) {

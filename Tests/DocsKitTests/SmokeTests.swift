@@ -9,13 +9,17 @@ import Testing
       "docsh-smoke-\(UUID())")
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("sub/store.json").path
-    let context = try Context(store: JSONStore(path: path))
-    let work = try context.createCategory(named: "Work")
-    let plan = try context.createDocument(
-      named: "Plan", in: work.id, content: "é \"quoted\" \\ tab\t\nline 2 👍🏽")
-    try context.createDocument(named: "Other", in: work.id, content: "x")
-    try context.save()
-    #expect(!context.hasChanges)
+    // The first session saves and leaves.
+    let plan = try { () throws -> Document in
+      let context = try Context(store: JSONStore(path: path))
+      let work = try context.createCategory(named: "Work")
+      let plan = try context.createDocument(
+        named: "Plan", in: work.id, content: "é \"quoted\" \\ tab\t\nline 2 👍🏽")
+      try context.createDocument(named: "Other", in: work.id, content: "x")
+      try context.save()
+      #expect(!context.hasChanges)
+      return plan
+    }()
     let reloaded = try Context(store: JSONStore(path: path))
     let category = try #require(reloaded.category(named: "work"))
     let documents = try reloaded.documents(in: category.id)

@@ -48,18 +48,18 @@ import Testing
 
   @Test func savesThroughTheLinkAndThroughTheTargetBothLandInTheTarget() throws {
     let linked = try Linked()
-    let seed = try linked.harness.openContext(at: linked.target)
-    try seed.createCategory(named: "Shared")
-    try seed.save()
+    var seed: Context? = try linked.harness.openContext(at: linked.target)
+    try #require(seed).createCategory(named: "Shared")
+    try #require(seed).save()
     // Two sessions loaded the same generation, one through the link, one through the target.
     let throughLink = try linked.harness.openContext(at: linked.link)
-    let throughTarget = try linked.harness.openContext(at: linked.target)
+    var throughTarget: Context? = try linked.harness.openContext(at: linked.target)
     try throughLink.createCategory(named: "FromLink")
     try throughLink.save()
     #expect(linked.linkHolds() == "../cloud/notes.json", "the save replaced the link")
     // The second sees the first's save as another session's: merged, not overwritten.
-    try throughTarget.createCategory(named: "FromTarget")
-    try throughTarget.save()
+    try #require(throughTarget).createCategory(named: "FromTarget")
+    try #require(throughTarget).save()
     #expect(linked.linkHolds() == "../cloud/notes.json")
     #expect(Linked.isRegularFile(linked.target))
     let names = try linked.harness.openContext(at: linked.target).categories().map(\.name.text)
@@ -72,6 +72,11 @@ import Testing
     // The save log beside the target, folded into it through the link.
     #expect(Linked.isRegularFile(linked.target + ".wal"))
     let beforeFold = try Data(contentsOf: URL(fileURLWithPath: linked.target))
+    // Sessions through the link and through the target are sessions of one store: no fold
+    // while the others are open.
+    #expect { try throughLink.foldSaveLog() } throws: { isOtherSessionsOpen($0) }
+    seed = nil
+    throughTarget = nil
     try throughLink.foldSaveLog()
     // Backup, lock and presence beside the target; nothing beside the link but the link.
     #expect(try linked.entries("dotfiles") == ["store.json"])

@@ -8,7 +8,7 @@ extension Context {
   func makeDelta() throws(ContextError) -> StoreDelta {
     var categories: [(order: (Int, Int), change: StoreDelta.CategoryChange)] = []
     var documents: [(order: (Int, Int), change: StoreDelta.DocumentChange)] = []
-    for (id, saved) in baseline where !isUnchanged(id, since: saved) {
+    for (id, saved) in baseline where !isUnchanged(id, since: saved) || isRedated(id, since: saved) {
       switch (saved, state(of: id)) {
       case (.category(let then), let now):
         let record: CategoryRecord? = if case .category(let record)? = now { record } else { nil }
@@ -38,6 +38,16 @@ extension Context {
       generationBefore: generation, generation: generation + 1, categories: categoryChanges,
       documents: documentChanges,
       counts: categoryCounts(categories: categoryChanges, documents: documentChanges))
+  }
+
+  /// Whether the document `id` was changed and changed back since `saved` (no change by
+  /// itself), its modification date moved on: a save that writes anyway writes that date,
+  /// as the context shows it.
+  private func isRedated(_ id: ObjectID, since saved: Baseline) -> Bool {
+    guard case .document(let then) = saved, case .document(let now)? = state(of: id) else {
+      return false
+    }
+    return then.document.modified != now.document.modified
   }
 
   /// The change of the document `id` from `then` (its saved state; `nil`: it is new) to

@@ -22,6 +22,8 @@ extension Context {
       throw .conflicts(conflicts.filter { !$0.isResolvableByKeepingMine })
     }
     guard hasChanges else {
+      // Objects changed and changed back: their saved states are their states now.
+      baseline = [:]
       conflicts = []
       return
     }
@@ -32,6 +34,7 @@ extension Context {
       try store.withSaveLock { () throws -> Void in
         let delta = try saveHoldingLock(keepingMine: keepingMine)
         if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
+        foldWhenTheLogIsLarge()
       }
       conflicts = []
     } catch {
@@ -135,6 +138,11 @@ extension Context {
     store.leave()
   }
 
+  /// What the store found wrong beside its file when it loaded, without refusing to load:
+  /// a save log of another version of the file, left unapplied and set aside by the next
+  /// save. `nil` when nothing.
+  public var storeWarning: String? { store.loadWarning }
+
   /// The store file's path, its links followed: where its lock files are.
   public var storeFilePath: String { store.filePath }
 
@@ -149,6 +157,7 @@ extension Context {
   ///   then as they were).
   public func foldSaveLog() throws(ContextError) {
     guard !hasChanges else { throw .unsavedChanges }
+    guard store.isOnlySession else { throw .otherSessionsOpen }
     do {
       try store.withSaveLock { () throws -> Void in
         // Under the lock nobody appends: once this context holds what is saved, the log is
@@ -165,6 +174,18 @@ extension Context {
     }
   }
 
+  /// Folds the save log when it has grown past ``SaveLog/foldsPast(storeSize:)`` and no
+  /// other session has the store open, so that the log, and what opening the store costs,
+  /// stays in proportion to the file. The save lock is held; the save has succeeded
+  /// whatever happens here (a fold that fails leaves the log as it was, for the next one).
+  private func foldWhenTheLogIsLarge() {
+    let size = store.logSize
+    guard size.log > SaveLog.foldsPast(storeSize: size.store), !hasChanges,
+      store.isOnlySession
+    else { return }
+    try? foldHoldingLock()
+  }
+
   private func foldHoldingLock() throws(ContextError) {
     guard store.logSize.log > 0 else { return }
     let currentFaults = documentRecords.compactMapValues { record -> StoredLocation? in
@@ -178,6 +199,9 @@ extension Context {
     } catch {
       throw .store(error)
     }
+    // Nothing is changed (objects changed back at most): the saved states kept for them
+    // would point into the files the fold replaced.
+    baseline = [:]
     adoptWholeFile(receipt)
     generation = receipt.generation
     editCount += 1

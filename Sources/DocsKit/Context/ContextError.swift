@@ -29,6 +29,8 @@ public enum ContextError: Error, Sendable {
   case interrupted
   /// The work needs the changes saved first (folding the save log writes what is saved).
   case unsavedChanges
+  /// The save log is folded only when no other session has the store open.
+  case otherSessionsOpen
 }
 
 extension ContextError: CustomStringConvertible {
@@ -64,6 +66,9 @@ extension ContextError: CustomStringConvertible {
       return "interrupted"
     case .unsavedChanges:
       return "there are unsaved changes: save or revert them first"
+    case .otherSessionsOpen:
+      return
+        "another session has the store open: its save log is folded into the file when the last session leaves"
     case .conflicts(let conflicts):
       let list = conflicts.map(\.description).joined(separator: "; ")
       let resolvable = conflicts.allSatisfy(\.isResolvableByKeepingMine)

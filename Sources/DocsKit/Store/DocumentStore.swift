@@ -265,6 +265,14 @@ public protocol DocumentStore: AnyObject {
   /// (both 0 for a store without one).
   var logSize: (log: Int, store: Int) { get }
 
+  /// What the store found wrong beside its file when it loaded, without refusing to load
+  /// (a save log of another version of the file, left unapplied); `nil` when nothing.
+  var loadWarning: String? { get }
+
+  /// Whether no other process has the store open: only then is its save log folded, so
+  /// that no session finds the file it loaded replaced under it.
+  var isOnlySession: Bool { get }
+
   /// Leaves the store's sessions: whether this was the last of them with a save log beside
   /// the file, which must then be folded into it (``Context/foldSaveLog()``) for the file
   /// alone to hold every save at rest.
@@ -289,6 +297,12 @@ extension DocumentStore {
 
   /// A store without a log has none to size.
   public var logSize: (log: Int, store: Int) { (0, 0) }
+
+  /// A store without a log finds nothing beside its file.
+  public var loadWarning: String? { nil }
+
+  /// A store without a log has no sessions to share it with.
+  public var isOnlySession: Bool { true }
 
   /// A store without a log has nothing to fold when its sessions leave.
   public func leave() -> Bool { false }

@@ -56,6 +56,10 @@ extension IndexedStore {
 
   public var logSize: (log: Int, store: Int) { file.logSize }
 
+  public var isOnlySession: Bool { file.isOnlySession }
+
+  public var loadWarning: String? { file.logWarning }
+
   public func leave() -> Bool { file.leave() }
 
   /// Writes the whole store file with `write`, under the lock, and brings the index in step.

@@ -259,6 +259,10 @@ public final class JSONStore: DocumentStore {
     return lstat(log, &status) == 0
   }
 
+  public var isOnlySession: Bool { presence?.isAlone() ?? true }
+
+  public var loadWarning: String? { logWarning }
+
   public var logSize: (log: Int, store: Int) {
     (attached?.end ?? 0, loadedStatus?.size ?? 0)
   }

@@ -64,6 +64,16 @@ final class SaveLog {
   /// The newest version of the log this docsh reads and the one it writes.
   static let version = 1
 
+  /// The smallest log a save folds into the store file by itself.
+  static let foldFloor = 8 << 20
+
+  /// How large the log may grow beside a store file of `storeSize` bytes before a save
+  /// folds it (when no other session has the store open): a quarter of the file, and never
+  /// less than 8 MiB (as Redis rewrites its append-only file past a percentage of its size,
+  /// with a floor). Each fold costs one whole write of the file, so a save costs what it
+  /// changed plus, spread over the saves since the last fold, a quarter of that again.
+  static func foldsPast(storeSize: Int) -> Int { max(foldFloor, storeSize / 4) }
+
   /// The log's file name beside the store file `storeName`.
   static func fileName(forStore storeName: String) -> String { storeName + ".wal" }
 

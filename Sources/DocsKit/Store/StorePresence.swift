@@ -43,6 +43,30 @@ public final class SessionPresence {
     if let descriptor { fileSystem.unlockAndClose(descriptor) }
   }
 
+  /// Whether this is the only process with the store open (also when this process has no
+  /// presence: a store with no file or in a read-only folder, which holds no log either).
+  /// Stays among the sessions after.
+  func isAlone() -> Bool {
+    guard let descriptor else { return true }
+    // Converting a shared lock lets go of it first, whether the exclusive one is had or not:
+    // take the shared one back after, as joining does. Straight to flock(2), not through the
+    // file system seam: a presence lock that fails only ever means "not alone" (no fold),
+    // never a failed save.
+    var alone = false
+    while true {
+      if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+        alone = true
+        break
+      }
+      if errno != EINTR { break }
+    }
+    for attempt in 0..<500 {
+      if flock(descriptor, LOCK_SH | LOCK_NB) == 0 { break }
+      if attempt < 499 { usleep(2_000) }
+    }
+    return alone
+  }
+
   /// Leaves the sessions; whether this one was the last (no other process holds the file).
   /// The presence is gone after, either way.
   func leave() -> Bool {
