@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Deterministic corpus generator for the docsh benchmarks (stdlib only).
 
-    gen_corpus.py corpus OUTDIR --categories N --docs M [--factor F] [--seed S]
+    gen_corpus.py corpus OUTDIR --categories N --docs M [--factor F] [--seed S] [--lean]
     gen_corpus.py check OUTDIR
     gen_corpus.py new-script CORPUSDIR OUTDIR [--count N] [--seed S]
 
@@ -11,7 +11,7 @@
     store.db     SQLite (categories, documents, index documents_category)
     tree/<Category>/<Document>   plain files, mtime = modified
 
-plus STAMP (JSON: the parameters, a hash of this file, and statistics). When
+(`--lean`: store.json alone, for the million-document corpus) plus STAMP (JSON: the parameters, a hash of this file, and statistics). When
 OUTDIR/STAMP already holds the same parameters and generator hash nothing is
 done. Output is built in a sibling temporary folder and renamed into place,
 so an interrupted run never leaves a half corpus with a valid stamp.
@@ -171,7 +171,9 @@ def read_stamp(outdir):
         return None
 
 
-def generate(outdir, ncat, ndocs, factor, seed):
+def generate(outdir, ncat, ndocs, factor, seed, lean=False):
+    """lean: store.json alone (no tree, no store.db), for the million-document corpus, whose
+    anchors read the JSON file."""
     params = {
         "generator_version": GENERATOR_VERSION,
         "generator_sha": file_hash(),
@@ -188,6 +190,8 @@ def generate(outdir, ncat, ndocs, factor, seed):
         "search_word": SEARCH_WORD,
         "search_rate": SEARCH_RATE,
     }
+    if lean:
+        params["lean"] = True
     old = read_stamp(outdir)
     if old is not None and old.get("params") == params:
         print("corpus %s: up to date" % os.path.basename(outdir), file=sys.stderr)
@@ -201,6 +205,8 @@ def generate(outdir, ncat, ndocs, factor, seed):
             shutil.rmtree(os.path.join(parent, stale), ignore_errors=True)
     tmp = os.path.join(parent, prefix + str(os.getpid()))
     os.makedirs(os.path.join(tmp, "tree"))
+    if lean:
+        os.rmdir(os.path.join(tmp, "tree"))
 
     # The pool does not depend on the shape, so every corpus shares its text.
     pool = make_pool(random.Random("docsh-bench-pool:%d" % seed))
@@ -215,7 +221,8 @@ def generate(outdir, ncat, ndocs, factor, seed):
     rng = random.Random("docsh-bench:%d:%dx%d" % (seed, ncat, ndocs))
     rare_rng = random.Random("docsh-bench-rare:%d:%dx%d" % (seed, ncat, ndocs))
     search_rng = random.Random("docsh-bench-search:%d:%dx%d" % (seed, ncat, ndocs))
-    db = sqlite3.connect(os.path.join(tmp, "store.db"), isolation_level=None)
+    db = sqlite3.connect(":memory:" if lean else os.path.join(tmp, "store.db"),
+                         isolation_level=None)
     db.executescript(
         """
         PRAGMA journal_mode=OFF;
@@ -240,9 +247,11 @@ def generate(outdir, ncat, ndocs, factor, seed):
         for c in range(ncat):
             cat_id = uuid4(rng)
             cat_name = "Category %03d" % c
-            db.execute("INSERT INTO categories VALUES(?,?)", (cat_id, cat_name))
+            if not lean:
+                db.execute("INSERT INTO categories VALUES(?,?)", (cat_id, cat_name))
             cat_dir = os.path.join(tmp, "tree", cat_name)
-            os.mkdir(cat_dir)
+            if not lean:
+                os.mkdir(cat_dir)
             out.write('{"id":%s,"name":%s,"documents":[\n' % (dumps(cat_id), dumps(cat_name)))
             rows = []
             for d in range(ndocs):
@@ -273,12 +282,13 @@ def generate(outdir, ncat, ndocs, factor, seed):
                 out.write('{"id":"%s","name":"%s","content":%s,"size":%d,"modified":"%s"}%s\n' % (
                     doc_id, doc_name, dumps(content, ensure_ascii=False), size, modified,
                     "," if d < ndocs - 1 else ""))
-                rows.append((doc_id, cat_id, doc_name, content, size, modified))
-                p = os.path.join(cat_dir, doc_name)
-                with open(p, "wb") as f:
-                    f.write(data)
-                ns = ms * 1_000_000
-                os.utime(p, ns=(ns, ns))
+                if not lean:
+                    rows.append((doc_id, cat_id, doc_name, content, size, modified))
+                    p = os.path.join(cat_dir, doc_name)
+                    with open(p, "wb") as f:
+                        f.write(data)
+                    ns = ms * 1_000_000
+                    os.utime(p, ns=(ns, ns))
 
                 stats["documents"] += 1
                 stats["content_bytes"] += size
@@ -296,7 +306,7 @@ def generate(outdir, ncat, ndocs, factor, seed):
     db.close()
 
     stats["json_bytes"] = os.path.getsize(jpath)
-    stats["db_bytes"] = os.path.getsize(os.path.join(tmp, "store.db"))
+    stats["db_bytes"] = 0 if lean else os.path.getsize(os.path.join(tmp, "store.db"))
     stamp = {"params": params, "stats": stats}
     with open(os.path.join(tmp, "STAMP"), "w", encoding="utf-8") as f:
         json.dump(stamp, f, indent=1)
@@ -391,6 +401,8 @@ def main():
     c.add_argument("--docs", type=int, required=True)
     c.add_argument("--factor", type=int, default=1)
     c.add_argument("--seed", type=int, default=20261129)
+    c.add_argument("--lean", action="store_true",
+                   help="store.json alone: no tree of files, no store.db")
     k = sub.add_parser("check")
     k.add_argument("outdir")
     n = sub.add_parser("new-script")
@@ -400,7 +412,7 @@ def main():
     n.add_argument("--seed", type=int, default=20261129)
     a = ap.parse_args()
     if a.cmd == "corpus":
-        generate(a.outdir, a.categories, a.docs, a.factor, a.seed)
+        generate(a.outdir, a.categories, a.docs, a.factor, a.seed, a.lean)
     elif a.cmd == "check":
         check(a.outdir)
     else:

@@ -80,10 +80,10 @@ def log(msg):
 
 # ---------------------------------------------------------------- corpora
 
-def corpus(name, ncat, ndocs, factor, check):
+def corpus(name, ncat, ndocs, factor, check, lean=False):
     d = os.path.join(CORPUS, "%s-%dx%d" % (name, ncat, ndocs))
     cmd = [sys.executable, GEN, "corpus", d, "--categories", str(ncat),
-           "--docs", str(ndocs), "--factor", str(factor)]
+           "--docs", str(ndocs), "--factor", str(factor)] + (["--lean"] if lean else [])
     t = time.monotonic()
     if subprocess.run(cmd).returncode != 0:
         raise HarnessError("corpus generator failed: " + " ".join(cmd[1:]))
@@ -337,12 +337,14 @@ def grep_rows(new_row, D, L, large):
                 fmt_n(output_lines(os.path.join(TMP, "probe-%d.out" % n))), fmt_n(wanted))]
 
 
-def memory_row(row, docsh, store_rel, size):
+def memory_row(row, docsh, store_rel, size, prepare=None):
     if skipped(row):
         return row
     argv_tail = [docsh, "--no-save", "-s", store_rel, "-c", 'ls "/Category 007"']
     peaks = []
     for i in range(CFG["mem_runs"]):
+        if prepare:
+            run_setup(prepare)
         mf = os.path.join(TMP, "mem-%d.txt" % i)
         p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", mf] + argv_tail, cwd=CORPUS,
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -385,6 +387,10 @@ def main():
     SELECTED.update(int(n) for n in a.rows.split(",") if n.strip())
     # docsh's index cache for the whole run (every row), under the run's own folder.
     os.environ["XDG_CACHE_HOME"] = os.path.join(TMP, "cache")
+    # A run of docsh that saved leaves its save log beside the store (the rows measure what
+    # a user waits for; a detached fold a second later would land in another row's timing).
+    # The rows of the save log (45-52) measure the fold where it is the work.
+    os.environ["DOCSH_FOLD"] = "never"
     git_sandbox(TMP)  # every git process of the run, docsh's too (rows 17, 29-44)
     docsh = os.path.abspath(a.docsh)
     D = sq(docsh)
@@ -416,6 +422,7 @@ def main():
         r = {"n": n, "op": op, "target": target, "status": "?", "notes": [],
              "docsh_label": docsh_label, "anchor_label": anchor_label, "per_unit": None}
         rows.append(r)
+        ROWS_MADE.append(r)
         log("== row %d: %s" % (n, op))
         return r
 
@@ -487,6 +494,11 @@ def main():
     sync_rows(new_row, docsh, personal, SYNC_FIRST_ROW)
     if MODE == "full":  # quick's "large" is not large, and every sync costs seconds
         sync_rows(new_row, docsh, large, SYNC_FIRST_ROW + SYNC_ROW_COUNT)
+    million = None
+    if MODE == "full" and (not SELECTED or SELECTED & {47, 51, 52}):
+        log("== the million-document corpus")
+        million = corpus("million", *MILLION, 1, False, lean=True)
+    savelog_rows(new_row, D, docsh, personal, large, million)
 
     # ------------------------------------------------------------ report
     total = time.monotonic() - started
@@ -740,6 +752,168 @@ def journal_row(new_row, docsh, tmp, corpus_info):
     prepare = "rm -rf %s/r27 && mkdir %s/r27 && cp %s %s/r27/" % (sq(tmp), sq(tmp), source, sq(tmp))
     return timed_row(r, session + " 2000", session + " off", docsh_prep=prepare,
                      anchor_prep=prepare, extra_docsh=True, anchor_name="docsh, no journal")
+
+
+# ---------------------------------------------------------------- the save log (issue 27)
+
+MILLION = (1000, 1000)  # the million-document corpus (full mode only): about 2.3 GB
+NEW_PROCESSES = {"quick": 100, "full": 2_000}  # row 48
+LOG_SAVES = {"quick": 100, "full": 1_000}  # row 50
+DOC42 = '"/Category 007/Document 00042"'
+
+
+def converted_copy(D, source_dir, dest):
+    """A copy of a corpus store at `dest` (a folder under TMP), written once by docsh (the
+    corpus is format 1, whose first save writes the file whole as format 2, so that later
+    saves append) and folded, its index built: a store as a user of this docsh has it."""
+    d = sq(dest)
+    run_setup("rm -rf %s && mkdir -p %s && cp %s/store.json %s/ && "
+              "%s -s %s/store.json -c %s && %s -s %s/store.json --checkpoint >/dev/null"
+              % (d, d, sq(source_dir), d, D, d, sq("append %s converted" % DOC42), D, d))
+    return dest
+
+
+def wait_for_rest(store):
+    """Returns once no docsh process holds the claim to fold the store's log (a detached
+    fold child has finished), as FoldClaim.waitForRest does."""
+    import fcntl
+    try:
+        fd = os.open(store + ".fold", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def log_bytes(path):
+    try:
+        return os.path.getsize(path + ".wal")
+    except OSError:
+        return 0
+
+
+def append_row(new_row, n, D, label, corpus_info):
+    """Append one line to one document and save, in a store with its index warm, against a
+    durable append of as many bytes as docsh's record (the record holds the document whole,
+    as every record does)."""
+    r = new_row(n, "`append` one line + save (%s, %s)"
+                % (label, fmt_mb(corpus_info["stats"]["json_bytes"])), 3,
+                anchor_label="`dd oflag=append conv=notrunc,fsync` of the record's bytes")
+    if skipped(r):
+        return r
+    store = converted_copy(D, corpus_info["dir"], os.path.join(TMP, "r%d" % n))
+    path = os.path.join(store, "store.json")
+    command = "%s -s %s -c %s" % (D, sq(path), sq("append %s one more line" % DOC42))
+    before = log_bytes(path)
+    run_setup(command)
+    record = log_bytes(path) - before
+    if record <= 0:
+        raise HarnessError("row %d: the save appended nothing to the save log" % n)
+    with open(os.path.join(TMP, "r%d.record" % n), "wb") as f:
+        f.write(b"x" * record)
+    timed_row(r, command,
+              "dd if=%s/r%d.record of=%s/r%d.dd oflag=append conv=notrunc,fsync status=none"
+              % (sq(TMP), n, sq(TMP), n), shell=False,
+              expect=lambda _: log_bytes(path) > before + record)
+    r["per_unit"] = (record, "byte of the record (%s)" % fmt_bytes(record))
+    return r
+
+
+def savelog_rows(new_row, D, docsh, personal, large, million):
+    """Rows 45-52: saves that append to the save log, and the folds (checkpoints). A set-up
+    step docsh fails fails its row, not the harness."""
+    started = len(ROWS_MADE)
+    try:
+        savelog_rows_unguarded(new_row, D, docsh, personal, large, million)
+    except SetupFailed as e:
+        r = ROWS_MADE[-1] if len(ROWS_MADE) > started else new_row(45, "save log", 1)
+        fail(r, 1, str(e))
+
+
+ROWS_MADE = []
+
+
+def savelog_rows_unguarded(new_row, D, docsh, personal, large, million):
+    L = sq(large["dir"])
+    T = sq(TMP)
+    ls7 = 'ls "/Category 007"'
+    append_row(new_row, 45, D, "personal", personal)
+    append_row(new_row, 46, D, "large", large)
+    if million:
+        append_row(new_row, 47, D, "1 M documents", million)
+
+    count = NEW_PROCESSES[MODE]
+    r = new_row(48, "%s `docsh -c 'new …'` processes, then the fold, on the large store"
+                % fmt_n(count), 2, docsh_label="large", anchor_label="the same on the personal store")
+    if not skipped(r):
+        for name, info in (("r48l", large), ("r48p", personal)):
+            converted_copy(D, info["dir"], os.path.join(TMP, name))
+
+        def loop(name):
+            # As users run it: each run hands the fold to a detached child that waits for
+            # the store to rest; the loop ends with the fold, so each run pays for it.
+            store = "%s/%s/store.json" % (T, name)
+            return ("export DOCSH_FOLD=; for i in $(seq %d); do %s -s %s -c \"new "
+                    "'/Category 001/Bench $RANDOM$i' x\" || exit 1; done; %s -s %s --checkpoint"
+                    " >/dev/null" % (count, D, store, D, store))
+        timed_row(r, loop("r48l"), loop("r48p"), extra_docsh=True, anchor_name="docsh personal")
+        r["per_unit"] = (count, "command")
+        for name in ("r48l", "r48p"):
+            wait_for_rest(os.path.join(TMP, name, "store.json"))
+
+    r = new_row(49, "a checkpoint: fold a save log of %d saves into the large store"
+                % 10, 1.2, anchor_label="the whole-store save of the same store (format 1's)")
+    if not skipped(r):
+        template = converted_copy(D, large["dir"], os.path.join(TMP, "r49t"))
+        run_setup("for i in $(seq 10); do %s -s %s/store.json -c %s || exit 1; done"
+                  % (D, sq(template), sq("append %s line $i" % DOC42)))
+        timed_row(r, "%s -s %s/r49/store.json --checkpoint" % (D, T),
+                  "%s -s %s/r49w/store.json -c %s" % (D, T, sq("append %s whole" % DOC42)),
+                  docsh_prep="rm -rf %s/r49 && cp -a %s %s/r49 && %s --no-save -s "
+                             "%s/r49/store.json -c pwd" % (T, sq(template), T, D, T),
+                  anchor_prep="rm -rf %s/r49w && mkdir %s/r49w && cp %s/store.json %s/r49w/ && "
+                              "%s --no-save -s %s/r49w/store.json -c pwd" % (T, T, L, T, D, T),
+                  expect=contains("Folded"))
+
+    saves = LOG_SAVES[MODE]
+    r = new_row(50, "open + `ls` one category of the large store with a save log of %s saves"
+                % fmt_n(saves), 1.2, anchor_label="the same store after a checkpoint")
+    if not skipped(r):
+        logged = converted_copy(D, large["dir"], os.path.join(TMP, "r50a"))
+        script = os.path.join(TMP, "r50.docsh")
+        with open(script, "w", encoding="utf-8") as f:
+            for i in range(saves):
+                f.write('append "/Category %03d/Document %05d" saved line %d\nsave\n'
+                        % (i % large["shape"][0], i % large["shape"][1], i))
+        run_setup("%s -s %s/store.json %s" % (D, sq(logged), sq(script)))
+        run_setup("rm -rf %s/r50b && cp -a %s %s/r50b && %s -s %s/r50b/store.json --checkpoint"
+                  % (T, sq(logged), T, D, T))
+        timed_row(r, "%s --no-save -s %s/r50a/store.json -c %s" % (D, T, sq(ls7)),
+                  "%s --no-save -s %s/r50b/store.json -c %s" % (D, T, sq(ls7)), shell=False,
+                  extra_docsh=True, anchor_name="docsh after checkpoint",
+                  expect=contains("Document 00000"))
+
+    if million:
+        M = sq(million["dir"])
+        cache = os.environ["XDG_CACHE_HOME"]
+        r = new_row(51, "first open of the never-seen 1 M-document store (%s), `ls` one category"
+                    % fmt_mb(million["stats"]["json_bytes"]), 1,
+                    anchor_label="Python `json.load`")
+        timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, M, sq(ls7)),
+                  "%s -c %s %s/store.json" % (sq(sys.executable), sq(
+                      "import json, sys; json.load(open(sys.argv[1], encoding='utf-8'))"), M),
+                  docsh_prep="rm -rf %s" % sq(cache), expect=contains("Document 00000"))
+        r["per_unit"] = (million["stats"]["documents"], "document")
+        r = new_row(52, "peak resident memory of row 51", 0.5, docsh_label="peak RSS",
+                    anchor_label="size of store.json")
+        memory_row(r, docsh, os.path.join(million["dir"], "store.json"),
+                   million["stats"]["json_bytes"], prepare="rm -rf %s" % sq(cache))
+    else:
+        for n in (47, 51, 52):
+            new_row(n, "(the million-document corpus: full mode only)", 1)["status"] = "skipped"
 
 
 def docsh_version(docsh):
