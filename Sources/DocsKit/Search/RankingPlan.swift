@@ -51,6 +51,20 @@ struct RankingPlan: Sendable, Equatable {
     return plan
   }
 
+  /// The plan for an FTS5 expression whose phrases are the plan's `order` (see
+  /// ``FullTextQuery/phraseOrder``): a phrase the expression holds again counts only the
+  /// first time, so that its occurrences are not counted twice.
+  func inExpressionOrder(_ order: [Int]) -> RankingPlan {
+    var plan = self
+    var seen = Set<Int>()
+    plan.groups = order.map { phrase in
+      seen.insert(phrase).inserted && phrase < groups.count ? groups[phrase] : -1
+    }
+    plan.weights = order.map { $0 < weights.count ? weights[$0] : 0 }
+    plan.typedForms = order.map { $0 < typedForms.count ? typedForms[$0] : false }
+    return plan
+  }
+
   /// Each group's IDF in a collection of `rows` documents: BM25's
   /// log((N − n + 0.5) / (n + 0.5)), floored at 1e-6 as FTS5's bm25.
   func idf(rows: Int) -> [Double] {

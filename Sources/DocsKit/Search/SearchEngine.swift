@@ -199,7 +199,9 @@ struct CompiledQuery: Sendable {
             indexesOfGroup.append(try addPhrase(term, tokens: tokens))
           }
         }
-        required.append(indexesOfGroup)
+        // A word typed twice in a group is one alternative.
+        var seen = Set<Int>()
+        required.append(indexesOfGroup.filter { seen.insert($0).inserted })
       }
     }
 

@@ -87,7 +87,8 @@ extension StoreIndex {
       let counts = try groupDocumentCounts(text.counting)
       let plan = request.query.ranking.completed(
         with: SearchStatistics(
-          documentCount: 0, nameTokenCount: 0, contentTokenCount: 0, groupDocumentCounts: counts))
+          documentCount: 0, nameTokenCount: 0, contentTokenCount: 0, groupDocumentCounts: counts)
+      ).inExpressionOrder(text.phraseOrder)
       let hits = try rankedHits(request, expression: text.expression, plan: plan)
       var statistics: SearchStatistics?
       if request.wantsStatistics {
