@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Deterministic corpus generator for the docsh benchmarks (stdlib only).
 
-    gen_corpus.py corpus OUTDIR --categories N --docs M [--factor F] [--seed S] [--lean]
+    gen_corpus.py corpus OUTDIR --categories N --docs M [--factor F] [--seed S] [--text lines] [--lean]
     gen_corpus.py check OUTDIR
     gen_corpus.py new-script CORPUSDIR OUTDIR [--count N] [--seed S]
 
@@ -20,6 +20,10 @@ Everything random comes from one random.Random seeded with the seed and the
 shape (categories x docs); --factor multiplies every content length but draws
 the same random numbers, so `--factor 10` gives the same ids, names, times
 and document order with contents ten times larger.
+
+`--text lines` cuts the contents from another pool instead: lines of about 90 bytes of
+lorem-ipsum words (LINE_WORDS), most documents holding `tempor` on many lines (the grep
+row that measures the cost of each matching line).
 
 `check` re-reads a corpus and verifies that the three forms agree (JSON
 parses, sizes are UTF-8 byte counts, SQLite rows and tree files match, file
@@ -58,6 +62,16 @@ RARE_RATE = 0.01
 SEARCH_WORD = "zyzzyva"
 SEARCH_RATE = 0.001
 POOL_CHARS = 3_000_000  # size of the text pool documents are cut from
+# The `lines` pool: ASCII words, lines of about LINE_BYTES; LINE_WORD (`tempor`) is one word
+# in LINE_WORDS drawn twice as often as the others, so that about 30 % of the lines hold it.
+LINE_WORDS = (
+    "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt "
+    "ut labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco "
+    "laboris nisi aliquip ex ea commodo consequat duis aute irure in reprehenderit voluptate "
+    "velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident "
+    "sunt culpa qui officia deserunt mollit anim id est laborum").split()
+LINE_WORD = "tempor"
+LINE_BYTES = 90
 TIME_FROM = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
 TIME_TO = datetime.datetime(2027, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -137,6 +151,22 @@ def make_pool(rng):
     return pool
 
 
+def make_line_pool(rng):
+    """One long string of lines of about LINE_BYTES bytes of LINE_WORDS, capitalized and
+    punctuated as sentences."""
+    weights = [2 if w == LINE_WORD else 1 for w in LINE_WORDS]
+    parts = []
+    total = 0
+    while total < POOL_CHARS:
+        words = []
+        while sum(len(w) + 1 for w in words) < LINE_BYTES - 6:
+            words.append(rng.choices(LINE_WORDS, weights)[0])
+        line = " ".join(words).capitalize() + rng.choice([".", ",", ";", ""]) + "\n"
+        parts.append(line)
+        total += len(line)
+    return "".join(parts)
+
+
 def add_rare_words(content, rare_rng, words=RARE_WORDS, rate=RARE_RATE):
     """`content` with each of `words` put in, before a space, with probability `rate`.
     Always draws two numbers per word, whatever it puts in."""
@@ -171,7 +201,7 @@ def read_stamp(outdir):
         return None
 
 
-def generate(outdir, ncat, ndocs, factor, seed, lean=False):
+def generate(outdir, ncat, ndocs, factor, seed, text="mixed", lean=False):
     """lean: store.json alone (no tree, no store.db), for the million-document corpus, whose
     anchors read the JSON file."""
     params = {
@@ -190,6 +220,8 @@ def generate(outdir, ncat, ndocs, factor, seed, lean=False):
         "search_word": SEARCH_WORD,
         "search_rate": SEARCH_RATE,
     }
+    if text != "mixed":
+        params["text"] = text
     if lean:
         params["lean"] = True
     old = read_stamp(outdir)
@@ -209,7 +241,10 @@ def generate(outdir, ncat, ndocs, factor, seed, lean=False):
         os.rmdir(os.path.join(tmp, "tree"))
 
     # The pool does not depend on the shape, so every corpus shares its text.
-    pool = make_pool(random.Random("docsh-bench-pool:%d" % seed))
+    if text == "lines":
+        pool = make_line_pool(random.Random("docsh-bench-lines:%d" % seed))
+    else:
+        pool = make_pool(random.Random("docsh-bench-pool:%d" % seed))
     pool_bytes = len(pool.encode("utf-8"))
     bytes_per_char = pool_bytes / len(pool)
     cap_bytes = CAP_BYTES * factor
@@ -401,6 +436,7 @@ def main():
     c.add_argument("--docs", type=int, required=True)
     c.add_argument("--factor", type=int, default=1)
     c.add_argument("--seed", type=int, default=20261129)
+    c.add_argument("--text", choices=["mixed", "lines"], default="mixed")
     c.add_argument("--lean", action="store_true",
                    help="store.json alone: no tree of files, no store.db")
     k = sub.add_parser("check")
@@ -412,7 +448,7 @@ def main():
     n.add_argument("--seed", type=int, default=20261129)
     a = ap.parse_args()
     if a.cmd == "corpus":
-        generate(a.outdir, a.categories, a.docs, a.factor, a.seed, a.lean)
+        generate(a.outdir, a.categories, a.docs, a.factor, a.seed, a.text, a.lean)
     elif a.cmd == "check":
         check(a.outdir)
     else:

@@ -80,10 +80,11 @@ def log(msg):
 
 # ---------------------------------------------------------------- corpora
 
-def corpus(name, ncat, ndocs, factor, check, lean=False):
+def corpus(name, ncat, ndocs, factor, check, text="mixed", lean=False):
     d = os.path.join(CORPUS, "%s-%dx%d" % (name, ncat, ndocs))
     cmd = [sys.executable, GEN, "corpus", d, "--categories", str(ncat),
-           "--docs", str(ndocs), "--factor", str(factor)] + (["--lean"] if lean else [])
+           "--docs", str(ndocs), "--factor", str(factor), "--text", text] + (
+               ["--lean"] if lean else [])
     t = time.monotonic()
     if subprocess.run(cmd).returncode != 0:
         raise HarnessError("corpus generator failed: " + " ".join(cmd[1:]))
@@ -304,18 +305,26 @@ GREP_ROWS = [
 ]
 
 
+# Row 53: the cost of each matching line, on a corpus of its own (`gen_corpus.py --text
+# lines`, the large shape): lines of about 90 bytes, 30 % of them and most documents holding
+# the word.
+LINES_ROW = 53
+LINES_ROWS = [("-F tempor", "-rF tempor", "lines of ~90 bytes, most documents matching", 1)]
+
+
 def output_lines(path):
     with open(path, "rb") as f:
         return f.read().count(b"\n")
 
 
-def grep_rows(new_row, D, L, large):
-    """The grep rows, numbered from GREP_FIRST_ROW (kept apart from the other rows)."""
+def grep_rows(new_row, D, L, large, first=GREP_FIRST_ROW, table=GREP_ROWS, store="large"):
+    """The grep rows, numbered from `first` (kept apart from the other rows)."""
     docs = fmt_n(large["stats"]["documents"])
-    for i, (docsh_args, grep_args, what, target) in enumerate(GREP_ROWS):
-        n = GREP_FIRST_ROW + i
-        r = new_row(n, "`grep %s` (%s) over the large store (%s documents)"
-                    % (docsh_args.replace("'", "").replace("|", "\\|"), what, docs), target,
+    for i, (docsh_args, grep_args, what, target) in enumerate(table):
+        n = first + i
+        r = new_row(n, "`grep %s` (%s) over the %s store (%s documents)"
+                    % (docsh_args.replace("'", "").replace("|", "\\|"), what, store, docs),
+                    target,
                     anchor_label="`grep %s` on the tree" % grep_args.split(" ")[0])
         if skipped(r):
             continue
@@ -490,6 +499,9 @@ def main():
     history_row(new_row, docsh, TMP, personal)
     journal_row(new_row, docsh, TMP, personal)
     grep_rows(new_row, D, L, large)
+    if not SELECTED or LINES_ROW in SELECTED:
+        lines = corpus("lines", lc, ld, 1, CFG["check"], text="lines")
+        grep_rows(new_row, D, sq(lines["dir"]), lines, LINES_ROW, LINES_ROWS, "lines")
     startup_row(new_row, D)
     sync_rows(new_row, docsh, personal, SYNC_FIRST_ROW)
     if MODE == "full":  # quick's "large" is not large, and every sync costs seconds

@@ -34,45 +34,78 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-# MARK: - The collection
+# MARK: - The collections
+
+# Each collection: its folder's files, how its documents are named, and its gains. All four
+# are the SMART-format test collections of the Glasgow IR group (see bench/README.md).
+COLLECTIONS = {
+    "cranfield": {"title": "Cranfield", "documents": "cran.all.1400", "queries": "cran.qry",
+                  "judgments": "cranqrel", "about": "aerodynamics abstracts"},
+    "cisi": {"title": "CISI", "documents": "CISI.ALL", "queries": "CISI.QRY",
+             "judgments": "CISI.REL", "about": "information-science abstracts"},
+    "cacm": {"title": "CACM", "documents": "cacm.all", "queries": "query.text",
+             "judgments": "qrels.text", "about": "computing titles and abstracts"},
+    "medline": {"title": "MEDLINE", "documents": "MED.ALL", "queries": "MED.QRY",
+                "judgments": "MED.REL", "about": "medical abstracts"},
+}
+
+FIELD = re.compile(r"^\.([A-Z])\s*$")
+
 
 def read_fields(path):
-    """Records of a Cranfield file: a list of {field letter: text}, keyed by .I number."""
+    """Records of a SMART-format file: a list of {field letter: text}, "I" the .I number."""
     records = []
     current = None
     field = None
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
-            if line.startswith(".I"):
+            if line.startswith(".I ") or line.rstrip() == ".I":
                 current = {"I": line[2:].strip()}
                 records.append(current)
                 field = None
-            elif len(line) >= 2 and line[0] == "." and line[1] in "TABW" and line[2:].strip() == "":
-                field = line[1]
+            elif current is not None and FIELD.match(line):
+                field = FIELD.match(line).group(1)
                 current[field] = ""
             elif field is not None:
                 current[field] += line
     return records
 
 
-def load(folder):
+def load(name, folder):
+    """Documents ({id, title, abstract}), queries ([(number, text)]) and judgments
+    ({query number: {document id: gain}}) of collection `name` in `folder`."""
+    spec = COLLECTIONS[name]
     documents = []
-    for record in read_fields(os.path.join(folder, "cran.all.1400")):
-        title = " ".join(record.get("T", "").split())
-        documents.append({"id": int(record["I"]), "title": title,
-                          "abstract": record.get("W", "").strip()})
-    # Queries are numbered 1…225 in file order in cranqrel (their .I numbers have gaps).
-    queries = [" ".join(r.get("W", "").split()) for r in read_fields(os.path.join(folder, "cran.qry"))]
+    for record in read_fields(os.path.join(folder, spec["documents"])):
+        number = int(record["I"])
+        # MEDLINE's documents have no title: they are named by their number.
+        title = " ".join(record.get("T", "").split()) or "%s %d" % (spec["title"], number)
+        documents.append({"id": number, "title": title, "abstract": record.get("W", "").strip()})
+    records = read_fields(os.path.join(folder, spec["queries"]))
+    if name == "cranfield":
+        # Queries are numbered 1…225 in file order in cranqrel (their .I numbers have gaps).
+        numbers = range(1, len(records) + 1)
+    else:
+        numbers = [int(r["I"]) for r in records]
+    queries = [(n, " ".join((r.get("W") or r.get("T") or "").split()))
+               for n, r in zip(numbers, records)]
     judgments = {}
-    with open(os.path.join(folder, "cranqrel")) as f:
+    with open(os.path.join(folder, spec["judgments"])) as f:
         for line in f:
             parts = line.split()
-            if len(parts) < 3:
+            if len(parts) < 2:
                 continue
-            query, document, code = int(parts[0]), int(parts[1]), int(parts[2])
-            gain = 5 - code if 1 <= code <= 4 else 0
+            query, document = int(parts[0]), int(parts[1])
+            if name == "cranfield":
+                # Codes 1-4 (1 = a complete answer) give 4…1; -1 gives nothing.
+                code = int(parts[2])
+                gain = 5 - code if 1 <= code <= 4 else 0
+            else:
+                gain = 1
             if gain > 0:
                 judgments.setdefault(query, {})[document] = gain
+    # Only judged queries count (CISI judges 76 of its 112).
+    queries = [(n, text) for n, text in queries if n in judgments and text]
     return documents, queries, judgments
 
 
@@ -84,14 +117,29 @@ def ndcg_at_10(ranked, gains):
 
 
 def evaluate(run, queries, judgments):
-    """Mean nDCG@10 of `run(query text) -> [document ids]` over every query."""
+    """Mean nDCG@10 of `run(query text) -> [document ids]` over the judged queries."""
     total = 0.0
     empty = 0
-    for number, text in enumerate(queries, start=1):
+    for number, text in queries:
         ranked = run(text)
         empty += not ranked
         total += ndcg_at_10(ranked, judgments.get(number, {}))
     return total / len(queries), empty
+
+
+def as_plain_words(text):
+    """`text` with what docsh's search reads as syntax made plain: quotes and `*` become
+    blanks, a leading `-` goes, `OR`/`NOT` are lowered. A pasted abstract is words, not
+    operators (CISI's queries quote phrases), and the anchors get the same words."""
+    text = text.replace('"', " ").replace("*", " ")
+    words = []
+    for word in text.split():
+        word = word.lstrip("-")
+        if word in ("OR", "NOT"):
+            word = word.lower()
+        if word:
+            words.append(word)
+    return " ".join(words)
 
 
 # MARK: - docsh
@@ -112,7 +160,7 @@ def document_names(documents):
     return names
 
 
-def write_store(documents, names, path):
+def write_store(documents, names, path, category):
     """A docsh store (format v1, as bench/gen_corpus.py writes it): one category."""
     lines = []
     for number, document in enumerate(documents):
@@ -122,7 +170,7 @@ def write_store(documents, names, path):
             json.dumps(content, ensure_ascii=False), len(content.encode("utf-8"))))
     with open(path, "w", encoding="utf-8") as out:
         out.write('{"format":"docsh-store","version":1,"generation":1,"categories":[\n')
-        out.write('{"id":"%s","name":"Cranfield","documents":[\n' % uuid.UUID(int=1))
+        out.write('{"id":"%s","name":"%s","documents":[\n' % (uuid.UUID(int=1), category))
         out.write(",\n".join(lines))
         out.write("\n]}\n]}\n")
 
@@ -131,16 +179,21 @@ def shell_quote(word):
     return "'" + word.replace("'", "'\\''") + "'"
 
 
-def docsh_run(binary, documents, work):
+def docsh_run(binary, documents, work, category, joiner=" "):
+    """`joiner` between the words: " " (as typed) or " OR " (explicit alternatives)."""
     names = document_names(documents)
     by_name = {name: number for number, name in names.items()}
-    store = os.path.join(work, "store.json")
-    write_store(documents, names, store)
-    environment = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache"))
+    folder = os.path.join(work, category)
+    os.makedirs(folder, exist_ok=True)
+    store = os.path.join(folder, "store.json")
+    write_store(documents, names, store, category)
+    environment = dict(os.environ, XDG_CACHE_HOME=os.path.join(folder, "cache"))
 
     def run(text):
-        # The query exactly as typed, each word one shell word: no quoting of our own.
-        words = " ".join(shell_quote(w) for w in text.split())
+        # The query as typed, each word one shell word: no quoting of our own. Joined with
+        # OR, the words are the anchors' (punctuation alone is no alternative).
+        typed = as_plain_words(text).split() if joiner == " " else re.findall(r"\w+", text)
+        words = joiner.join(shell_quote(w) for w in typed)
         command = "search -n 10 --json -- " + words
         result = subprocess.run([binary, "--no-save", "-s", store, "-c", command],
                                 capture_output=True, text=True, env=environment)
@@ -154,7 +207,7 @@ def docsh_run(binary, documents, work):
 # MARK: - SQLite FTS5 and tantivy
 
 def words_or(text):
-    words = re.findall(r"\w+", text.lower())
+    words = re.findall(r"\w+", as_plain_words(text).lower())
     return " OR ".join('"%s"' % w for w in words)
 
 
@@ -191,7 +244,7 @@ def tantivy_run(documents):
     searcher = index.searcher()
 
     def run(text):
-        words = re.findall(r"\w+", text.lower())
+        words = re.findall(r"\w+", as_plain_words(text).lower())
         query = index.parse_query(" ".join(words), ["name", "content"])
         hits = searcher.search(query, 10).hits
         return [searcher.doc(address)["id"][0] for _, address in hits]
@@ -201,48 +254,100 @@ def tantivy_run(documents):
 
 # MARK: - Main
 
+def measure(name, folder, docsh, work, with_or):
+    """(documents, queries, [(label, nDCG@10 or None, queries with no result)])."""
+    documents, queries, judgments = load(name, folder)
+    title = COLLECTIONS[name]["title"]
+    systems = [
+        ("docsh `search`, words as typed", lambda: docsh_run(docsh, documents, work, title)),
+    ]
+    if with_or:
+        systems.append(("docsh `search`, words joined with OR",
+                        lambda: docsh_run(docsh, documents, work, title, " OR ")))
+    systems += [
+        ("SQLite FTS5 `unicode61`, bm25, words joined with OR",
+         lambda: fts5_run(documents, "unicode61")),
+        ("SQLite FTS5 `porter unicode61`, bm25, words joined with OR",
+         lambda: fts5_run(documents, "porter unicode61")),
+        ("tantivy, `en_stem`, BM25 (words OR'ed, its default)", lambda: tantivy_run(documents)),
+    ]
+    rows = []
+    for label, make in systems:
+        run = make()
+        if run is None:
+            rows.append((label, None, None))
+            print("skipped %s: pip install tantivy" % label, file=sys.stderr)
+            continue
+        score, empty = evaluate(run, queries, judgments)
+        rows.append((label, score, empty))
+        print("%-10s %-60s %.4f" % (title, label, score), file=sys.stderr)
+    return documents, queries, judgments, rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("cranfield", help="folder with cran.all.1400, cran.qry, cranqrel")
+    parser.add_argument("data", help="folder with a subfolder per collection: "
+                        + ", ".join(COLLECTIONS) + " (missing ones are skipped)")
     parser.add_argument("--docsh", default=os.path.join(ROOT, ".build", "release", "docsh"),
                         help="the docsh binary (default: .build/release/docsh)")
+    parser.add_argument("--only", help="comma-separated collections to measure")
+    parser.add_argument("--or", dest="with_or", action="store_true",
+                        help="also run docsh with the words joined by OR")
     parser.add_argument("--out", default=os.path.join(HERE, "results", "relevance.md"))
     arguments = parser.parse_args()
 
-    documents, queries, judgments = load(arguments.cranfield)
-    rows = []
+    names = [n for n in COLLECTIONS if not arguments.only or n in arguments.only.split(",")]
+    measured = []
     work = tempfile.mkdtemp(prefix="docsh-relevance-")
     try:
-        systems = [
-            ("docsh `search`, words as typed", lambda: docsh_run(arguments.docsh, documents, work)),
-            ("SQLite FTS5 `unicode61`, bm25, words joined with OR",
-             lambda: fts5_run(documents, "unicode61")),
-            ("SQLite FTS5 `porter unicode61`, bm25, words joined with OR",
-             lambda: fts5_run(documents, "porter unicode61")),
-            ("tantivy, `en_stem`, BM25 (words OR'ed, its default)", lambda: tantivy_run(documents)),
-        ]
-        for label, make in systems:
-            run = make()
-            if run is None:
-                rows.append((label, None, None))
-                print("skipped %s: pip install tantivy" % label, file=sys.stderr)
+        for name in names:
+            folder = os.path.join(arguments.data, name)
+            spec = COLLECTIONS[name]
+            if not all(os.path.exists(os.path.join(folder, spec[f]))
+                       for f in ("documents", "queries", "judgments")):
+                print("skipped %s: no %s in %s" % (name, spec["documents"], folder),
+                      file=sys.stderr)
                 continue
-            score, empty = evaluate(run, queries, judgments)
-            rows.append((label, score, empty))
-            print("%-60s %.4f" % (label, score), file=sys.stderr)
+            measured.append((name,) + measure(name, folder, arguments.docsh, work,
+                                              arguments.with_or))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    table = ["# Relevance on Cranfield (nDCG@10)", "",
-             "%d documents (name = title, content = abstract), %d queries as typed, graded "
-             "judgments (gain = 5 − code for codes 1–4, else 0). `bench/relevance.py`." % (
-                 len(documents), len(queries)), "",
-             "| system | nDCG@10 | queries with no result |", "|---|---|---|"]
-    for label, score, empty in rows:
-        if score is None:
-            table.append("| %s | skipped (`pip install tantivy`) | |" % label)
-        else:
-            table.append("| %s | %.4f | %d |" % (label, score, empty))
+    table = ["# Relevance (nDCG@10)", "",
+             "`bench/relevance.py`: each collection a one-category docsh store (name = title, "
+             "content = abstract), each judged query run as typed; gain = 5 − code for "
+             "Cranfield's codes 1–4, 1 for every judged document of the others, 0 else.", ""]
+    labels = []
+    for _, _, _, _, rows in measured:
+        for label, _, _ in rows:
+            if label not in labels:
+                labels.append(label)
+    header = "| system | " + " | ".join(
+        "%s (%d docs, %d queries)" % (COLLECTIONS[n]["title"], len(d), len(q))
+        for n, d, q, _, _ in measured) + " | mean | docsh ÷ best anchor, worst |"
+    table += [header, "|---" * (len(measured) + 3) + "|"]
+    scores = {label: {} for label in labels}
+    for name, _, _, _, rows in measured:
+        for label, score, _ in rows:
+            scores[label][name] = score
+    anchors = [l for l in labels if not l.startswith("docsh")]
+    for label in labels:
+        values = [scores[label].get(n) for n, *_ in measured]
+        cells = ["skipped" if v is None else "%.4f" % v for v in values]
+        known = [v for v in values if v is not None]
+        mean = "%.4f" % (sum(known) / len(known)) if len(known) == len(values) and known else ""
+        ratio = ""
+        if label.startswith("docsh") and all(v is not None for v in values):
+            ratios = []
+            for n, *_ in measured:
+                best = max((scores[a].get(n) or 0) for a in anchors) if anchors else 0
+                ratios.append(scores[label][n] / best if best else 0)
+            ratio = "%.3f" % min(ratios)
+        table.append("| %s | %s | %s | %s |" % (label, " | ".join(cells), mean, ratio))
+    empties = [(n, label, e) for n, _, _, _, rows in measured for label, _, e in rows if e]
+    if empties:
+        table += ["", "Queries with no result: " + "; ".join(
+            "%s, %s: %d" % (COLLECTIONS[n]["title"], label, e) for n, label, e in empties) + "."]
     text = "\n".join(table) + "\n"
     print(text)
     os.makedirs(os.path.dirname(arguments.out), exist_ok=True)

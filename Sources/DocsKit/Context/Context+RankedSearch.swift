@@ -2,9 +2,10 @@
 // changed since (written, renamed, moved, new) are matched here on what they are now, and
 // deleted ones are left out. Without an index, everything is matched here.
 extension Context {
-  /// The documents matching `query`, best first: those with a searched word in their name,
-  /// then by BM25 over the query's words (``RankingPlan``): more of the words, rarer ones,
-  /// more occurrences in a document of similar length rank higher.
+  /// The documents matching `query`, best first: those holding a searched word as typed
+  /// before those found only through its other forms, then by BM25 over the query's words
+  /// (``RankingPlan``): more of the words, rarer ones, more occurrences in a document of
+  /// similar length, occurrences in the name rank higher.
   /// - Parameters:
   ///   - category: only this category's documents; every category when `nil`.
   ///   - limit: at most this many hits; `nil` or 0 for all.
@@ -50,11 +51,12 @@ extension Context {
             document: document,
             content: documentRecords[hit.document.id]?.content
               ?? .fault(hit.document.contentLocation), bm25: hit.bm25,
-            matchesName: hit.matchesName, text: nil))
+            holdsTypedForm: hit.holdsTypedForm, text: nil))
       }
       let statistics =
         result.statistics
-        ?? SearchStatistics(documentCount: 1, tokenCount: 1, groupDocumentCounts: [])
+        ?? SearchStatistics(
+          documentCount: 1, nameTokenCount: 1, contentTokenCount: 1, groupDocumentCounts: [])
       for id in changedInScope {
         try checkForInterruption(.rankedSearch)
         guard let record = documentRecords[id] else { continue }
@@ -69,8 +71,8 @@ extension Context {
       found = try searchWithoutIndex(compiled, in: category, tokenizer: tokenizer)
     }
     found.sort {
-      $0.matchesName != $1.matchesName
-        ? $0.matchesName
+      $0.holdsTypedForm != $1.holdsTypedForm
+        ? $0.holdsTypedForm
         : $0.bm25 != $1.bm25 ? $0.bm25 > $1.bm25 : categoryThenName($0.document, $1.document)
     }
     if let limit, found.count > limit { found.removeSubrange(limit...) }
@@ -94,7 +96,7 @@ extension Context {
     var document: Document
     var content: ContentStorage
     var bm25: Double
-    var matchesName: Bool
+    var holdsTypedForm: Bool
     var text: String?
   }
 
@@ -135,13 +137,13 @@ extension Context {
     let inContent = query.occurrences(in: contentTokens).map(\.count)
     guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { return nil }
     let plan = query.ranking.completed(with: statistics)
-    let (score, matchesName) = plan.score(
+    let (score, _) = plan.score(
       nameCounts: inName, contentCounts: inContent,
-      length: nameTokens.count + contentTokens.count, averageLength: statistics.averageLength,
-      idf: plan.idf(rows: statistics.documentCount))
+      lengths: ColumnLengths(name: nameTokens.count, content: contentTokens.count),
+      averages: statistics.averageLengths, idf: plan.idf(rows: statistics.documentCount))
+    let (bm25, holdsTypedForm) = RankingPlan.split(score)
     return Candidate(
-      document: document, content: content,
-      bm25: matchesName ? score - RankingPlan.nameTier : score, matchesName: matchesName,
+      document: document, content: content, bm25: bm25, holdsTypedForm: holdsTypedForm,
       text: text)
   }
 
@@ -156,37 +158,41 @@ extension Context {
       try checkForInterruption(.rankedSearch)
       texts.append(try text(of: candidate.content))
     }
-    var tokenCount = 0
+    var nameTokenCount = 0
+    var contentTokenCount = 0
     var counts = Array(repeating: 0, count: query.countingPhrases.count)
-    var perDocument: [([Int], [Int], Int)] = []
+    var perDocument: [([Int], [Int], ColumnLengths)] = []
     for (index, candidate) in candidates.enumerated() {
       try checkForInterruption(.rankedSearch)
       let nameTokens = tokenizer.tokens(of: candidate.document.name.text)
       let contentTokens = tokenizer.tokens(of: texts[index])
       let inName = query.occurrences(in: nameTokens).map(\.count)
       let inContent = query.occurrences(in: contentTokens).map(\.count)
-      tokenCount += nameTokens.count + contentTokens.count
+      nameTokenCount += nameTokens.count
+      contentTokenCount += contentTokens.count
       for (group, counted) in query.countingPhrases.enumerated() {
         for phrase in counted where inName[phrase] + inContent[phrase] > 0 { counts[group] += 1 }
       }
-      perDocument.append((inName, inContent, nameTokens.count + contentTokens.count))
+      perDocument.append(
+        (inName, inContent, ColumnLengths(name: nameTokens.count, content: contentTokens.count)))
     }
     let statistics = SearchStatistics(
-      documentCount: candidates.count, tokenCount: tokenCount, groupDocumentCounts: counts)
+      documentCount: candidates.count, nameTokenCount: nameTokenCount,
+      contentTokenCount: contentTokenCount, groupDocumentCounts: counts)
     let plan = query.ranking.completed(with: statistics)
     let idf = plan.idf(rows: statistics.documentCount)
     var found: [Candidate] = []
     for (index, candidate) in candidates.enumerated() {
-      let (inName, inContent, length) = perDocument[index]
+      let (inName, inContent, lengths) = perDocument[index]
       guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { continue }
-      let (score, matchesName) = plan.score(
-        nameCounts: inName, contentCounts: inContent, length: length,
-        averageLength: statistics.averageLength, idf: idf)
+      let (score, _) = plan.score(
+        nameCounts: inName, contentCounts: inContent, lengths: lengths,
+        averages: statistics.averageLengths, idf: idf)
+      let (bm25, holdsTypedForm) = RankingPlan.split(score)
       found.append(
         Candidate(
-          document: candidate.document, content: candidate.content,
-          bm25: matchesName ? score - RankingPlan.nameTier : score, matchesName: matchesName,
-          text: texts[index]))
+          document: candidate.document, content: candidate.content, bm25: bm25,
+          holdsTypedForm: holdsTypedForm, text: texts[index]))
     }
     return found
   }
@@ -210,8 +216,8 @@ extension Context {
     let contentTokens = tokenizer.tokens(of: text)
     return SearchHit(
       document: candidate.document,
-      score: Ranking.score(bm25: candidate.bm25, matchesName: candidate.matchesName),
-      matchesName: candidate.matchesName,
+      score: Ranking.score(bm25: candidate.bm25, holdsTypedForm: candidate.holdsTypedForm),
+      holdsTypedForm: candidate.holdsTypedForm,
       nameHighlights: Snippets.highlights(
         in: candidate.document.name.text, tokens: nameTokens, matched: matchedTokens(nameTokens)),
       snippet: Snippets.make(

@@ -63,6 +63,36 @@ public struct ContentMatch: Hashable, Sendable {
   public var line: Substring
 }
 
+/// The lines of one document that matched a content search, held as their UTF-8 bytes (no
+/// string per line: what `grep` prints hundreds of thousands of).
+public struct MatchingLines: Sendable {
+  /// The document the lines are in.
+  public var document: Document
+  let lines: LineBuffer
+
+  /// How many lines matched.
+  public var count: Int { lines.count }
+
+  /// Calls `body` with each line's number (counting from 1) and its UTF-8 bytes (valid
+  /// UTF-8, without its line break), in order.
+  public func forEachLine(_ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
+    try lines.forEach(body)
+  }
+
+  /// The lines as one ``ContentMatch`` each.
+  public var matches: [ContentMatch] {
+    var matches: [ContentMatch] = []
+    matches.reserveCapacity(count)
+    forEachLine { number, bytes in
+      matches.append(
+        ContentMatch(
+          document: document, lineNumber: number,
+          line: String(decoding: bytes, as: UTF8.self)[...]))
+    }
+    return matches
+  }
+}
+
 /// A document that matched a content search, with how many of its lines match.
 public struct ContentMatchCount: Hashable, Sendable {
   /// The document.
@@ -90,16 +120,18 @@ extension Context {
   public func searchContents(
     for pattern: ContentPattern, in id: ObjectID? = nil
   ) throws(ContextError) -> [ContentMatch] {
-    let found = try matchingDocuments(for: pattern, in: id, mode: .lines)
-    var matches: [ContentMatch] = []
-    matches.reserveCapacity(found.reduce(0) { $0 + $1.hits.lines.count })
-    for (document, hits) in found {
-      for line in hits.lines {
-        matches.append(
-          ContentMatch(document: document, lineNumber: line.number, line: line.text[...]))
-      }
+    try matchingLines(for: pattern, in: id).flatMap(\.matches)
+  }
+
+  /// The lines matching `pattern`, as ``searchContents(for:in:)`` finds them, one value per
+  /// document: their bytes together, no string or value per line.
+  /// - Throws: as ``searchContents(for:in:)``.
+  public func matchingLines(
+    for pattern: ContentPattern, in id: ObjectID? = nil
+  ) throws(ContextError) -> [MatchingLines] {
+    try matchingDocuments(for: pattern, in: id, mode: .lines).map {
+      MatchingLines(document: $0.document, lines: $0.hits.lines)
     }
-    return matches
   }
 
   /// The documents of the category `id` (of every category when `nil`) with a line

@@ -6,37 +6,62 @@
 /// FTS5 function) and in Swift (unsaved documents): BM25 over the query's words.
 ///
 /// Each word is a group of phrases: for a plain word, the word as typed and its stem (which
-/// every form of the word carries in the index). A group's frequency in a document is the
-/// weighted sum of its phrases' occurrences, a name's occurrences weighing more; its IDF
-/// comes from the documents holding its widest phrase (any form of the word), so a word
-/// counts once however many forms it matches in. A name holding a word of `nameGroups`
-/// puts the document in the upper tier. Parameters were tuned on Cranfield
-/// (bench/relevance.py): k1 = 2, b = 0.6 rather than FTS5's fixed 1.2, 0.75.
+/// every form of the word carries in the index). A group's frequency in a column is the
+/// weighted sum of its phrases' occurrences there, another form weighing less than the one
+/// typed; its IDF comes from the documents holding its widest phrase (any form of the word),
+/// so a word counts once however many forms it matches in. Name and content are scored
+/// apart, each with its own length normalization (BM25F-like, as Lucene and tantivy score
+/// fields), the name's part weighted more; a word the query holds more than once counts
+/// more, saturating (BM25's k3). A document holding any word as typed (or a phrase, a
+/// prefix) ranks above every document found only through other forms of the words: the
+/// *typed tier*.
+///
+/// Parameters were chosen by the mean nDCG@10 over Cranfield, CISI, CACM and MEDLINE
+/// (bench/relevance.py, bench/relevance_model.py): k1 = 3, b = 0.7, k3 = 5.
 struct RankingPlan: Sendable, Equatable {
-  static let k1 = 2.0
-  static let b = 0.6
-  /// The weight of an occurrence in a name, against 1 in a content.
-  static let nameWeight = 3.0
+  static let k1 = 3.0
+  static let b = 0.7
+  /// BM25's k3: how fast a word's weight saturates as the query repeats it.
+  static let k3 = 5.0
+  /// The weight of the name's part of a word's score, against 1 for the content's.
+  static let nameWeight = 2.0
   /// The weight of a form of a word other than the one typed, against 1.
-  static let stemWeight = 0.8
-  /// Scores of documents in the name tier are raised by this (bm25 stays far below it).
-  static let nameTier = 1e6
+  static let otherFormWeight = 0.8
+  /// Scores of documents in the typed tier are raised by this (bm25 is kept below it).
+  static let typedTier = 1e6
 
   /// For each phrase of the query, the group (word) it counts for; -1 for excluded ones.
   var groups: [Int]
   /// For each phrase, the weight of one occurrence.
   var weights: [Double]
-  /// For each group, whether a name holding it ranks the document first.
-  var nameGroups: [Bool]
+  /// For each phrase, whether it is a word as typed (or a phrase, a prefix): a document
+  /// holding it is in the typed tier.
+  var typedForms: [Bool]
+  /// For each group, how many times the query holds it.
+  var queryCounts: [Int]
   /// For each group, how many documents hold its counting phrase (any form of the word).
   var documentCounts: [Int]
 
   /// The plan with the document counts of `statistics`.
   func completed(with statistics: SearchStatistics) -> RankingPlan {
     var plan = self
-    plan.documentCounts = nameGroups.indices.map { group in
+    plan.documentCounts = queryCounts.indices.map { group in
       group < statistics.groupDocumentCounts.count ? statistics.groupDocumentCounts[group] : 0
     }
+    return plan
+  }
+
+  /// The plan for an FTS5 expression whose phrases are the plan's `order` (see
+  /// ``FullTextQuery/phraseOrder``): a phrase the expression holds again counts only the
+  /// first time, so that its occurrences are not counted twice.
+  func inExpressionOrder(_ order: [Int]) -> RankingPlan {
+    var plan = self
+    var seen = Set<Int>()
+    plan.groups = order.map { phrase in
+      seen.insert(phrase).inserted && phrase < groups.count ? groups[phrase] : -1
+    }
+    plan.weights = order.map { $0 < weights.count ? weights[$0] : 0 }
+    plan.typedForms = order.map { $0 < typedForms.count ? typedForms[$0] : false }
     return plan
   }
 
@@ -52,60 +77,83 @@ struct RankingPlan: Sendable, Equatable {
   }
 
   /// The score of a document from its occurrences of each phrase in its name and content
-  /// and its length in tokens: the bm25 sum, plus ``nameTier`` when the name tier applies.
+  /// and the lengths of both in tokens: the bm25 sum, plus ``typedTier`` when the document
+  /// holds a typed form.
   func score(
-    nameCounts: [Int], contentCounts: [Int], length: Int, averageLength: Double, idf: [Double]
-  ) -> (score: Double, matchesName: Bool) {
-    var frequencies = Array(repeating: 0.0, count: nameGroups.count)
+    nameCounts: [Int], contentCounts: [Int], lengths: ColumnLengths,
+    averages: ColumnLengths.Averages, idf: [Double]
+  ) -> (score: Double, holdsTypedForm: Bool) {
+    var frequencies = Array(repeating: 0.0, count: 2 * queryCounts.count)
     return nameCounts.withUnsafeBufferPointer { names in
       contentCounts.withUnsafeBufferPointer { contents in
         idf.withUnsafeBufferPointer { idf in
           frequencies.withUnsafeMutableBufferPointer { frequencies in
             score(
-              nameCounts: names, contentCounts: contents, length: length,
-              averageLength: averageLength, idf: idf, scratch: frequencies)
+              nameCounts: names, contentCounts: contents, lengths: lengths, averages: averages,
+              idf: idf, scratch: frequencies)
           }
         }
       }
     }
   }
 
-  /// ``score(nameCounts:contentCounts:length:averageLength:idf:)`` on buffers, `scratch`
-  /// holding one value per group: what `docsh_rank` runs for every row, allocating nothing.
+  /// ``score(nameCounts:contentCounts:lengths:averages:idf:)`` on buffers, `scratch`
+  /// holding two values per group: what `docsh_rank` runs for every row, allocating nothing.
   func score(
-    nameCounts: UnsafeBufferPointer<Int>, contentCounts: UnsafeBufferPointer<Int>, length: Int,
-    averageLength: Double, idf: UnsafeBufferPointer<Double>,
+    nameCounts: UnsafeBufferPointer<Int>, contentCounts: UnsafeBufferPointer<Int>,
+    lengths: ColumnLengths, averages: ColumnLengths.Averages, idf: UnsafeBufferPointer<Double>,
     scratch frequencies: UnsafeMutableBufferPointer<Double>
-  ) -> (score: Double, matchesName: Bool) {
-    for group in frequencies.indices { frequencies[group] = 0 }
-    var matchesName = false
+  ) -> (score: Double, holdsTypedForm: Bool) {
+    for index in frequencies.indices { frequencies[index] = 0 }
+    let groupCount = frequencies.count / 2
+    var holdsTypedForm = false
     for phrase in 0..<min(groups.count, nameCounts.count, contentCounts.count) {
       let group = groups[phrase]
-      guard group >= 0, group < frequencies.count else { continue }
+      guard group >= 0, group < groupCount else { continue }
       let inName = nameCounts[phrase]
       let inContent = contentCounts[phrase]
-      if inName > 0 && nameGroups[group] { matchesName = true }
-      frequencies[group] +=
-        weights[phrase] * (RankingPlan.nameWeight * Double(inName) + Double(inContent))
+      if inName + inContent > 0 && typedForms[phrase] { holdsTypedForm = true }
+      frequencies[2 * group] += weights[phrase] * Double(inName)
+      frequencies[2 * group + 1] += weights[phrase] * Double(inContent)
     }
     let k1 = RankingPlan.k1
     let b = RankingPlan.b
-    let norm = k1 * (1 - b + b * Double(length) / max(averageLength, 1))
+    let nameNorm = k1 * (1 - b + b * Double(lengths.name) / max(averages.name, 1e-9))
+    let contentNorm = k1 * (1 - b + b * Double(lengths.content) / max(averages.content, 1e-9))
     var score = 0.0
-    for group in frequencies.indices where frequencies[group] > 0 {
-      let frequency = frequencies[group]
+    for group in 0..<groupCount {
+      let inName = frequencies[2 * group]
+      let inContent = frequencies[2 * group + 1]
+      guard inName > 0 || inContent > 0 else { continue }
+      var part = 0.0
+      if inName > 0 { part += RankingPlan.nameWeight * inName * (k1 + 1) / (inName + nameNorm) }
+      if inContent > 0 { part += inContent * (k1 + 1) / (inContent + contentNorm) }
       let weight = group < idf.count ? idf[group] : 1e-6
-      score += weight * frequency * (k1 + 1) / (frequency + norm)
+      score += weight * RankingPlan.queryWeight(group < queryCounts.count ? queryCounts[group] : 1)
+        * part
     }
-    return (matchesName ? score + RankingPlan.nameTier : score, matchesName)
+    // Below the tier, whatever the query.
+    score = min(score, RankingPlan.typedTier / 2)
+    return (holdsTypedForm ? score + RankingPlan.typedTier : score, holdsTypedForm)
   }
 
-  /// The plan as the `docsh_rank` SQL function reads it: `group:weight` per phrase, `|`, then
-  /// `documents:tier` per group (tier 1 or 0).
+  /// The weight of a word the query holds `count` times: BM25's (k3 + 1) q / (k3 + q).
+  static func queryWeight(_ count: Int) -> Double {
+    let count = Double(max(count, 1))
+    return (k3 + 1) * count / (k3 + count)
+  }
+
+  /// A score split into its tier and its bm25.
+  static func split(_ score: Double) -> (bm25: Double, holdsTypedForm: Bool) {
+    score >= typedTier ? (score - typedTier, true) : (score, false)
+  }
+
+  /// The plan as the `docsh_rank` SQL function reads it: `group:weight:typed` per phrase
+  /// (typed 1 or 0), `|`, then `documents:count` per group (how many times the query holds it).
   var encoded: String {
-    let phrases = zip(groups, weights).map { "\($0):\($1)" }.joined(separator: " ")
-    let words = zip(documentCounts, nameGroups).map { "\($0):\($1 ? 1 : 0)" }
+    let phrases = zip(zip(groups, weights), typedForms).map { "\($0.0):\($0.1):\($1 ? 1 : 0)" }
       .joined(separator: " ")
+    let words = zip(documentCounts, queryCounts).map { "\($0):\($1)" }.joined(separator: " ")
     return phrases + "|" + words
   }
 
@@ -115,28 +163,45 @@ struct RankingPlan: Sendable, Equatable {
     guard halves.count == 2 else { return nil }
     groups = []
     weights = []
+    typedForms = []
     documentCounts = []
-    nameGroups = []
-    for pair in halves[0].split(separator: " ") {
-      let parts = pair.split(separator: ":")
-      guard parts.count == 2, let group = Int(parts[0]), let weight = Double(parts[1]) else {
+    queryCounts = []
+    for triple in halves[0].split(separator: " ") {
+      let parts = triple.split(separator: ":")
+      guard parts.count == 3, let group = Int(parts[0]), let weight = Double(parts[1]) else {
         return nil
       }
       groups.append(group)
       weights.append(weight)
+      typedForms.append(parts[2] == "1")
     }
     for pair in halves[1].split(separator: " ") {
       let parts = pair.split(separator: ":")
-      guard parts.count == 2, let value = Int(parts[0]) else { return nil }
+      guard parts.count == 2, let value = Int(parts[0]), let count = Int(parts[1]) else {
+        return nil
+      }
       documentCounts.append(value)
-      nameGroups.append(parts[1] == "1")
+      queryCounts.append(count)
     }
   }
 
-  init(groups: [Int], weights: [Double], nameGroups: [Bool]) {
+  init(groups: [Int], weights: [Double], typedForms: [Bool], queryCounts: [Int]) {
     self.groups = groups
     self.weights = weights
-    self.nameGroups = nameGroups
-    documentCounts = Array(repeating: 0, count: nameGroups.count)
+    self.typedForms = typedForms
+    self.queryCounts = queryCounts
+    documentCounts = Array(repeating: 0, count: queryCounts.count)
+  }
+}
+
+/// How long a document's name and content are, in tokens.
+struct ColumnLengths: Sendable, Equatable {
+  var name: Int
+  var content: Int
+
+  /// The mean lengths of a collection's names and contents.
+  struct Averages: Sendable, Equatable {
+    var name: Double
+    var content: Double
   }
 }

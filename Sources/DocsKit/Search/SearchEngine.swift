@@ -12,11 +12,13 @@
 public struct SearchHit: Hashable, Sendable {
   /// The document.
   public var document: Document
-  /// How well it matches; higher is better. Documents whose name holds a searched word
-  /// score above 1, those matching only in their content below 1.
+  /// How well it matches; higher is better. Documents holding a searched word as typed (or
+  /// a phrase, a prefix) score above 1, those found only through other forms of the words
+  /// below 1.
   public var score: Double
-  /// Whether a searched word is in the document's name.
-  public var matchesName: Bool
+  /// Whether the document holds a searched word as typed (or a phrase, a prefix), not only
+  /// other forms of the words: such documents rank first.
+  public var holdsTypedForm: Bool
   /// The ranges of the searched words in the document's name.
   public var nameHighlights: [Range<String.Index>]
   /// A one-line piece of the content around the best match.
@@ -147,7 +149,8 @@ struct CompiledQuery: Sendable {
     required = builder.required
     excluded = builder.excluded
     ranking = RankingPlan(
-      groups: builder.groups, weights: builder.weights, nameGroups: builder.nameGroups)
+      groups: builder.groups, weights: builder.weights, typedForms: builder.typedForms,
+      queryCounts: builder.queryCounts)
     countingPhrases = builder.counting.map { group in group.compactMap { builder.indexes[$0] } }
   }
 
@@ -161,8 +164,10 @@ struct CompiledQuery: Sendable {
     // Ranking: the group (word) of each phrase, its weight, and each group's counting phrase.
     var groups: [Int] = []
     var weights: [Double] = []
+    var typedForms: [Bool] = []
     var counting: [[Phrase]] = []
-    var nameGroups: [Bool] = []
+    var queryCounts: [Int] = []
+    var groupOfStem: [String: Int] = [:]
 
     init(tokenizer: any SearchTokenizing) {
       self.tokenizer = tokenizer
@@ -179,20 +184,42 @@ struct CompiledQuery: Sendable {
       return phrases.count - 1
     }
 
-    /// Groups of alternatives, each of which must match; as bm25, every phrase counts on
-    /// its own.
+    /// Groups of alternatives, each of which must match. A plain word among them is a word
+    /// as in a query of plain words (its forms, one ranking group with every word sharing
+    /// its stem), so that `a OR b` ranks as `a b` does; a phrase or a prefix matches as
+    /// typed and ranks as a group of its own.
     mutating func addGroups(_ terms: [[SearchQuery.Term]]) throws(SearchQueryError) {
       for group in terms {
         var indexesOfGroup: [Int] = []
-        for term in group { indexesOfGroup.append(try index(of: term)) }
-        required.append(indexesOfGroup)
+        for term in group {
+          let tokens = tokenizer.tokens(of: term.text)
+          if !term.isPhrase && !term.isPrefix && tokens.count == 1 {
+            indexesOfGroup += addWord(tokens[0])
+          } else {
+            indexesOfGroup.append(try addPhrase(term, tokens: tokens))
+          }
+        }
+        // A word typed twice in a group is one alternative.
+        var seen = Set<Int>()
+        required.append(indexesOfGroup.filter { seen.insert($0).inserted })
       }
-      for phrase in phrases.indices {
-        groups.append(phrase)
-        weights.append(1)
-        counting.append([phrases[phrase]])
-        nameGroups.append(true)
+    }
+
+    /// A phrase or prefix (or a plain word of several tokens, as `e-mail` in an `OR`
+    /// query): matched as typed, a ranking group of its own.
+    private mutating func addPhrase(_ term: SearchQuery.Term, tokens: [FoldedToken])
+      throws(SearchQueryError) -> Int
+    {
+      guard !tokens.isEmpty else { throw .nothingSearchable(term.text) }
+      let phrase = Phrase(tokens: tokens.map(\.text), isPrefix: term.isPrefix)
+      if let known = indexes[phrase] {
+        if groups[known] >= 0 { queryCounts[groups[known]] += 1 }
+        return known
       }
+      let group = counting.count
+      counting.append([phrase])
+      queryCounts.append(1)
+      return add(phrase, group: group, weight: 1, isTypedForm: true)
     }
 
     /// Plain words, any of which matches. Each word also matches by its English stem: `plans`
@@ -202,61 +229,78 @@ struct CompiledQuery: Sendable {
     /// stem as a token and marked (the form as typed holds the marked stem too), counting
     /// twice a document holding both.
     mutating func addPlainWords(_ terms: some Sequence<SearchQuery.Term>) throws(SearchQueryError) {
-      var groupOfKey: [String: Int] = [:]
       var typed: [String] = []
       for term in terms {
         typed.append(term.text)
-        for token in tokenizer.tokens(of: term.text) {
-          let stem = token.stem ?? token.text
-          let group: Int
-          if let known = groupOfKey[stem] {
-            group = known
-          } else {
-            group = counting.count
-            groupOfKey[stem] = group
-            counting.append([])
-            nameGroups.append(!CompiledQuery.stopwords.contains(token.text))
-          }
-          addForms(of: token, group: group)
-        }
+        for token in tokenizer.tokens(of: term.text) { _ = addWord(token) }
       }
       guard !phrases.isEmpty else { throw .nothingSearchable(typed.joined(separator: " ")) }
-      // In a question, "the" or "of" in a name says nothing about the document.
-      if !nameGroups.contains(true) { nameGroups = nameGroups.map { _ in true } }
       required = [Array(phrases.indices)]
     }
 
-    /// The phrases of one plain word of `group`: the form as typed; the stem as a token;
-    /// tokens whose stem it is. (Typed as its own stem, the token itself is the exact form.)
-    private mutating func addForms(of token: FoldedToken, group: Int) {
+    /// The phrases of one plain word, in the ranking group of its stem (a word typed again,
+    /// or another form of one typed, counts once more for that group): the form as typed;
+    /// the stem as a token; tokens whose stem it is. (Typed as its own stem, the token
+    /// itself is the exact form.) Returns the indexes of its phrases.
+    private mutating func addWord(_ token: FoldedToken) -> [Int] {
       let stem = token.stem ?? token.text
+      let group: Int
+      if let known = groupOfStem[stem] {
+        group = known
+        queryCounts[group] += 1
+      } else {
+        group = counting.count
+        groupOfStem[stem] = group
+        counting.append([])
+        queryCounts.append(1)
+      }
       // As the tokenizer marks stems: of ASCII tokens of three bytes or more.
       let stemmable =
         token.stem != nil || (stem.utf8.count >= 3 && stem.utf8.allSatisfy { $0 < 0x80 })
-      add(
-        Phrase(tokens: [token.text], isPrefix: false), group: group,
-        weight: token.stem == nil ? 1 : 1 - RankingPlan.stemWeight)
+      var found = [
+        add(
+          Phrase(tokens: [token.text], isPrefix: false), group: group,
+          weight: token.stem == nil ? 1 : 1 - RankingPlan.otherFormWeight, isTypedForm: true)
+      ]
       if token.stem != nil {
-        add(Phrase(tokens: [stem], isPrefix: false), group: group, weight: RankingPlan.stemWeight)
+        found.append(
+          add(
+            Phrase(tokens: [stem], isPrefix: false), group: group,
+            weight: RankingPlan.otherFormWeight, isTypedForm: false))
       }
       if stemmable {
-        add(
-          Phrase(tokens: [stem], isPrefix: false, isStem: true), group: group,
-          weight: RankingPlan.stemWeight)
+        found.append(
+          add(
+            Phrase(tokens: [stem], isPrefix: false, isStem: true), group: group,
+            weight: RankingPlan.otherFormWeight, isTypedForm: false))
       }
       if counting[group].isEmpty {
         counting[group] =
           [Phrase(tokens: [stem], isPrefix: false)]
           + (stemmable ? [Phrase(tokens: [stem], isPrefix: false, isStem: true)] : [])
       }
+      return found
     }
 
-    private mutating func add(_ phrase: Phrase, group: Int, weight: Double) {
-      guard indexes[phrase] == nil else { return }
+    /// The index of `phrase`, added to `group` when new; a phrase already there (a word
+    /// typed twice, or the stem of one form typed as another) stays as it was.
+    private mutating func add(_ phrase: Phrase, group: Int, weight: Double, isTypedForm: Bool)
+      -> Int
+    {
+      if let known = indexes[phrase] {
+        // A word's stem typed as a word of its own is a typed form too.
+        if isTypedForm && groups[known] == group && !typedForms[known] {
+          typedForms[known] = true
+          weights[known] = 1
+        }
+        return known
+      }
       phrases.append(phrase)
       indexes[phrase] = phrases.count - 1
       groups.append(group)
       weights.append(weight)
+      typedForms.append(isTypedForm)
+      return phrases.count - 1
     }
 
     /// The excluded terms, after every wanted one; they count for no group.
@@ -274,17 +318,10 @@ struct CompiledQuery: Sendable {
       while groups.count < phrases.count {
         groups.append(-1)
         weights.append(0)
+        typedForms.append(false)
       }
     }
   }
-
-  /// English words too common to rank a name first when a query of plain words holds them
-  /// (Lucene's English stop words); they are still searched for.
-  static let stopwords: Set<String> = [
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with",
-  ]
 
   // MARK: Matching in Swift
 
@@ -329,21 +366,27 @@ struct CompiledQuery: Sendable {
 public struct SearchStatistics: Sendable {
   /// How many documents the collection has.
   var documentCount: Int
-  /// How many tokens all of them hold, names and contents.
-  var tokenCount: Int
+  /// How many tokens all of their names hold.
+  var nameTokenCount: Int
+  /// How many tokens all of their contents hold.
+  var contentTokenCount: Int
   /// For each ranking group of the query, how many documents hold its counting phrase.
   var groupDocumentCounts: [Int]
 
-  /// The mean length of a document in tokens.
-  var averageLength: Double { Double(tokenCount) / Double(max(documentCount, 1)) }
+  /// The mean lengths of a name and a content in tokens.
+  var averageLengths: ColumnLengths.Averages {
+    let documents = Double(max(documentCount, 1))
+    return ColumnLengths.Averages(
+      name: Double(nameTokenCount) / documents, content: Double(contentTokenCount) / documents)
+  }
 }
 
 /// The score a hit shows.
 enum Ranking {
-  /// The score a hit shows: above 1 when the name matched, the bm25 squeezed into 0…1.
-  static func score(bm25: Double, matchesName: Bool) -> Double {
+  /// The score a hit shows: the bm25 squeezed into 0…1, plus 1 in the typed tier.
+  static func score(bm25: Double, holdsTypedForm: Bool) -> Double {
     let squeezed = bm25 / (bm25 + 1)
-    return matchesName ? 1 + squeezed : squeezed
+    return holdsTypedForm ? 1 + squeezed : squeezed
   }
 }
 

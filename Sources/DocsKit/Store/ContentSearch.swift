@@ -17,7 +17,42 @@ struct DocumentHits {
   /// How many of its lines match (1 in ``ContentSearchMode/documents`` mode).
   var lineCount = 0
   /// The matching lines, in order; only in ``ContentSearchMode/lines`` mode.
-  var lines: [(number: Int, text: String)] = []
+  var lines = LineBuffer()
+}
+
+/// Lines of text held as their UTF-8 bytes one after the other, with each one's number: no
+/// string per line (a search of a common word finds hundreds of thousands).
+struct LineBuffer: Sendable {
+  /// The lines' bytes, without line breaks.
+  var bytes: [UInt8] = []
+  /// Each line's number, counting from 1.
+  var numbers: [Int] = []
+  /// Where each line's bytes end in `bytes`.
+  var ends: [Int] = []
+
+  /// How many lines it holds.
+  var count: Int { numbers.count }
+
+  /// Adds line `number`, whose bytes `write` appends.
+  mutating func append(
+    number: Int, _ write: (inout [UInt8]) throws(JSONTextError) -> Void
+  ) throws(JSONTextError) {
+    try write(&bytes)
+    numbers.append(number)
+    ends.append(bytes.count)
+  }
+
+  /// Calls `body` with each line's number and bytes, in order.
+  func forEach(_ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
+    try bytes.withUnsafeBytes { all in
+      var start = 0
+      for index in numbers.indices {
+        let end = ends[index]
+        try body(numbers[index], UnsafeRawBufferPointer(rebasing: all[start..<end]))
+        start = end
+      }
+    }
+  }
 }
 
 /// The matching engine of content search: how the lines of one content are matched against
@@ -302,13 +337,21 @@ final class ContentSearcher {
         finder != .anchor || checksAtAnchor
         || foldedLine(range, of: bytes, holds: needle, as: walker)
       var text: String?
-      if isMatch, mode == .lines || test != nil {
-        text = try lines.text(of: range)
+      if isMatch, let test {
+        let line = try lines.text(of: range)
+        isMatch = test(line)
+        text = line
       }
-      if isMatch, let test, let text { isMatch = test(text) }
       if isMatch {
         hits.lineCount += 1
-        if mode == .lines, let text { hits.lines.append((lines.lineNumber, text)) }
+        if mode == .lines {
+          // Without a test the line's bytes are copied as they are, no string made.
+          try hits.lines.append(number: lines.lineNumber) { bytes throws(JSONTextError) in
+            if let text { bytes.append(contentsOf: text.utf8) } else {
+              try lines.appendText(of: range, to: &bytes)
+            }
+          }
+        }
         if mode == .documents { return .some(hits) }
       }
       guard let next else { break }
@@ -416,7 +459,9 @@ final class ContentSearcher {
       let text = try lines.text(of: lines.lineStart..<end)
       if test(text) {
         hits.lineCount += 1
-        if mode == .lines { hits.lines.append((lines.lineNumber, text)) }
+        if mode == .lines {
+          try hits.lines.append(number: lines.lineNumber) { $0.append(contentsOf: text.utf8) }
+        }
         if mode == .documents { return .some(hits) }
       }
       guard let next else { break }

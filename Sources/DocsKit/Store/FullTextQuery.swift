@@ -7,17 +7,24 @@ struct FullTextQuery: Equatable {
   var expression: String
   /// What to count for each ranking group of the query's plan.
   var counting: [IndexCountingTerm]
+  /// For each phrase of `expression`, in the order FTS5 numbers them, the query's phrase:
+  /// a phrase two groups share (`(a OR b) (a OR c)`) is in the expression twice.
+  var phraseOrder: [Int]
 
   /// The FTS5 text of `query`.
   init(_ query: CompiledQuery) {
+    var order: [Int] = []
     var expression = query.required.map { group in
-      "(" + group.map { FullTextQuery.literal(query.phrases[$0]) }.joined(separator: " OR ")
-        + ")"
+      order += group
+      return "("
+        + group.map { FullTextQuery.literal(query.phrases[$0]) }.joined(separator: " OR ") + ")"
     }.joined(separator: " AND ")
     for index in query.excluded {
+      order.append(index)
       expression = "(" + expression + ") NOT " + FullTextQuery.literal(query.phrases[index])
     }
     self.expression = expression
+    phraseOrder = order
     // The vocabulary's document counts of single tokens (stems marked), or the documents
     // matching an expression.
     counting = query.countingPhrases.map { indexes in

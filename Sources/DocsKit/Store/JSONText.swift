@@ -71,6 +71,24 @@ enum JSONText {
     holdsSpecialByte(bytes, orBackslash: false)
   }
 
+  /// Whether every byte of `bytes` is ASCII (below 0x80), sixteen at a time.
+  static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    let high = SIMD16<UInt8>(repeating: 0x80)
+    var offset = 0
+    var any = SIMD16<UInt8>(repeating: 0)
+    while offset + 16 <= bytes.count {
+      any |= base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+      offset += 16
+    }
+    if ByteScan.firstLane(ByteScan.lanes(any .>= high)) != nil { return false }
+    while offset < bytes.count {
+      if bytes[offset] >= 0x80 { return false }
+      offset += 1
+    }
+    return true
+  }
+
   /// Whether `bytes` hold a control character, a quote or, with `orBackslash`, a backslash:
   /// anything but bytes that stand for themselves in a literal's body.
   static func holdsSpecialByte(_ bytes: UnsafeRawBufferPointer, orBackslash: Bool) -> Bool {

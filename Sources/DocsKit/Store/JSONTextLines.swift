@@ -136,4 +136,15 @@ struct JSONTextLines: LineWalker {
     // Escapes to decode, or bytes to report precisely.
     return try JSONText.unescapedString(bytes, offsetBase: range.lowerBound)
   }
+
+  func appendText(of range: Range<Int>, to text: inout [UInt8]) throws(JSONTextError) {
+    let bytes = UnsafeRawBufferPointer(
+      start: base.map { $0 + range.lowerBound }, count: range.count)
+    // ASCII without escapes stands for itself; anything else is decoded (and checked) as
+    // `text(of:)` does.
+    guard !JSONText.holdsSpecialByte(bytes, orBackslash: true), JSONText.isASCII(bytes) else {
+      return text.append(contentsOf: try self.text(of: range).utf8)
+    }
+    text.append(contentsOf: bytes)
+  }
 }

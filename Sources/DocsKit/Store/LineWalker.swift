@@ -36,6 +36,9 @@ protocol LineWalker {
   /// The text of `range`, part of a line.
   /// - Throws: ``JSONTextError`` when those bytes do not spell text.
   func text(of range: Range<Int>) throws(JSONTextError) -> String
+  /// The text of `range` as UTF-8, appended to `bytes` (no string made for it).
+  /// - Throws: ``JSONTextError`` when those bytes do not spell text.
+  func appendText(of range: Range<Int>, to bytes: inout [UInt8]) throws(JSONTextError)
 }
 
 extension LineWalker {
@@ -107,5 +110,13 @@ struct PlainTextLines: LineWalker {
       throw JSONTextError(offset: range.lowerBound, reason: JSONText.invalidUTF8)
     }
     return text
+  }
+
+  func appendText(of range: Range<Int>, to bytes: inout [UInt8]) throws(JSONTextError) {
+    let line = UnsafeRawBufferPointer(
+      start: base.map { UnsafeRawPointer($0 + range.lowerBound) }, count: range.count)
+    // ASCII is text; anything else is checked as `text(of:)` checks it.
+    guard JSONText.isASCII(line) else { return bytes.append(contentsOf: try text(of: range).utf8) }
+    bytes.append(contentsOf: line)
   }
 }

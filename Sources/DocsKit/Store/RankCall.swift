@@ -4,9 +4,9 @@
 // With a `limit` above 0 the caller promises to keep only the `limit` best rows of every
 // row it asks about (`ORDER BY docsh_rank(…) DESC LIMIT limit`, nothing else filtering):
 // once that many are scored, a row whose score cannot reach the lowest of them, even as
-// short as a document can be (bm25 only falls as a document grows), is not scored exactly:
-// its length, a look-up in FTS5's docsize table that was half of what a search of common
-// words cost, is never read. Such a row gets that bound as its score, below every row kept,
+// short as a document can be (bm25 only falls as a name or content grows), is not scored
+// exactly: its lengths, a look-up in FTS5's docsize table that was half of what a search of
+// common words cost, are never read. Such a row gets that bound as its score, below every row kept,
 // so the rows kept and their order are the same as when every row is scored.
 //
 // The C side, registering the function and reading FTS5's matches, is in SQLite.swift;
@@ -16,7 +16,7 @@
 /// the best scores so far when the caller keeps only the best `limit` rows.
 final class RankCall {
   let plan: RankingPlan
-  let averageLength: Double
+  let averages: ColumnLengths.Averages
   let idf: UnsafeMutableBufferPointer<Double>
   let nameCounts: UnsafeMutableBufferPointer<Int>
   let contentCounts: UnsafeMutableBufferPointer<Int>
@@ -26,16 +26,16 @@ final class RankCall {
   /// The last row scored and its score: a row asked about again is not recorded twice.
   var lastRow: (id: Int64, score: Double)?
 
-  init(plan: RankingPlan, rows: Int, averageLength: Double, limit: Int) {
+  init(plan: RankingPlan, rows: Int, averages: ColumnLengths.Averages, limit: Int) {
     self.plan = plan
-    self.averageLength = averageLength
-    idf = .allocate(capacity: plan.nameGroups.count)
+    self.averages = averages
+    idf = .allocate(capacity: plan.queryCounts.count)
     _ = idf.initialize(from: plan.idf(rows: rows))
     nameCounts = .allocate(capacity: plan.groups.count)
     nameCounts.initialize(repeating: 0)
     contentCounts = .allocate(capacity: plan.groups.count)
     contentCounts.initialize(repeating: 0)
-    frequencies = .allocate(capacity: plan.nameGroups.count)
+    frequencies = .allocate(capacity: 2 * plan.queryCounts.count)
     frequencies.initialize(repeating: 0)
     best = BestScores(limit: limit)
   }
@@ -48,12 +48,12 @@ final class RankCall {
     best.deallocate()
   }
 
-  /// The plan's score of the counts held, for a document of `length` tokens.
-  func score(length: Int) -> Double {
+  /// The plan's score of the counts held, for a document whose columns are `lengths` long.
+  func score(lengths: ColumnLengths) -> Double {
     plan.score(
       nameCounts: UnsafeBufferPointer(nameCounts),
       contentCounts: UnsafeBufferPointer(contentCounts),
-      length: length, averageLength: averageLength, idf: UnsafeBufferPointer(idf),
+      lengths: lengths, averages: averages, idf: UnsafeBufferPointer(idf),
       scratch: frequencies
     ).score
   }

@@ -531,11 +531,16 @@ private func rankCall(
   else { return .failure(RankFailure(text: "docsh_rank: no plan")) }
   let limit = count >= 2 ? Int(sqlite3_value_int64(values[1])) : 0
   var rows: Int64 = 0
-  var tokens: Int64 = 0
+  var nameTokens: Int64 = 0
+  var contentTokens: Int64 = 0
   _ = functions.xRowCount?(fts, &rows)
-  _ = functions.xColumnTotalSize?(fts, -1, &tokens)
+  _ = functions.xColumnTotalSize?(fts, 0, &nameTokens)
+  _ = functions.xColumnTotalSize?(fts, 1, &contentTokens)
+  let documents = Double(max(rows, 1))
   let call = RankCall(
-    plan: plan, rows: Int(rows), averageLength: Double(tokens) / Double(max(rows, 1)),
+    plan: plan, rows: Int(rows),
+    averages: ColumnLengths.Averages(
+      name: Double(nameTokens) / documents, content: Double(contentTokens) / documents),
     limit: limit)
   let retained = Unmanaged.passRetained(call).toOpaque()
   let stored = functions.xSetAuxdata?(fts, retained) { pointer in
@@ -575,14 +580,16 @@ private func rank(_ api: RankAPI, _ fts: OpaquePointer, _ call: RankCall) -> Res
     }
   }
   if let threshold = call.threshold {
-    let bound = call.score(length: 0)
+    let bound = call.score(lengths: ColumnLengths(name: 0, content: 0))
     if bound < threshold { return .success(bound) }
   }
   let row = api.functions.xRowid?(fts) ?? 0
   if let last = call.lastRow, last.id == row { return .success(last.score) }
-  var length: Int32 = 0
-  _ = api.columnSize(fts, -1, &length)
-  let score = call.score(length: Int(length))
+  var nameLength: Int32 = 0
+  var contentLength: Int32 = 0
+  _ = api.columnSize(fts, 0, &nameLength)
+  _ = api.columnSize(fts, 1, &contentLength)
+  let score = call.score(lengths: ColumnLengths(name: Int(nameLength), content: Int(contentLength)))
   call.record(score)
   call.lastRow = (row, score)
   return .success(score)

@@ -86,21 +86,39 @@ extension StoreIndex {
       let text = FullTextQuery(request.query)
       let counts = try groupDocumentCounts(text.counting)
       let plan = request.query.ranking.completed(
-        with: SearchStatistics(documentCount: 0, tokenCount: 0, groupDocumentCounts: counts))
+        with: SearchStatistics(
+          documentCount: 0, nameTokenCount: 0, contentTokenCount: 0, groupDocumentCounts: counts)
+      ).inExpressionOrder(text.phraseOrder)
       let hits = try rankedHits(request, expression: text.expression, plan: plan)
       var statistics: SearchStatistics?
       if request.wantsStatistics {
         let documents = Int(try database.integer("SELECT count(*) FROM documents") ?? 0)
-        // Stems (marked with U+0001) share their token's position: not counted twice.
-        let tokens =
-          try database.integer(
-            "SELECT sum(cnt) FROM full_text_vocabulary WHERE term < char(1) OR term >= char(2)")
-          ?? 0
+        let tokens = try columnTokenCounts()
         statistics = SearchStatistics(
-          documentCount: documents, tokenCount: Int(tokens), groupDocumentCounts: counts)
+          documentCount: documents, nameTokenCount: tokens.name, contentTokenCount: tokens.content,
+          groupDocumentCounts: counts)
       }
       return .found(IndexSearchResult(hits: hits, statistics: statistics))
     }
+  }
+
+  /// How many tokens the names and the contents of the full text hold: from a vocabulary
+  /// of columns this connection makes for itself (in `temp`, not in the index file).
+  private func columnTokenCounts() throws(SQLiteError) -> (name: Int, content: Int) {
+    try database.execute(
+      "CREATE VIRTUAL TABLE IF NOT EXISTS temp.full_text_columns USING fts5vocab(main, full_text, col)"
+    )
+    var counts = (name: 0, content: 0)
+    // Stems (marked with U+0001) share their token's position: not counted twice.
+    try database.query(
+      """
+      SELECT col, sum(cnt) FROM temp.full_text_columns
+      WHERE term < char(1) OR term >= char(2) GROUP BY col
+      """
+    ) { row throws(SQLiteError) in
+      if row.text(0) == "name" { counts.name = row.int(1) } else { counts.content = row.int(1) }
+    }
+    return counts
   }
 
   /// The documents of each ranking group, from the vocabulary when it is one token
@@ -174,12 +192,9 @@ extension StoreIndex {
       guard let category = StoreIndex.objectID(row.bytes(8)),
         let document = StoreIndex.document(row, category: category, base: row.int(9))
       else { return }
-      let score = row.real(10)
-      let matchesName = score >= RankingPlan.nameTier
+      let (bm25, holdsTypedForm) = RankingPlan.split(row.real(10))
       hits.append(
-        IndexSearchHit(
-          document: document, bm25: matchesName ? score - RankingPlan.nameTier : score,
-          matchesName: matchesName))
+        IndexSearchHit(document: document, bm25: bm25, holdsTypedForm: holdsTypedForm))
     }
     return hits
   }
@@ -229,13 +244,13 @@ public struct IndexSearchHit: Sendable {
   var document: StoredDocument
   /// Its bm25, higher is better.
   var bm25: Double
-  /// Whether a wanted phrase is in its name.
-  var matchesName: Bool
+  /// Whether it holds a word as typed (``RankingPlan``'s typed tier).
+  var holdsTypedForm: Bool
 }
 
 /// What a full-text search of the index found.
 public struct IndexSearchResult: Sendable {
-  /// The hits, best first: name matches, then by bm25.
+  /// The hits, best first: the typed tier, then by bm25.
   var hits: [IndexSearchHit]
   /// The collection's counts, when asked for.
   var statistics: SearchStatistics?

@@ -43,12 +43,12 @@ struct LocatedDocument: Sendable {
   var path: String { categoryName + "/" + document.name.text }
 }
 
-/// One matching line of `grep`, with its document's place.
-struct LocatedMatch: Sendable {
+/// The matching lines of one document for `grep`, with its category's name.
+struct LocatedLines: Sendable {
   /// The category's name.
   var categoryName: String
-  /// The line that matched.
-  var match: ContentMatch
+  /// The document and its lines that matched.
+  var lines: MatchingLines
 }
 
 /// One hit of `search`, with its document's place.
@@ -62,7 +62,7 @@ struct LocatedHit: Sendable {
 /// What `grep` reports: the lines, each document once (`-l`), or counts (`-c`).
 enum GrepReport: Sendable {
   /// Every matching line: `CATEGORY/NAME:LINE: text`.
-  case lines([LocatedMatch])
+  case lines([LocatedLines])
   /// Each matching document once: `CATEGORY/NAME`.
   case documents([LocatedDocument])
   /// Each matching document with its number of matching lines: `CATEGORY/NAME:2`.

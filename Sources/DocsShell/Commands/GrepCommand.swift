@@ -89,11 +89,11 @@ struct GrepCommand: ShellCommand {
     let context = session.context
     switch mode {
     case .lines:
-      let matches = try context.searchContents(for: pattern, in: scope?.id)
+      let matches = try context.matchingLines(for: pattern, in: scope?.id)
       return .matches(
         .lines(
           matches.map {
-            LocatedMatch(categoryName: categoryName($0.document.categoryID), match: $0)
+            LocatedLines(categoryName: categoryName($0.document.categoryID), lines: $0)
           }),
         format)
     case .documents:

@@ -7,11 +7,13 @@ struct SearchCommand: ShellCommand {
     abstract: "find documents by the words in their names and contents, best first",
     discussion: """
       Plain words, as a question is typed, find documents holding any of them: those
-      holding more of the words, and rarer ones, rank higher, and a word in a document's
-      name ranks it above words only in contents; punctuation only separates words. Case
-      and accents are ignored (cafe finds Café). Once a query uses "a phrase" (its words
-      in order), plan* (any word starting with plan) or a OR b (either one), every word and
-      group must match. -word or NOT word leaves documents holding it out. At the top it searches every category, in a
+      holding more of the words, and rarer ones, rank higher, a word in a name counting
+      more than one in a content; punctuation only separates words. Each word also finds
+      its English forms (plans finds planning), documents holding a word as typed ranking
+      first. Case and accents are ignored (cafe finds Café). Once a query uses "a phrase"
+      (its words in order), plan* (any word starting with plan) or a OR b (either one),
+      every word and group must match. -word or NOT word leaves documents holding it out.
+      At the top it searches every category, in a
       category only that one. -n sets how many results (default 20, 0 for all); --json
       prints [{"category", "name", "score", "snippet"}], best first. Options come before
       the query: write -- first to begin it with -word.

@@ -171,11 +171,21 @@ struct MatchesView {
   /// counts (`CATEGORY/NAME:2`), escaped on a terminal.
   func write(to output: TextOutput) {
     switch report {
-    case .lines(let matches):
-      for match in matches {
-        let place =
-          "\(match.categoryName)/\(match.match.document.name):\(match.match.lineNumber):"
-        output.writeLine(escapedOnTerminal(place + " " + match.match.line, output))
+    case .lines(let documents):
+      for document in documents {
+        let place = document.categoryName + "/" + document.lines.document.name.text + ":"
+        if output.isTerminal {
+          document.lines.forEachLine { number, line in
+            let text = place + String(number) + ": " + String(decoding: line, as: UTF8.self)
+            output.writeLine(escapedOnTerminal(text, output))
+          }
+          continue
+        }
+        // Bytes as they are, no string per line: grep prints hundreds of thousands.
+        let prefix = Array(place.utf8)
+        document.lines.forEachLine { number, line in
+          output.writeLine(prefix: prefix, number: number, text: line)
+        }
       }
     case .documents(let documents):
       for document in documents { output.writeLine(escapedOnTerminal(document.path, output)) }
@@ -190,15 +200,19 @@ struct MatchesView {
   /// `[{"category","name"}]`, counts `[{"category","name","count"}]`.
   func json() -> JSONValue {
     switch report {
-    case .lines(let matches):
-      return .array(
-        matches.map { match in
-          .object([
-            ("category", .string(match.categoryName)),
-            ("name", .string(match.match.document.name.text)),
-            ("line", .integer(match.match.lineNumber)), ("text", .string(String(match.match.line))),
-          ])
-        })
+    case .lines(let documents):
+      var lines: [JSONValue] = []
+      for document in documents {
+        document.lines.forEachLine { number, line in
+          lines.append(
+            .object([
+              ("category", .string(document.categoryName)),
+              ("name", .string(document.lines.document.name.text)),
+              ("line", .integer(number)), ("text", .string(String(decoding: line, as: UTF8.self))),
+            ]))
+        }
+      }
+      return .array(lines)
     case .documents(let documents):
       return .array(
         documents.map {

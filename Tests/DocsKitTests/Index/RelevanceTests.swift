@@ -75,8 +75,9 @@ import Testing
     }
   }
 
-  /// "the" in a name does not put a document first; a searched word that says something does.
-  @Test func onlyAnInformativeWordInANameRanksItFirst() throws {
+  /// A name holding the word weighs more than a content holding it (BM25 per column, the
+  /// name's part doubled); a name is no tier of its own.
+  @Test func aNameHoldingTheWordWeighsMoreThanAContent() throws {
     let harness = try Harness()
     let setup = try harness.openContext()
     let category = try setup.createCategory(named: "C")
@@ -89,10 +90,27 @@ import Testing
       { try harness.openIndexed(now: Harness.lateClock).0 }, { try harness.openContext() },
     ] {
       _ = try open()
-      let hits = try open().search(SearchQuery("how to plan the garden"), limit: 0)
-      #expect(hits.map(\.document.name.text) == ["Garden", "notes", "The Hobbit"])
-      #expect(hits.map(\.matchesName) == [true, false, false])
+      let hits = try open().search(SearchQuery("garden"), limit: 0)
+      #expect(hits.map(\.document.name.text) == ["Garden", "notes"])
+      #expect(hits.map(\.holdsTypedForm) == [true, true])
     }
+  }
+
+  /// `a OR b` is the query `a b`: the same phrases, one group of alternatives, the same plan.
+  @Test func alternativesOfPlainWordsAreThePlainWords() throws {
+    let tokenizer = try IndexTokenizer(library: SystemSQLite())
+    let plain = try CompiledQuery(SearchQuery("heating wing heating"), tokenizer: tokenizer)
+    let alternatives = try CompiledQuery(
+      SearchQuery("heating OR wing OR heating"), tokenizer: tokenizer)
+    #expect(alternatives.phrases == plain.phrases)
+    #expect(alternatives.required == plain.required)
+    #expect(alternatives.ranking == plain.ranking)
+    // "heating" twice: its group counts twice.
+    #expect(plain.ranking.queryCounts == [2, 1])
+    // A phrase keeps to itself, as typed; the plain word beside it still has its forms.
+    let mixed = try CompiledQuery(SearchQuery("\"swept wing\" OR heating"), tokenizer: tokenizer)
+    #expect(mixed.phrases.map(\.tokens) == [["swept", "wing"], ["heating"], ["heat"], ["heat"]])
+    #expect(mixed.ranking.typedForms == [true, true, false, false])
   }
 }
 
@@ -131,9 +149,13 @@ import Testing
       let plan = try context.search(SearchQuery("plan"), limit: 0).map(\.document.name.text)
       #expect(plan.first == "base")
       #expect(Set(plan) == ["typed", "base", "ing", "ed"])
-      // Operators keep words exact, as before.
+      // Beside a phrase, a plain word still finds its other forms, the one typed first.
+      let withPhrase = try context.search(SearchQuery("\"for the\" plans"), limit: 0)
+        .map(\.document.name.text)
+      #expect(withPhrase.first == "typed")
+      #expect(Set(withPhrase) == ["typed", "base", "ing", "ed"])
       #expect(
-        try context.search(SearchQuery("\"for the\" plans"), limit: 0).map(\.document.name.text)
+        try context.search(SearchQuery("\"for the\" plans*"), limit: 0).map(\.document.name.text)
           == ["typed"])
       let hit = try #require(try context.search(SearchQuery("planned"), limit: 0).first)
       #expect(hit.snippet.highlights.map { String(hit.snippet.text[$0]) } == ["planned"])

@@ -32,7 +32,8 @@ import Testing
     let compiled = try CompiledQuery(query, tokenizer: tokenizer)
     #expect(
       FullTextQuery(compiled).expression
-        == "(\"name x\") AND (\"a\") AND (\"b\") AND (\"near c\") AND (\"d\") AND (\"content\")")
+        == "(\"name x\") AND (\"a\") AND (\"b\") AND (\"near c\") AND (\"d\") AND "
+        + "(\"content\" OR \"\u{1}content\")")
     let harness = try Harness()
     let (context, _) = try harness.openIndexed()
     let error = #expect(throws: ContextError.self) { try context.search(SearchQuery("!!!")) }
@@ -119,7 +120,7 @@ import Testing
     }
   }
 
-  @Test func aNameMatchRanksAboveContentOnlyMatchesAndMoreOccurrencesRankHigher() throws {
+  @Test func moreOccurrencesRankHigherAndANameWeighsMore() throws {
     let harness = try Harness()
     let setup = try harness.openContext()
     let category = try setup.createCategory(named: "C")
@@ -134,11 +135,13 @@ import Testing
     ] {
       _ = try open()
       let hits = try open().search(SearchQuery("garden"))
-      #expect(hits.map(\.document.name.text) == ["Garden notes", "thrice", "once"])
+      // One occurrence in a short name weighs more than one in a content of five words.
+      #expect(hits.map(\.document.name.text) == ["thrice", "Garden notes", "once"])
       #expect(hits.map(\.score) == hits.map(\.score).sorted(by: >))
-      #expect(hits[0].score > 1 && hits[1].score < 1)
-      #expect(hits[0].nameHighlights.map { String(hits[0].document.name.text[$0]) } == ["Garden"])
-      #expect(!hits[1].snippet.text.contains("\n"))
+      // Every hit holds the word as typed.
+      #expect(hits.allSatisfy { $0.score > 1 && $0.holdsTypedForm })
+      #expect(hits[1].nameHighlights.map { String(hits[1].document.name.text[$0]) } == ["Garden"])
+      #expect(!hits[0].snippet.text.contains("\n"))
     }
   }
 
@@ -178,24 +181,31 @@ import Testing
     }
   }
 
-  /// A name holding one word of a two-word query is a name match, and ranks above a
-  /// document with both words many times in its content: such a name sends the index
-  /// search down its name-first query, not the one where FTS5 picks the best few alone.
-  @Test func aNameHoldingOneWordOfTheQueryRanksFirst() throws {
+  /// The typed tier holds where the index picks the best few itself (rows that cannot reach
+  /// the lowest kept are not scored exactly): a long document holding the word as typed
+  /// once ranks above a short one holding other forms many times.
+  @Test func theTypedTierHoldsWithinALimit() throws {
     let harness = try Harness()
     let setup = try harness.openContext()
     let category = try setup.createCategory(named: "C")
-    let many = Array(repeating: "rose tulip", count: 20).joined(separator: " ")
-    try setup.createDocument(named: "plain", in: category.id, content: many)
+    let many = Array(repeating: "plans planned", count: 20).joined(separator: " ")
+    try setup.createDocument(named: "forms", in: category.id, content: many)
     let other = Array(repeating: "words", count: 40).joined(separator: " ")
-    try setup.createDocument(named: "Rose", in: category.id, content: "tulip " + other)
+    try setup.createDocument(named: "typed", in: category.id, content: "planning " + other)
+    for filler in 0..<5 {
+      try setup.createDocument(named: "plan \(filler)", in: category.id, content: "a plan")
+    }
     try setup.save()
     for open in [
       { try harness.openIndexed(now: Harness.lateClock).0 }, { try harness.openContext() },
     ] {
       _ = try open()
-      let hits = try open().search(SearchQuery("rose tulip"), limit: 1)
-      #expect(hits.map(\.document.name.text) == ["Rose"])
+      let context = try open()
+      #expect(try context.search(SearchQuery("planning"), limit: 1).map(\.document.name.text) == [
+        "typed"
+      ])
+      let all = try context.search(SearchQuery("planning"), limit: 0)
+      #expect(all.map(\.holdsTypedForm) == [true] + Array(repeating: false, count: 6))
     }
   }
 }
