@@ -42,9 +42,7 @@ extension Context {
       for hit in result.hits where !changed.contains(hit.document.id) {
         let document =
           documentRecords[hit.document.id]?.document
-          ?? Document(
-            id: hit.document.id, name: hit.document.name, categoryID: hit.document.categoryID,
-            size: hit.document.size, modified: hit.document.modified)
+          ?? hit.document.document
         found.append(
           Candidate(
             document: document,

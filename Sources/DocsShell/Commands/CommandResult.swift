@@ -14,6 +14,20 @@ extension ParsedArguments {
   /// JSON when `--json` was given, else text.
   var outputFormat: OutputFormat { isSet(.json) ? .json : .text }
 
+  /// The tags given by `--tag`, validated.
+  /// - Throws: ``ShellError/invalidTag(_:)`` for one that is not a tag.
+  func tags() throws(ShellError) -> [Tag] {
+    var tags: [Tag] = []
+    for text in values(of: ValueOption<String>.tag) {
+      do {
+        tags.append(try Tag(text))
+      } catch {
+        throw .invalidTag(error)
+      }
+    }
+    return tags
+  }
+
   /// The two positional words of a command declared by ``ArgumentSpec/pair(_:_:options:wrongCount:)``.
   var pair: (String, String) { (positionals[0], positionals[1]) }
 
@@ -154,6 +168,8 @@ enum CommandResult: Sendable {
   case documentInfo(LocatedDocument, OutputFormat)
   /// Documents found by name (`find`).
   case foundDocuments([LocatedDocument], OutputFormat)
+  /// Every tag with its number of documents (`tags`).
+  case tagCounts([TagCount], OutputFormat)
   /// What `grep` found.
   case matches(GrepReport, OutputFormat)
   /// What `search` found, best first.

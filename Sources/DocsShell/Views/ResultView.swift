@@ -36,6 +36,9 @@ struct ResultView {
     case .foundDocuments(let documents, let format):
       if format == .json { return writeJSON(MatchesView.foundJSON(documents)) }
       for document in documents { writeLine(document.path) }
+    case .tagCounts(let counts, let format):
+      if format == .json { return writeJSON(ListingView.tagsJSON(counts)) }
+      writeTable(listingView(format).tagTable(counts))
     case .matches(let report, let format):
       let view = MatchesView(report: report)
       if format == .json { return writeJSON(view.json()) }
@@ -135,7 +138,9 @@ struct InfoView {
         TableRenderer.Cell(dates.full(document.document.modified.millisecondsSince1970)),
       ],
       ["id:", TableRenderer.Cell(document.document.id.description, style: .dim)],
-    ]
+    ] + (document.document.tags.isEmpty ? [] : [
+      ["tags:", TableRenderer.Cell(document.document.tags.map(\.text).joined(separator: " "))]
+    ])
     return TableRenderer(colors: colors).render(rows: rows)
   }
 
@@ -146,7 +151,7 @@ struct InfoView {
       ("name", .string(document.document.name.text)),
       ("category", .string(document.categoryName)), ("size", .integer(document.document.size)),
       ("modified", .date(document.document.modified)),
-    ])
+    ] + ListingView.tagsField(document.document))
   }
 }
 
@@ -163,7 +168,7 @@ struct MatchesView {
           ("name", .string(document.document.name.text)),
           ("size", .integer(document.document.size)),
           ("modified", .date(document.document.modified)),
-        ])
+        ] + ListingView.tagsField(document.document))
       })
   }
 
