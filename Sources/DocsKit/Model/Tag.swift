@@ -108,3 +108,23 @@ extension Array where Element == Tag {
     return filter { seen.insert($0.key).inserted }.sorted()
   }
 }
+
+extension Tag {
+  /// The tags of a three-way merge, element by element: a tag either side added is kept, a
+  /// tag either side removed (and the other did not add again) is gone, the rest stay.
+  /// Without a base (both sides made the document), both sides' tags.
+  static func merged(base: [Tag]?, current: [Tag], other: [Tag]) -> [Tag] {
+    guard let base else { return (current + other).normalizedTags() }
+    let baseKeys = Set(base.map(\.key))
+    let otherKeys = Set(other.map(\.key))
+    let currentKeys = Set(current.map(\.key))
+    var kept: [Tag] = []
+    for tag in current where otherKeys.contains(tag.key) || !baseKeys.contains(tag.key) {
+      kept.append(tag)
+    }
+    for tag in other where !currentKeys.contains(tag.key) && !baseKeys.contains(tag.key) {
+      kept.append(tag)
+    }
+    return kept.normalizedTags()
+  }
+}
