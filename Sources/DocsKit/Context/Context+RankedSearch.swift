@@ -97,7 +97,7 @@ extension Context {
   }
 
   /// The documents whose indexed text may be out of date: changed since the last save.
-  private func changedDocumentIDs() -> Set<ObjectID> {
+  func changedDocumentIDs() -> Set<ObjectID> {
     var ids = Set<ObjectID>()
     for (id, saved) in baseline {
       switch saved {

@@ -230,6 +230,14 @@ public protocol DocumentStore: AnyObject {
     taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument]
 
+  /// The saved documents whose contents link to the document `name` of `category` (see
+  /// ``DocumentLink``), a superset (the caller reads them); `nil` when the store keeps no
+  /// index of links and cannot answer (the context then reads every content).
+  /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
+  func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name)
+  ) throws(WorkInterrupted) -> [StoredDocument]?
+
   /// A ranked full-text search of the saved documents, when the store keeps a full-text
   /// index; `nil` when it cannot answer (the context then searches itself).
   /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
@@ -331,6 +339,11 @@ extension DocumentStore {
   public func documents(
     taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] { [] }
+
+  /// A store without an index of links leaves finding them to the context.
+  public func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name)
+  ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
 
   /// A store without a full-text index leaves searching to the context.
   public func search(_ request: IndexSearchRequest) -> IndexSearchResult? { nil }

@@ -57,6 +57,18 @@ struct LocatedDocument: Sendable {
   var path: String { categoryName + "/" + document.name.text }
 }
 
+/// A link of `links`, with the place of the document it names (`nil`: missing).
+struct LocatedLink: Sendable {
+  var link: DocumentLink
+  var target: LocatedDocument?
+}
+
+/// A link of `backlinks`: the linking document's place, the line and its text.
+struct LocatedBacklink: Sendable {
+  var source: LocatedDocument
+  var backlink: Backlink
+}
+
 /// One matching line of `grep`, with its document's place.
 struct LocatedMatch: Sendable {
   /// The category's name.
@@ -168,6 +180,10 @@ enum CommandResult: Sendable {
   case documentInfo(LocatedDocument, OutputFormat)
   /// Documents found by name (`find`).
   case foundDocuments([LocatedDocument], OutputFormat)
+  /// The links of a document (`links`).
+  case links([LocatedLink], OutputFormat)
+  /// The links to a document (`backlinks`).
+  case backlinks([LocatedBacklink], OutputFormat)
   /// Every tag with its number of documents (`tags`).
   case tagCounts([TagCount], OutputFormat)
   /// What `grep` found.
@@ -185,7 +201,7 @@ enum CommandResult: Sendable {
   /// The unsaved changes (`status`).
   case status(StatusReport, OutputFormat)
   /// What `check` found.
-  case checkReport(StoreCheckReport)
+  case checkReport(StoreCheckReport, missingLinks: [LocatedBacklink] = [])
   /// Every command with its abstract (`help`).
   case commandList([CommandConfiguration])
   /// One command's usage, help and example (`help COMMAND`).
@@ -210,7 +226,7 @@ enum CommandResult: Sendable {
   /// The failure to report after the result is shown, for commands that show what they found
   /// and still fail (`check` of a store with problems).
   var failureAfterShowing: ShellError? {
-    guard case .checkReport(let report) = self, !report.isSound else { return nil }
+    guard case .checkReport(let report, _) = self, !report.isSound else { return nil }
     return .storeHasProblems(count: report.problems.count)
   }
 }

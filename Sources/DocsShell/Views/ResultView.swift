@@ -36,6 +36,12 @@ struct ResultView {
     case .foundDocuments(let documents, let format):
       if format == .json { return writeJSON(MatchesView.foundJSON(documents)) }
       for document in documents { writeLine(document.path) }
+    case .links(let links, let format):
+      if format == .json { return writeJSON(LinkViews.linksJSON(links)) }
+      writeLines(LinkViews.linkLines(links))
+    case .backlinks(let backlinks, let format):
+      if format == .json { return writeJSON(LinkViews.backlinksJSON(backlinks)) }
+      writeLines(LinkViews.backlinkLines(backlinks))
     case .tagCounts(let counts, let format):
       if format == .json { return writeJSON(ListingView.tagsJSON(counts)) }
       writeTable(listingView(format).tagTable(counts))
@@ -59,8 +65,8 @@ struct ResultView {
       let view = StatusView(report: report)
       if format == .json { return writeJSON(view.json()) }
       writeTable(view.lines(colors: colors))
-    case .checkReport(let report):
-      writeLines(CheckReportView(report: report).lines)
+    case .checkReport(let report, let missingLinks):
+      writeLines(CheckReportView(report: report).lines + LinkViews.missingLines(missingLinks))
     case .commandList(let commands):
       writeTable(HelpView.commandTable(commands, colors: colors))
     case .commandHelp(let command):
