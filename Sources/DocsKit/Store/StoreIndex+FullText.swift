@@ -137,7 +137,8 @@ extension StoreIndex {
     let limit = request.limit.map { $0 + request.excluding.count } ?? -1
     let columns = """
       d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
-        d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score, d.in_log
+        d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score, d.in_log,
+        d.tags
       """
     let sql: String
     let values: [SQLiteValue]

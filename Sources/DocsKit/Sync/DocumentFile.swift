@@ -83,7 +83,7 @@ public enum DocumentFile {
 /// What a file in a clone turned out to hold.
 public enum DocumentFileParse: Equatable, Sendable {
   /// A document docsh wrote (or one edited since): its identity, time, content and tags.
-  case docsh(id: ObjectID, modified: Timestamp, content: String, tags: [Tag])
+  case docsh(id: ObjectID, modified: Timestamp, content: String, tags: [Tag] = [])
   /// A file without a docsh header, e.g. one made in the clone: all of it is the content.
   case plain(content: String)
   /// A file docsh cannot take as a document.
