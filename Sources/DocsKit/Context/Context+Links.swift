@@ -71,15 +71,19 @@ extension Context {
     for (source, content) in try linkCandidates(to: record.document, in: category.category) {
       try checkForInterruption(.contentSearch)
       let text = try self.text(of: content)
-      var lines: [Substring]?
+      // Lines as grep splits them: at each newline byte (a `\r\n` is one Character).
+      var lines: [Substring.UTF8View]?
       for link in DocumentLink.links(in: text)
       where try target(of: link, from: source.categoryID)?.id == id {
-        if lines == nil { lines = text.split(separator: "\n", omittingEmptySubsequences: false) }
-        let line = lines.map { link.line - 1 < $0.count ? String($0[link.line - 1]) : "" } ?? ""
+        if lines == nil {
+          lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        }
+        var line = lines.map { link.line - 1 < $0.count ? $0[link.line - 1] : "".utf8[...] }
+        if line?.last == UInt8(ascii: "\r") { line = line?.dropLast() }
         found.append(
           Backlink(
             source: documentRecords[source.id]?.document ?? source, link: link,
-            lineText: line.hasSuffix("\r") ? String(line.dropLast()) : line))
+            lineText: line.map { String(decoding: $0, as: UTF8.self) } ?? ""))
       }
     }
     return found.sorted { left, right in
