@@ -427,6 +427,136 @@ def check(outdir):
           % (os.path.basename(outdir), ndocs, total / max(ndocs, 1)), file=sys.stderr)
 
 
+# ---------------------------------------------------------------- tags and links (issue 29)
+
+LINK_TARGET = ("Category 007", "Document 00042")  # rows 45 and 47: linked from LINK_SOURCES
+LINK_SOURCES = 100
+BENCH_TAG = "project/bench"  # row 46: on about BENCH_TAG_RATE of the documents
+BENCH_TAG_RATE = 0.01
+TAG_POOL = 500  # other tags, topic-000 … topic-499
+
+
+def linked(src, outdir, seed):
+    """A copy of the corpus in SRC with tags and [[links]]: store.json (each document's
+    `tags`, and a last line holding its links), store.db (the same documents, plus tables
+    tags(document_id, tag) and links(source_id, line, target_category, target_name), indexed
+    as an index would be) and the scripts of row 47. Deterministic: the same SRC and seed
+    give the same bytes; done again only when SRC's STAMP or this file changed."""
+    src_stamp = read_stamp(src)
+    assert src_stamp is not None, "no STAMP in %s" % src
+    params = {"source": src_stamp, "seed": seed, "generator": file_hash(), "kind": "linked"}
+    old = read_stamp(outdir)
+    if old is not None and old.get("params") == params:
+        return
+    rng = random.Random("docsh-bench-linked:%d" % seed)
+    tmp = outdir + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    # Every document's place, to pick link targets and the sources of LINK_TARGET.
+    places = []
+    with open(os.path.join(src, "store.json"), encoding="utf-8") as f:
+        category = None
+        for line in f:
+            if line.startswith('{"id"') and line.rstrip().endswith('"documents":['):
+                category = json.loads(line.rstrip()[:-len(',"documents":[')] + "}")["name"]
+            elif line.startswith('{"id"'):
+                name = json.loads(line.rstrip().rstrip(","))["name"]
+                places.append((category, name))
+    by_category = {}
+    for category, name in places:
+        by_category.setdefault(category, []).append(name)
+    sources = set(rng.sample([p for p in places if p != LINK_TARGET], LINK_SOURCES))
+    db = sqlite3.connect(os.path.join(tmp, "store.db"), isolation_level=None)
+    db.executescript(
+        """
+        PRAGMA journal_mode=OFF;
+        PRAGMA synchronous=OFF;
+        CREATE TABLE categories(id TEXT PRIMARY KEY, name TEXT UNIQUE NOT NULL);
+        CREATE TABLE documents(
+            id TEXT PRIMARY KEY, category_id TEXT NOT NULL, name TEXT NOT NULL,
+            content TEXT NOT NULL, size INTEGER NOT NULL, modified TEXT NOT NULL);
+        CREATE TABLE tags(document_id TEXT NOT NULL, tag TEXT NOT NULL);
+        CREATE TABLE links(
+            source_id TEXT NOT NULL, line INTEGER NOT NULL, target_category TEXT,
+            target_name TEXT NOT NULL);
+        BEGIN;
+        """)
+    stats = {"documents": 0, "tagged": 0, "with_bench_tag": 0, "links": 0, "link_sources": 0}
+    out_path = os.path.join(tmp, "store.json")
+    with open(os.path.join(src, "store.json"), encoding="utf-8") as f, \
+            open(out_path, "w", encoding="utf-8", newline="\n", buffering=1 << 20) as out:
+        category = category_id = None
+        for line in f:
+            stripped = line.rstrip("\n")
+            if not stripped.startswith('{"id"'):
+                out.write(line)
+                continue
+            if stripped.endswith('"documents":['):
+                head = json.loads(stripped[:-len(',"documents":[')] + "}")
+                category, category_id = head["name"], head["id"]
+                db.execute("INSERT INTO categories VALUES(?,?)", (category_id, category))
+                out.write(line)
+                continue
+            comma = stripped.endswith(",")
+            doc = json.loads(stripped.rstrip(","))
+            content = doc["content"]
+            links = []
+            if (category, doc["name"]) in sources:
+                links.append(LINK_TARGET)
+            draw = rng.random()
+            if draw < 0.3:
+                links.append((None, rng.choice(by_category[category])))
+            elif draw < 0.4:
+                other = rng.choice(sorted(by_category))
+                links.append((other, rng.choice(by_category[other])))
+            if links:
+                prefix = content + ("\n" if content and not content.endswith("\n") else "")
+                number = prefix.count("\n") + 1
+                text = " ".join(
+                    "[[%s]]" % (name if c is None or c == category else c + "/" + name)
+                    for c, name in links)
+                content = prefix + "See " + text + ".\n"
+                for c, name in links:
+                    db.execute("INSERT INTO links VALUES(?,?,?,?)",
+                               (doc["id"], number, c if c is not None else category, name))
+                stats["links"] += len(links)
+                stats["link_sources"] += 1
+            k = rng.choices([0, 1, 2, 3], weights=[50, 30, 15, 5])[0]
+            tags = sorted({"topic-%03d" % rng.randrange(TAG_POOL) for _ in range(k)})
+            if rng.random() < BENCH_TAG_RATE:
+                tags.append(BENCH_TAG)
+                stats["with_bench_tag"] += 1
+            tags.sort(key=str.lower)
+            stats["tagged"] += bool(tags)
+            db.executemany("INSERT INTO tags VALUES(?,?)", [(doc["id"], t) for t in tags])
+            size = len(content.encode("utf-8"))
+            db.execute("INSERT INTO documents VALUES(?,?,?,?,?,?)",
+                       (doc["id"], category_id, doc["name"], content, size, doc["modified"]))
+            tail = ',"tags":%s' % json.dumps(tags, separators=(",", ":")) if tags else ""
+            out.write('{"id":"%s","name":%s,"content":%s,"size":%d,"modified":"%s"%s}%s\n' % (
+                doc["id"], json.dumps(doc["name"], ensure_ascii=False),
+                json.dumps(content, ensure_ascii=False), size, doc["modified"], tail,
+                "," if comma else ""))
+            stats["documents"] += 1
+    db.execute("COMMIT")
+    db.executescript(
+        """
+        CREATE INDEX documents_category ON documents(category_id);
+        CREATE INDEX tags_by_tag ON tags(tag, document_id);
+        CREATE INDEX links_by_target ON links(target_name, target_category);
+        """)
+    db.close()
+    # Row 47: the rename that rewrites the links, and a save of the same documents.
+    with open(os.path.join(tmp, "append-sources.docsh"), "w", encoding="utf-8") as f:
+        for category, name in sorted(sources):
+            f.write('append "/%s/%s" edited by the benchmark\n' % (category, name))
+    stats["json_bytes"] = os.path.getsize(out_path)
+    with open(os.path.join(tmp, "STAMP"), "w", encoding="utf-8") as f:
+        json.dump({"params": params, "stats": stats}, f, indent=1, sort_keys=True)
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.rename(tmp, outdir)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -446,8 +576,14 @@ def main():
     n.add_argument("outdir")
     n.add_argument("--count", type=int, default=10000)
     n.add_argument("--seed", type=int, default=20261129)
+    l = sub.add_parser("linked")
+    l.add_argument("source")
+    l.add_argument("outdir")
+    l.add_argument("--seed", type=int, default=20261203)
     a = ap.parse_args()
-    if a.cmd == "corpus":
+    if a.cmd == "linked":
+        linked(a.source, a.outdir, a.seed)
+    elif a.cmd == "corpus":
         generate(a.outdir, a.categories, a.docs, a.factor, a.seed, a.text, a.lean)
     elif a.cmd == "check":
         check(a.outdir)

@@ -503,6 +503,7 @@ def main():
         lines = corpus("lines", lc, ld, 1, CFG["check"], text="lines")
         grep_rows(new_row, D, sq(lines["dir"]), lines, LINES_ROW, LINES_ROWS, "lines")
     startup_row(new_row, D)
+    links_rows(new_row, D, large, T)
     sync_rows(new_row, docsh, personal, SYNC_FIRST_ROW)
     if MODE == "full":  # quick's "large" is not large, and every sync costs seconds
         sync_rows(new_row, docsh, large, SYNC_FIRST_ROW + SYNC_ROW_COUNT)
@@ -685,6 +686,64 @@ def index_rows(rows, new_row, D, docsh, personal, large, T):
               docsh_prep="rm -rf %s" % sq(cache),
               anchor_prep="rm -f %s/r16.db && cp %s/store.db %s/r16.db" % (T, L, T),
               expect=contains("Document"))
+
+
+# ---------------------------------------------------------------- rows 54-56: tags and links
+
+LINKS_FIRST_ROW = 54
+LINK_TARGET = "/Category 007/Document 00042"  # gen_corpus.LINK_TARGET, linked from 100
+BENCH_TAG = "project/bench"  # gen_corpus.BENCH_TAG, on about 1 % of the documents
+
+
+def links_rows(new_row, D, large, T):
+    """Rows 54-56 (issue 29): a copy of the large corpus with tags and [[links]]
+    (`gen_corpus.py linked`). 45: `backlinks` of a document 100 others link to, against
+    sqlite3 answering from tables of the same rows; 46: `find --tag`, likewise; 47: the
+    `mv` that rewrites the links in those 100 documents, against a save of the same 100
+    documents (an `append` to each), both on a fresh indexed copy."""
+    src = os.path.join(CORPUS, large["dir"])
+    out = os.path.join(CORPUS, "linked-%dx%d" % large["shape"])
+    if subprocess.run([sys.executable, GEN, "linked", src, out]).returncode != 0:
+        raise HarnessError("could not write the linked corpus")
+    K = sq(out)
+    docs = fmt_n(large["stats"]["documents"])
+    category, name = LINK_TARGET[1:].split("/")
+
+    r = new_row(LINKS_FIRST_ROW, "`backlinks` of a document 100 link to (large, %s)" % docs, 1.5,
+                anchor_label="`sqlite3` same rows")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, K, sq("backlinks " + sq(LINK_TARGET))),
+              "sqlite3 %s/store.db %s" % (K, sq(
+                  "SELECT c.name, d.name, l.line FROM links l JOIN documents d ON d.id = "
+                  "l.source_id JOIN categories c ON c.id = d.category_id WHERE l.target_name = "
+                  "'%s' AND l.target_category = '%s' ORDER BY c.name, d.name" % (name, category))),
+              shell=False, expect=contains("[[Category 007/Document 00042]]"))
+
+    r = new_row(LINKS_FIRST_ROW + 1, "`find --tag` (a tag on ~1 %% of %s)" % docs, 1.5,
+                anchor_label="`sqlite3` same rows")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, K, sq("find --tag " + BENCH_TAG)),
+              "sqlite3 %s/store.db %s" % (K, sq(
+                  "SELECT c.name, d.name FROM tags t JOIN documents d ON d.id = t.document_id "
+                  "JOIN categories c ON c.id = d.category_id WHERE t.tag = '%s' "
+                  "ORDER BY c.name, d.name" % BENCH_TAG)),
+              shell=False, expect=contains("Document"))
+
+    # Each run on a fresh copy, indexed with its links by the prepare step (a `backlinks`).
+    def fresh(folder):
+        return ("rm -rf %s/%s && mkdir %s/%s && cp %s/store.json %s/%s/ && "
+                "%s --no-save -s %s/%s/store.json -c %s >/dev/null" % (
+                    T, folder, T, folder, K, T, folder, D, T, folder,
+                    sq("backlinks " + sq(LINK_TARGET))))
+    r = new_row(LINKS_FIRST_ROW + 2, "`mv` rewriting the links in 100 documents (large)", 2,
+                anchor_label="a save of the 100 documents")
+    timed_row(r, "%s -s %s/r47/store.json -c %s" % (
+                  D, T, sq("mv %s %s" % (sq(LINK_TARGET), sq(LINK_TARGET + " renamed")))),
+              "%s -s %s/r47a/store.json %s/append-sources.docsh" % (D, T, K),
+              docsh_prep=fresh("r47"), anchor_prep=fresh("r47a"), extra_docsh=True,
+              docsh_name="docsh mv", anchor_name="docsh append ×100",
+              expect=lambda _: any(
+                  os.path.exists(path) and contains("Document 00042 renamed]]")(path)
+                  for path in (os.path.join(TMP, "r47", "store.json" + tail)
+                               for tail in ("", ".wal"))))
 
 
 # ---------------------------------------------------------------- row 17: history

@@ -15,7 +15,8 @@ _docsh() {
       ;;
     -c | --command)
       mapfile -t COMPREPLY < <(compgen -W 'ls cd pwd mkdir rmdir new write append edit touch
-        cat head tail wc info rm mv cp tree find grep search import export status save check
+        cat head tail wc info rm mv cp tag untag tags links backlinks tree find grep search import
+        export status save check
         revert undo redo sync log diff restore history source echo help exit quit' -- "$cur")
       return
       ;;

@@ -220,7 +220,7 @@ import Testing
     )
   }
 
-  @Test(arguments: ["tour", "journal", "reading-list"])
+  @Test(arguments: ["tour", "journal", "reading-list", "tags-and-links"])
   func runsTheExamples(name: String) throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent()
@@ -233,7 +233,7 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(listing.output.utf8)) as? [[String: Any]]
     let expected: [String: [String]] = [
       "tour": ["Reading list", "Work"], "journal": ["Journal"],
-      "reading-list": ["Finished", "Reading", "To read"],
+      "reading-list": ["Finished", "Reading", "To read"], "tags-and-links": ["Notes", "Projects"],
     ]
     #expect(categories?.compactMap { $0["name"] as? String } == expected[name])
   }

@@ -31,3 +31,18 @@ import Testing
     #expect(actual == expected)
   }
 }
+
+/// The example transcript of tags and links (`examples/tags-and-links.transcript`), replayed
+/// as the transcripts above are (`DOCSH_RECORD=1` writes it back).
+@Suite struct ExampleTranscriptTests {
+  @Test func theTagsAndLinksExampleMatches() throws {
+    let url = TranscriptTests.folder.deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("examples/tags-and-links.transcript")
+    let expected = try String(contentsOf: url, encoding: .utf8)
+    let actual = try ShellHarness().replay(expected)
+    if ProcessInfo.processInfo.environment["DOCSH_RECORD"] == "1", actual != expected {
+      try actual.write(to: url, atomically: true, encoding: .utf8)
+    }
+    #expect(actual == expected)
+  }
+}

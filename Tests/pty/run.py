@@ -374,6 +374,28 @@ def test_completion_for_import_and_export(sandbox):
 
 
 @sandboxed
+def test_completion_of_tag_names(sandbox):
+    # A document named "project-plan" beside: completing documents instead of tags would
+    # give "ject-plan ", not the tag.
+    sandbox.setup(
+        "mkdir Work\ncd Work\nnew project-plan p\nnew Notes n\n"
+        "tag project-plan project/docsh Urgent"
+    )
+    terminal = sandbox.start()
+    terminal.run("cd Work", "/Work")
+    complete(terminal, "tag Notes pro", "ject/docsh ", "a tag name after tag NAME")
+    terminal.run("", "/Work", dirty=True)
+    complete(terminal, "find --tag URG", "ent ", "a tag name after --tag, ignoring case")
+    output = terminal.run("", "/Work", dirty=True)
+    check("Work/project-plan" in output, f"find --tag URG<TAB> did not find; saw {output!r}")
+    complete(terminal, "untag Notes pro", "ject/docsh ", "a tag name after untag NAME")
+    # Untagged again, Notes is as saved: nothing is left unsaved.
+    terminal.run("", "/Work")
+    output = terminal.run("tags", "/Work")
+    check(re.search(r"^project/docsh\s+1$", output, re.M), f"untag did not take it off; tags shows {output!r}")
+
+
+@sandboxed
 def test_multibyte_keys_are_read_as_characters(sandbox):
     # Each key arrives as several bytes: one Backspace must remove the whole character,
     # and completion must hand over and insert whole characters.

@@ -97,6 +97,9 @@ extension Context {
     var properties: Set<DocumentProperty> = []
     if then.document.name.text != now.document.name.text { properties.insert(.name) }
     if then.document.categoryID != now.document.categoryID { properties.insert(.category) }
+    if then.document.tags.map(\.text) != now.document.tags.map(\.text) {
+      properties.insert(.tags)
+    }
     if then.content != now.content {
       switch (then.content, now.content) {
       case (.fault, .fault):

@@ -42,13 +42,16 @@ extension Context {
           DocumentRecord(
             document: Document(
               id: document.id, name: document.name, categoryID: id, size: document.size,
-              modified: document.modified),
+              modified: document.modified, tags: document.tags),
             content: .fault(document.contentLocation), location: document.location,
             sequence: first + offset)
         ))
     }
     nextSequence = first + stored.count
-    for (documentID, record) in records { documentRecords[documentID] = record }
+    for (documentID, record) in records {
+      documentRecords[documentID] = record
+      if !record.document.tags.isEmpty { addTags(of: record.document, documentID) }
+    }
     membersByCategory[id] = members
     unloadedCategories[id] = nil
   }
@@ -97,9 +100,7 @@ extension Context {
     for stored in try unloadedDocuments(in: id) {
       candidates.append(
         (
-          Document(
-            id: stored.id, name: stored.name, categoryID: stored.categoryID, size: stored.size,
-            modified: stored.modified), .fault(stored.contentLocation)
+          stored.document, .fault(stored.contentLocation)
         ))
     }
     return candidates

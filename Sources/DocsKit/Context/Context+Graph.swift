@@ -34,12 +34,24 @@ extension Context {
     if let old, membersByCategory[old.document.categoryID]?[old.document.name.key] == id {
       membersByCategory[old.document.categoryID]?[old.document.name.key] = nil
     }
+    if let old, old.document.tags != new?.document.tags {
+      for tag in old.document.tags {
+        documentsByTag[tag.key]?.remove(id)
+        if documentsByTag[tag.key]?.isEmpty == true { documentsByTag[tag.key] = nil }
+      }
+    }
     if let new {
+      if old?.document.tags != new.document.tags { addTags(of: new.document, id) }
       documentRecords[id] = new
       membersByCategory[new.document.categoryID, default: [:]][new.document.name.key] = id
     } else {
       documentRecords[id] = nil
     }
+  }
+
+  /// Enters the document `id` in the inverse of each of its tags.
+  func addTags(of document: Document, _ id: ObjectID) {
+    for tag in document.tags { documentsByTag[tag.key, default: []].insert(id) }
   }
 
   /// Puts `state` (or absence) back for `id` without recording it for undo.

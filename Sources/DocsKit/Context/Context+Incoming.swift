@@ -79,7 +79,7 @@ extension Context {
         to: DocumentRecord(
           document: Document(
             id: id, name: document.name, categoryID: categoryID,
-            size: document.content.utf8.count, modified: document.modified),
+            size: document.content.utf8.count, modified: document.modified, tags: document.tags),
           content: .text(document.content), location: nil,
           sequence: sequences[id] ?? nextSequenceNumber()))
     }

@@ -258,6 +258,13 @@ extension Context {
     }
     take("name", \.document.name)
     take("category", \.document.categoryID)
+    // Tags merge element by element: both sessions' additions stay, either's removal holds.
+    let tags = Tag.merged(
+      base: base.document.tags, current: mine.document.tags, other: theirs.document.tags)
+    if tags.map(\.text) != theirs.document.tags.map(\.text) {
+      merged.document.tags = tags
+      changed = true
+    }
     if try replayContent(base: base, mine: mine, into: &merged, &replay) { changed = true }
     // A touch here moves the date on, when it is later than theirs; counted as a touch
     // of the merged record too, so that the save that follows keeps it.

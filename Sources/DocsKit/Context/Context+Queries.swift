@@ -115,11 +115,7 @@ extension Context {
       do {
         // Unloaded categories are asked of the store, which answers from its index.
         let stored = try store.documents(nameContaining: needle, in: unloadedCategories)
-        found += stored.map {
-          Document(
-            id: $0.id, name: $0.name, categoryID: $0.categoryID, size: $0.size,
-            modified: $0.modified)
-        }
+        found += stored.map(\.document)
       } catch {
         throw .store(error)
       }

@@ -43,9 +43,7 @@ extension Context {
       for hit in result.hits where !changed.contains(hit.document.id) {
         let document =
           documentRecords[hit.document.id]?.document
-          ?? Document(
-            id: hit.document.id, name: hit.document.name, categoryID: hit.document.categoryID,
-            size: hit.document.size, modified: hit.document.modified)
+          ?? hit.document.document
         found.append(
           Candidate(
             document: document,
@@ -101,7 +99,7 @@ extension Context {
   }
 
   /// The documents whose indexed text may be out of date: changed since the last save.
-  private func changedDocumentIDs() -> Set<ObjectID> {
+  func changedDocumentIDs() -> Set<ObjectID> {
     var ids = Set<ObjectID>()
     for (id, saved) in baseline {
       switch saved {

@@ -15,12 +15,15 @@ public struct SavedDocument: Hashable, Sendable {
   public var size: Int
   /// Its modification date then.
   public var modified: Timestamp
+  /// Its tags then.
+  public var tags: [Tag]
 
   /// A saved document of these values.
   public init(
     id: ObjectID, name: String, categoryID: ObjectID, categoryName: String, content: String,
-    size: Int, modified: Timestamp
+    size: Int, modified: Timestamp, tags: [Tag] = []
   ) {
+    self.tags = tags
     self.id = id
     self.name = name
     self.categoryID = categoryID

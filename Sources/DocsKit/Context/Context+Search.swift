@@ -118,18 +118,18 @@ extension Context {
   ///   ``ContextError/interrupted`` when the context's interruption asks it to stop (checked
   ///   before each document).
   public func searchContents(
-    for pattern: ContentPattern, in id: ObjectID? = nil
+    for pattern: ContentPattern, in id: ObjectID? = nil, taggedWith tags: [Tag] = []
   ) throws(ContextError) -> [ContentMatch] {
-    try matchingLines(for: pattern, in: id).flatMap(\.matches)
+    try matchingLines(for: pattern, in: id, taggedWith: tags).flatMap(\.matches)
   }
 
-  /// The lines matching `pattern`, as ``searchContents(for:in:)`` finds them, one value per
-  /// document: their bytes together, no string or value per line.
-  /// - Throws: as ``searchContents(for:in:)``.
+  /// The lines matching `pattern`, as ``searchContents(for:in:taggedWith:)`` finds them, one
+  /// value per document: their bytes together, no string or value per line.
+  /// - Throws: as ``searchContents(for:in:taggedWith:)``.
   public func matchingLines(
-    for pattern: ContentPattern, in id: ObjectID? = nil
+    for pattern: ContentPattern, in id: ObjectID? = nil, taggedWith tags: [Tag] = []
   ) throws(ContextError) -> [MatchingLines] {
-    try matchingDocuments(for: pattern, in: id, mode: .lines).map {
+    try matchingDocuments(for: pattern, in: id, mode: .lines, taggedWith: tags).map {
       MatchingLines(document: $0.document, lines: $0.hits.lines)
     }
   }
@@ -137,21 +137,23 @@ extension Context {
   /// The documents of the category `id` (of every category when `nil`) with a line
   /// matching `pattern`, each once, sorted by category and name (`grep -l`). Each document
   /// is read only up to its first matching line.
-  /// - Throws: as ``searchContents(for:in:)``.
+  /// - Throws: as ``searchContents(for:in:taggedWith:)``.
   public func documents(
-    withContentMatching pattern: ContentPattern, in id: ObjectID? = nil
+    withContentMatching pattern: ContentPattern, in id: ObjectID? = nil,
+    taggedWith tags: [Tag] = []
   ) throws(ContextError) -> [Document] {
-    try matchingDocuments(for: pattern, in: id, mode: .documents).map(\.document)
+    try matchingDocuments(for: pattern, in: id, mode: .documents, taggedWith: tags)
+      .map(\.document)
   }
 
   /// The documents of the category `id` (of every category when `nil`) with a line
   /// matching `pattern`, each with how many of its lines match, sorted by category and name
   /// (`grep -c`).
-  /// - Throws: as ``searchContents(for:in:)``.
+  /// - Throws: as ``searchContents(for:in:taggedWith:)``.
   public func countMatchingLines(
-    for pattern: ContentPattern, in id: ObjectID? = nil
+    for pattern: ContentPattern, in id: ObjectID? = nil, taggedWith tags: [Tag] = []
   ) throws(ContextError) -> [ContentMatchCount] {
-    try matchingDocuments(for: pattern, in: id, mode: .counts).map {
+    try matchingDocuments(for: pattern, in: id, mode: .counts, taggedWith: tags).map {
       ContentMatchCount(document: $0.document, lineCount: $0.hits.lineCount)
     }
   }
@@ -159,12 +161,16 @@ extension Context {
   /// The documents in scope that match, with what the engine found in each, sorted by
   /// category and name.
   private func matchingDocuments(
-    for pattern: ContentPattern, in id: ObjectID?, mode: ContentSearchMode
+    for pattern: ContentPattern, in id: ObjectID?, mode: ContentSearchMode, taggedWith tags: [Tag]
   ) throws(ContextError) -> [(document: Document, hits: DocumentHits)] {
     let searcher = try ContentSearcher(pattern: pattern, mode: mode)
     // Which documents: loaded ones from memory, those of categories not loaded from the
-    // store, without loading them into the graph.
-    let candidates = try contentSearchCandidates(in: id)
+    // store, without loading them into the graph; with tags, only those holding them all.
+    var candidates = try contentSearchCandidates(in: id)
+    if !tags.isEmpty {
+      let keys = tags.map(\.key)
+      candidates = candidates.filter { $0.document.holdsAll(keys) }
+    }
     // Contents in memory are searched as they are; those still in the file are handed over
     // by the store in one sequential pass, as it spells them.
     var found: [(document: Document, hits: DocumentHits)] = []

@@ -26,6 +26,9 @@ public final class Context {
   /// The documents of each category, by name key: both sides of the relationship are kept
   /// in sync by ``setDocument(_:to:)``, the only place that changes them.
   var membersByCategory: [ObjectID: [NameKey: ObjectID]] = [:]
+  /// The inverse of the documents' tags: the loaded documents of each tag, by key. Kept in
+  /// step by ``setDocument(_:to:)``; a tag no document holds has no entry (it is gone).
+  var documentsByTag: [TagKey: Set<ObjectID>] = [:]
   /// Orders new objects after the ones loaded, so a save keeps the file's order.
   var nextSequence = 0
   /// Categories whose documents are still in the store, with the store's handle and totals.
@@ -90,6 +93,10 @@ public final class Context {
     categoryRecords = index.categories
     categoryIDsByKey = index.categoryIDsByKey
     documentRecords = index.documents
+    documentsByTag = [:]
+    for (id, record) in documentRecords where !record.document.tags.isEmpty {
+      addTags(of: record.document, id)
+    }
     membersByCategory = index.membersByCategory
     nextSequence = index.nextSequence
     unloadedCategories = [:]

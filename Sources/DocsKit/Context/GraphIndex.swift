@@ -60,9 +60,7 @@ struct GraphIndex {
         continue
       }
       let record = DocumentRecord(
-        document: Document(
-          id: stored.id, name: stored.name, categoryID: stored.categoryID, size: stored.size,
-          modified: stored.modified),
+        document: stored.document,
         content: .fault(stored.contentLocation), location: stored.location, sequence: nextSequence)
       if let first = documents.updateValue(record, forKey: stored.id) {
         documents[stored.id] = first  // keep the first of the two

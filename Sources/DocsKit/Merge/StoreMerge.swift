@@ -284,6 +284,7 @@ extension StoreMerge {
     private func isChanged(_ side: Placed, since base: Placed) -> Bool {
       side.document.name.text != base.document.name.text || side.categoryID != base.categoryID
         || side.document.content != base.document.content
+        || side.document.tags.map(\.text) != base.document.tags.map(\.text)
     }
 
     private mutating func keep(_ placed: Placed, from which: Which, isNew: Bool) {
@@ -337,6 +338,9 @@ extension StoreMerge {
           ? c.document.size : content == o.document.content ? o.document.size : content.utf8.count
         document.modified = max(c.document.modified, o.document.modified)
       }
+      // Tags merge element by element, never in conflict.
+      document.tags = Tag.merged(
+        base: b?.document.tags, current: c.document.tags, other: o.document.tags)
       let placementIsCurrent = name == c.document.name.text && categoryID == c.categoryID
       let sortKey =
         categoryID == c.categoryID || categoryID != o.categoryID

@@ -5,6 +5,8 @@ struct SnapshotDocument: Hashable, Sendable {
   var size: Int
   var modified: Timestamp
   var content: String
+  /// Its tags, sorted by key.
+  var tags: [Tag] = []
 }
 
 /// A category of a ``StoreSnapshot`` with its documents, in file order.
@@ -44,7 +46,7 @@ struct StoreSnapshot: Hashable, Sendable {
       documentsByCategory[stored.categoryID, default: []].append(
         SnapshotDocument(
           id: stored.id, name: stored.name, size: stored.size, modified: stored.modified,
-          content: content))
+          content: content, tags: stored.tags))
     }
     generation = parsed.graph.generation
     categories = parsed.graph.categories.map {
@@ -64,7 +66,7 @@ struct StoreSnapshot: Hashable, Sendable {
           return DocumentToSave(
             document: Document(
               id: document.id, name: document.name, categoryID: category.id,
-              size: document.size, modified: document.modified),
+              size: document.size, modified: document.modified, tags: document.tags),
             content: document.content, unchangedLocation: nil, contentLocation: nil,
             sequence: sequence)
         })

@@ -11,13 +11,16 @@ public struct Document: Identifiable, Hashable, Sendable {
   public internal(set) var categoryID: ObjectID
   /// The size of the content in UTF-8 bytes, stored when the content is set.
   public internal(set) var size: Int
-  /// When the name, content or category last changed.
+  /// When the name, content, category or tags last changed.
   public internal(set) var modified: Timestamp
+  /// The document's tags, sorted by key, one of each key (the many-to-many relationship:
+  /// its inverse, the documents of a tag, is ``Context/documents(taggedWith:)``).
+  public internal(set) var tags: [Tag] = []
 }
 
 /// One of the properties of a document that change tracking reports.
 public enum DocumentProperty: String, Hashable, Sendable, CaseIterable {
-  case name, content, category
+  case name, content, category, tags
   /// The modification date alone, given anew by `touch`.
   case modified
 }

@@ -94,11 +94,21 @@ public struct StoredDocument: Sendable {
   public var size: Int
   /// The stored modification time.
   public var modified: Timestamp
+  /// The stored tags, sorted by key.
+  public var tags: [Tag] = []
   /// Where the encoded content lies in the loaded file.
   public var contentLocation: StoredLocation
   /// Where the whole document object lies in the loaded file; while the document is
   /// unchanged the store may copy these bytes instead of encoding it again.
   public var location: StoredLocation
+}
+
+extension StoredDocument {
+  /// The document as the context holds it.
+  var document: Document {
+    Document(
+      id: id, name: name, categoryID: categoryID, size: size, modified: modified, tags: tags)
+  }
 }
 
 /// Everything a store read: categories and documents in file order, plus its generation.
@@ -212,6 +222,22 @@ public protocol DocumentStore: AnyObject {
     nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument]
 
+  /// The documents of the categories in `categories` (all handed over unloaded) holding a
+  /// tag of each key of `keys` (a superset will do: the caller filters); every document
+  /// holding any tag when `keys` is empty.
+  /// - Throws: ``StoreError`` when they cannot be read.
+  func documents(
+    taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument]
+
+  /// The saved documents whose contents link to the document `name` of `category` (see
+  /// ``DocumentLink``), a superset (the caller reads them); `nil` when the store keeps no
+  /// index of links and cannot answer (the context then reads every content).
+  /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
+  func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name)
+  ) throws(WorkInterrupted) -> [StoredDocument]?
+
   /// A ranked full-text search of the saved documents, when the store keeps a full-text
   /// index; `nil` when it cannot answer (the context then searches itself).
   /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
@@ -322,6 +348,16 @@ extension DocumentStore {
   public func documents(
     nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] { [] }
+
+  /// A store that hands every category over loaded has no unloaded document.
+  public func documents(
+    taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] { [] }
+
+  /// A store without an index of links leaves finding them to the context.
+  public func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name)
+  ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
 
   /// A store without a full-text index leaves searching to the context.
   public func search(_ request: IndexSearchRequest) -> IndexSearchResult? { nil }

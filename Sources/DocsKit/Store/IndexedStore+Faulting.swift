@@ -121,6 +121,28 @@ extension IndexedStore {
     return filtered(try scanLoadedFile().graph.documents)
   }
 
+  public func documents(
+    taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] {
+    func filtered(_ documents: [StoredDocument]) -> [StoredDocument] {
+      documents.filter { categories[$0.categoryID] != nil && !$0.tags.isEmpty }
+    }
+    if let scanned = state.scanned { return filtered(scanned.graph.documents) }
+    if let (index, identity, _) = state.trusted {
+      let answer = ask(index) { () throws(SQLiteError) -> [StoredDocument]? in
+        try index.reading(identity) { _ throws(SQLiteError) in
+          try index.documents(taggedWith: keys.first)
+        }
+      }
+      if case .answered(let documents) = answer {
+        let kept = filtered(documents)
+        issue(kept)
+        return kept
+      }
+    }
+    return filtered(try scanLoadedFile().graph.documents)
+  }
+
   // MARK: - Contents
 
   public func readContent(at location: StoredLocation) throws(StoreError) -> String {

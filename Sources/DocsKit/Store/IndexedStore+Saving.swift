@@ -132,9 +132,7 @@ extension IndexedStore {
       let documents = try self.documents(of: category.category.id, unloaded)
       let expanded = documents.enumerated().map { position, stored in
         DocumentToSave(
-          document: Document(
-            id: stored.id, name: stored.name, categoryID: stored.categoryID, size: stored.size,
-            modified: stored.modified),
+          document: stored.document,
           content: nil, unchangedLocation: stored.location,
           contentLocation: stored.contentLocation, sequence: position)
       }

@@ -25,6 +25,28 @@ extension IndexedStore {
     }
   }
 
+  public func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name)
+  ) throws(WorkInterrupted) -> [StoredDocument]? {
+    guard let (index, identity, _) = state.trusted else { return nil }
+    func asked() -> IndexAnswer<[StoredDocument]?> {
+      ask(index) { () throws(SQLiteError) -> [StoredDocument]?? in
+        try index.reading(identity) { _ throws(SQLiteError) in
+          try index.documents(linkingTo: name, in: category)
+        }
+      }
+    }
+    var answer = asked()
+    // The links are kept with the full text: built on the first search, or here.
+    if case .answered(nil) = answer {
+      guard try buildFullText(index, identity) else { return nil }
+      answer = asked()
+    }
+    guard case .answered(let found?) = answer else { return nil }
+    for document in found { issuedFromIndex[document.contentLocation] = document.id }
+    return found
+  }
+
   /// The index's tokenizer, from the SQLite the index uses.
   public func makeSearchTokenizer() throws(SearchUnavailable) -> IndexTokenizer {
     try IndexTokenizer(library: sqlite)

@@ -125,7 +125,7 @@ extension SaveLogRecord {
         .put(
           StoredDocument(
             id: document.id, name: document.name, categoryID: document.categoryID,
-            size: document.size, modified: document.modified,
+            size: document.size, modified: document.modified, tags: document.tags,
             contentLocation: located(ranges.content), location: located(ranges.object))))
     }
   }

@@ -47,7 +47,7 @@ public struct StoreDelta: Sendable {
       return SavedDocument(
         id: id, name: after.name.text, categoryID: after.categoryID,
         categoryName: categoryName?.text ?? "?", content: content, size: after.size,
-        modified: after.modified)
+        modified: after.modified, tags: after.tags)
     }
   }
 

@@ -14,11 +14,15 @@ enum DocumentColumn: String, CaseIterable {
   /// 1 when the document's last save is in the save log: its ranges are then offsets of the
   /// log, not relative to its category's run in the store file.
   case inLog = "in_log"
+  /// The document's tags as written, a JSON array of strings; `NULL` for none.
+  case tags
+  /// Their keys, a JSON array in the same order, that the `document_tags` table follows.
+  case tagKeys = "tag_keys"
 
   /// What a document is read from: ``StoreIndex/document(_:category:base:)`` reads these.
   static let read: [DocumentColumn] = [
     .uuid, .name, .size, .modified, .objectOffset, .objectLength, .contentOffset, .contentLength,
-    .inLog,
+    .inLog, .tags,
   ]
 
   /// The columns a save rewrites when a document moved: all but the row id and uuid.
@@ -110,8 +114,27 @@ extension StoreIndex {
       case .contentOffset: return .integer(Int64(document.contentLocation.offset - from))
       case .contentLength: return .integer(Int64(document.contentLocation.length))
       case .inLog: return .integer(inLog ? 1 : 0)
+      case .tags: return tagArray(document.tags.map(\.text))
+      case .tagKeys: return tagArray(document.tags.map(\.key.folded))
       }
     }
+  }
+
+  /// A JSON array of `texts` (tags and their keys need no escapes), `NULL` when empty.
+  static func tagArray(_ texts: [String]) -> SQLiteValue {
+    texts.isEmpty ? .null : .text("[" + texts.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+  }
+
+  /// The tags of a `tags` column, `nil` when it is not what ``tagArray(_:)`` writes.
+  static func tags(fromArray text: String?) -> [Tag]? {
+    guard let text else { return [] }
+    guard text.hasPrefix("[\""), text.hasSuffix("\"]") else { return nil }
+    var tags: [Tag] = []
+    for part in text.dropFirst(2).dropLast(2).split(separator: "\",\"", omittingEmptySubsequences: false) {
+      guard let tag = try? Tag(String(part)), tag.text == part else { return nil }
+      tags.append(tag)
+    }
+    return tags
   }
 
   /// The value of each column of `columns` for the category `id`.

@@ -56,6 +56,7 @@ extension StoreIndex {
       }
       if !record.hasFullText {
         try database.execute("INSERT INTO full_text(full_text) VALUES('delete-all')")
+        try database.execute("DELETE FROM links")
         // FTS5 writes its in-memory terms out as a segment whenever they pass `hashsize`
         // (1 MB by default), then merges the segments again and again: building the large
         // store's full text, the merging was over a third of the time. With 32 MB it writes
@@ -66,6 +67,7 @@ extension StoreIndex {
           try database.run(
             "INSERT INTO full_text(rowid, name, content) VALUES(?, ?, ?)",
             [.integer(rowID), .text(name)], texts: [content])
+          try insertLinks(of: rowID, DocumentLink.links(inUTF8: content))
         }
         try database.run("UPDATE identity SET full_text = 1")
       }
@@ -153,7 +155,8 @@ extension StoreIndex {
     let limit = request.limit.map { $0 + request.excluding.count } ?? -1
     let columns = """
       d.uuid, d.name, d.size, d.modified, d.object_offset, d.object_length,
-        d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score, d.in_log
+        d.content_offset, d.content_length, c.uuid, c.documents_offset, hits.score, d.in_log,
+        d.tags
       """
     let sql: String
     let values: [SQLiteValue]
@@ -203,13 +206,56 @@ extension StoreIndex {
     try database.run(
       "INSERT INTO full_text(full_text, rowid, name, content) VALUES('delete', ?, ?, ?)",
       [.integer(rowID), .text(name), .text(content)])
+    try database.run("DELETE FROM links WHERE source = ?", [.integer(rowID)])
   }
 
   func insertFullText(rowID: Int64, name: String, content: String) throws(SQLiteError) {
     try database.run(
       "INSERT INTO full_text(rowid, name, content) VALUES(?, ?, ?)",
       [.integer(rowID), .text(name), .text(content)])
+    try insertLinks(of: rowID, DocumentLink.links(in: content))
   }
+
+  /// The rows of the links a content holds, kept with its full text: derived from it, and
+  /// gone with it.
+  private func insertLinks(of rowID: Int64, _ links: [DocumentLink]) throws(SQLiteError) {
+    for link in links {
+      try database.run(
+        "INSERT INTO links(source, line, category_key, name_key, target) VALUES(?, ?, ?, ?, ?)",
+        [
+          .integer(rowID), .integer(Int64(link.line)),
+          link.category.map { .text($0.key.folded) } ?? .null, .text(link.name.key.folded),
+          .text(link.target),
+        ])
+    }
+  }
+
+  /// The documents whose saved contents link to the document named `name` in the category
+  /// `category` (by `[[Category/Name]]` from anywhere, by `[[Name]]` from that category);
+  /// `nil` when the full text (and with it the links) is not built.
+  func documents(linkingTo name: Name, in category: (id: ObjectID, name: Name))
+    throws(SQLiteError) -> [StoredDocument]?
+  {
+    guard let record = try record(), record.hasFullText else { return nil }
+    var documents: [StoredDocument] = []
+    try database.query(
+      """
+      SELECT DISTINCT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
+        c.uuid AS category_uuid, c.documents_offset AS base
+      FROM links l JOIN documents d ON d.id = l.source JOIN categories c ON d.category = c.id
+      WHERE l.name_key = ?1
+        AND (l.category_key = ?2 OR (l.category_key IS NULL AND c.uuid = ?3))
+      """,
+      [.text(name.key.folded), .text(category.name.key.folded), .blob(StoreIndex.bytes(of: category.id))]
+    ) { row throws(SQLiteError) in
+      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
+        let document = StoreIndex.document(row, category: category, base: row.int("base"))
+      else { return }
+      documents.append(document)
+    }
+    return documents
+  }
+
 }
 
 // MARK: - Search requests

@@ -161,6 +161,31 @@ extension StoreIndex {
     return documents
   }
 
+  /// Documents holding the tag `key` (through the `document_tags` table), or every document
+  /// holding a tag when `key` is `nil`, with their category's uuid and base.
+  func documents(taggedWith key: TagKey?) throws(SQLiteError) -> [StoredDocument] {
+    var documents: [StoredDocument] = []
+    let columns = """
+      SELECT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
+        c.uuid AS category_uuid, c.documents_offset AS base
+      """
+    let sql =
+      key == nil
+      ? columns
+        + " FROM documents d JOIN categories c ON d.category = c.id WHERE d.tags IS NOT NULL"
+      : columns + """
+         FROM document_tags t JOIN documents d ON d.id = t.document
+          JOIN categories c ON d.category = c.id WHERE t.tag_key = ?
+        """
+    try database.query(sql, key.map { [.text($0.folded)] } ?? []) { row throws(SQLiteError) in
+      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
+        let document = StoreIndex.document(row, category: category, base: row.int("base"))
+      else { return }
+      documents.append(document)
+    }
+    return documents
+  }
+
   /// The document of a row holding the ``DocumentColumn/read`` columns, its ranges made
   /// absolute from `base`; `nil` when the row is not well-formed (a damaged index: the
   /// caller rebuilds it, so an invalid name is dropped here, not reported).
@@ -181,9 +206,14 @@ extension StoreIndex {
     // A document of the log is placed by the log's own offsets, not its category's run.
     let file: StoredLocation.File = column(.inLog) == 0 ? .store : .log
     let from = file == .log ? 0 : base
+    let tagColumn = DocumentColumn.tags.rawValue
+    guard let tags = tags(fromArray: row.isNull(tagColumn) ? nil : row.text(tagColumn)) else {
+      return nil
+    }
     return StoredDocument(
       id: id, name: name, categoryID: category, size: size,
       modified: Timestamp(millisecondsSince1970: row.integer(DocumentColumn.modified.rawValue)),
+      tags: tags,
       contentLocation: StoredLocation(
         offset: from + contentOffset, length: contentLength, in: file),
       location: StoredLocation(offset: from + objectOffset, length: objectLength, in: file))

@@ -23,7 +23,8 @@ extension StoreIndex {
         guard shouldRebuild(try record()) else { return false }
         try database.execute(
           """
-          DELETE FROM identity; DELETE FROM documents; DELETE FROM categories;
+          DELETE FROM identity; DELETE FROM links; DELETE FROM document_tags;
+          DELETE FROM documents; DELETE FROM categories;
           INSERT INTO full_text(full_text) VALUES('delete-all');
           """)
         try insertRows(of: graph, progress: progress)

@@ -158,7 +158,7 @@ extension StoreIndex {
       let stored = StoredDocument(
         id: documentID, name: document.document.name, categoryID: category.category.id,
         size: document.document.size, modified: document.document.modified,
-        contentLocation: placed.content, location: placed.document)
+        tags: document.document.tags, contentLocation: placed.content, location: placed.document)
       let old = plan.oldDocuments[documentID]
       let rowID: Int64
       if let old {

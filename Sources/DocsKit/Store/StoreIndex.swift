@@ -122,7 +122,8 @@ final class StoreIndex {
   /// 2, 3: the full text is tokenized by `docsh` (accents folded in every script, stems).
   /// 4: rows of documents whose last save is in the save log, and how far into it the index
   /// goes.
-  static let schemaVersion: Int64 = 4
+  /// 5: each document's tags, the documents of each tag, and the links of each content.
+  static let schemaVersion: Int64 = 5
 
   static let schema = """
     CREATE TABLE identity(
@@ -144,12 +145,37 @@ final class StoreIndex {
       size INTEGER NOT NULL, modified INTEGER NOT NULL,
       object_offset INTEGER NOT NULL, object_length INTEGER NOT NULL,
       content_offset INTEGER NOT NULL, content_length INTEGER NOT NULL,
-      in_log INTEGER NOT NULL);
+      in_log INTEGER NOT NULL, tags TEXT, tag_keys TEXT);
     CREATE INDEX documents_by_category ON documents(category, position);
+    CREATE TABLE document_tags(
+      tag_key TEXT NOT NULL, document INTEGER NOT NULL, PRIMARY KEY (tag_key, document))
+      WITHOUT ROWID;
+    CREATE TABLE links(
+      source INTEGER NOT NULL, line INTEGER NOT NULL, category_key TEXT,
+      name_key TEXT NOT NULL, target TEXT NOT NULL);
+    CREATE INDEX links_by_target ON links(name_key);
+    CREATE INDEX links_by_source ON links(source);
+    CREATE TRIGGER documents_tagged AFTER INSERT ON documents WHEN NEW.tag_keys IS NOT NULL
+    BEGIN
+      INSERT OR IGNORE INTO document_tags SELECT value, NEW.id FROM json_each(NEW.tag_keys);
+    END;
+    CREATE TRIGGER documents_retagged AFTER UPDATE OF tag_keys ON documents
+      WHEN OLD.tag_keys IS NOT NEW.tag_keys
+    BEGIN
+      DELETE FROM document_tags WHERE document = OLD.id
+        AND tag_key IN (SELECT value FROM json_each(OLD.tag_keys));
+      INSERT OR IGNORE INTO document_tags SELECT value, NEW.id FROM json_each(NEW.tag_keys);
+    END;
+    CREATE TRIGGER documents_gone AFTER DELETE ON documents
+    BEGIN
+      DELETE FROM document_tags WHERE document = OLD.id
+        AND tag_key IN (SELECT value FROM json_each(OLD.tag_keys));
+      DELETE FROM links WHERE source = OLD.id;
+    END;
     CREATE VIRTUAL TABLE full_text USING fts5(
       name, content, content='', tokenize='docsh remove_diacritics 2');
     CREATE VIRTUAL TABLE full_text_vocabulary USING fts5vocab(full_text, row);
-    PRAGMA user_version = 4;
+    PRAGMA user_version = 5;
     """
 
   let database: SQLiteDatabase

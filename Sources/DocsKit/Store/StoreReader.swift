@@ -58,6 +58,8 @@ struct StoreReader: ~Copyable {
   /// The keys of format v1, matched on their raw bytes.
   enum Key {
     case format, version, generation, categories, documents, id, name, content, size, modified
+    /// A document's tags (format v2).
+    case tags
     /// The store file's epoch, and the keys of the save log's records.
     case epoch, category, document, deleted, deletedCategories, foldedInto
     case other
@@ -71,7 +73,9 @@ struct StoreReader: ~Copyable {
       }
       switch bytes.count {
       case 2: self = equals("id") ? .id : .other
-      case 4: self = equals("name") ? .name : equals("size") ? .size : .other
+      case 4:
+        self =
+          equals("name") ? .name : equals("size") ? .size : equals("tags") ? .tags : .other
       case 5: self = equals("epoch") ? .epoch : .other
       case 6: self = equals("format") ? .format : .other
       case 7:
@@ -286,6 +290,7 @@ struct StoreReader: ~Copyable {
     var content: StoredLocation?
     var size: Int?
     var modified: Timestamp?
+    var tags: [Tag] = []
     var first = true
     while let key = try nextKey(&first) {
       switch key {
@@ -294,6 +299,7 @@ struct StoreReader: ~Copyable {
       case .content: content = try skipString()
       case .size: size = try readInteger("size")
       case .modified: modified = try readTimestamp()
+      case .tags: tags = try readTags()
       default: try skipValue(depth: 3)
       }
     }
@@ -307,9 +313,30 @@ struct StoreReader: ~Copyable {
     guard let modified else { throw missing("modified") }
     graph.documents.append(
       StoredDocument(
-        id: id, name: name, categoryID: id, size: size, modified: modified,
+        id: id, name: name, categoryID: id, size: size, modified: modified, tags: tags,
         contentLocation: content,
         location: StoredLocation(offset: start, length: offset - start, in: locatedIn)))
+  }
+
+  /// Reads a document's `"tags"`: an array of valid tag names, kept sorted by key, one of each.
+  mutating func readTags() throws(StoreReadFailure) -> [Tag] {
+    try skipWhitespace()
+    try expect(UInt8(ascii: "["), "\"tags\" is not an array")
+    var tags: [Tag] = []
+    var first = true
+    while try nextElement(&first) {
+      let at = offset
+      guard try peek() == UInt8(ascii: "\"") else {
+        throw failure(.malformed, at: at, "a tag is not a string")
+      }
+      let text = try readString()
+      do {
+        tags.append(try Tag(text))
+      } catch {
+        throw failure(.malformed, at: at, "\(error)")
+      }
+    }
+    return tags.normalizedTags()
   }
 
   mutating func readID() throws(StoreReadFailure) -> ObjectID {

@@ -202,13 +202,23 @@ enum StoreEncoding {
     appendStatic(next, to: &buffer)
   }
 
-  /// Appends what follows a document's content in its object: `,"size":…,"modified":"…"}`.
+  /// Appends what follows a document's content in its object:
+  /// `,"size":…,"modified":"…"}`, with `,"tags":[…]` before the brace when it has tags.
   static func appendObjectEnd(of document: Document, to buffer: inout [UInt8]) {
     appendStatic(",\"size\":", to: &buffer)
     buffer.append(contentsOf: String(document.size).utf8)
     appendStatic(",\"modified\":\"", to: &buffer)
     buffer.append(contentsOf: document.modified.iso8601.utf8)
-    appendStatic("\"}", to: &buffer)
+    if document.tags.isEmpty {
+      appendStatic("\"}", to: &buffer)
+      return
+    }
+    appendStatic("\",\"tags\":[", to: &buffer)
+    for (index, tag) in document.tags.enumerated() {
+      if index > 0 { buffer.append(UInt8(ascii: ",")) }
+      JSONText.appendLiteral(tag.text, to: &buffer)
+    }
+    appendStatic("]}", to: &buffer)
   }
 
   /// Appends a whole document object with `content` as its text; returns where the content's

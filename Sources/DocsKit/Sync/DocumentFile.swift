@@ -5,23 +5,31 @@
 /// ---
 /// id: 1b4e28ba-2fa1-41d2-883f-0016d3cca427
 /// modified: 2026-12-01T23:29:00.123Z
+/// tags: project/docsh urgent
 /// ---
 /// the content, exactly as stored
 /// ```
 ///
 /// The document's name is the file's name and its category the folder (see
 /// ``FileNameEncoding``), so neither is in the header: renaming a document in a clone is a
-/// rename in git. Its size is the UTF-8 byte count of the content. Pure: bytes in, bytes
+/// rename in git. The `tags:` line is there only when the document holds tags: separated by
+/// spaces (commas and a YAML list's brackets are read too, and a leading `#`). Its size is the UTF-8 byte count of the content. Pure: bytes in, bytes
 /// out, no file system.
 public enum DocumentFile {
   /// The bytes of the file of a document.
-  public static func render(id: ObjectID, modified: Timestamp, content: String) -> [UInt8] {
+  public static func render(
+    id: ObjectID, modified: Timestamp, tags: [Tag] = [], content: String
+  ) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(80 + content.utf8.count)
     bytes.append(contentsOf: "---\nid: ".utf8)
     bytes.append(contentsOf: id.description.utf8)
     bytes.append(contentsOf: "\nmodified: ".utf8)
     bytes.append(contentsOf: modified.iso8601.utf8)
+    if !tags.isEmpty {
+      bytes.append(contentsOf: "\ntags: ".utf8)
+      bytes.append(contentsOf: tags.map(\.text).joined(separator: " ").utf8)
+    }
     bytes.append(contentsOf: "\n---\n".utf8)
     bytes.append(contentsOf: content.utf8)
     return bytes
@@ -43,7 +51,7 @@ public enum DocumentFile {
     }
     guard header.isClosed else { return .invalid(reason: .unclosedHeader) }
     let values: [(value: String, line: Int)?]
-    switch header.values(of: ["id", "modified"]) {
+    switch header.values(of: ["id", "modified", "tags"]) {
     case .success(let found): values = found
     case .failure(let problem): return .invalid(reason: problem)
     }
@@ -55,16 +63,27 @@ public enum DocumentFile {
     guard let modified = Timestamp(fileHeaderValue: modifiedLine.value) else {
       return .invalid(reason: .malformedTimestamp(modifiedLine.value, line: modifiedLine.line))
     }
+    var tags: [Tag] = []
+    if let tagsLine = values[2] {
+      let words = tagsLine.value.split { $0 == " " || $0 == "," || $0 == "\t" || $0 == "[" || $0 == "]" }
+      for word in words {
+        do {
+          tags.append(try Tag(String(word)))
+        } catch {
+          return .invalid(reason: .malformedTags(String(word), error, line: tagsLine.line))
+        }
+      }
+    }
     // The whole file is valid UTF-8 and the content starts after a line end: a valid slice.
     let content = String(decoding: bytes[header.end...], as: UTF8.self)
-    return .docsh(id: id, modified: modified, content: content)
+    return .docsh(id: id, modified: modified, content: content, tags: tags.normalizedTags())
   }
 }
 
 /// What a file in a clone turned out to hold.
 public enum DocumentFileParse: Equatable, Sendable {
-  /// A document docsh wrote (or one edited since): its identity, time and content.
-  case docsh(id: ObjectID, modified: Timestamp, content: String)
+  /// A document docsh wrote (or one edited since): its identity, time, content and tags.
+  case docsh(id: ObjectID, modified: Timestamp, content: String, tags: [Tag] = [])
   /// A file without a docsh header, e.g. one made in the clone: all of it is the content.
   case plain(content: String)
   /// A file docsh cannot take as a document.

@@ -127,6 +127,8 @@ public enum FrontMatterProblem: Error, Equatable, Sendable {
   case malformedID(String, line: Int)
   /// A `modified:` that is not an ISO 8601 time docsh can write back.
   case malformedTimestamp(String, line: Int)
+  /// A word of the `tags:` line is not a tag.
+  case malformedTags(String, TagError, line: Int)
   /// A category record's `name:` that is not a valid name.
   case invalidName(String, NameError, line: Int)
   /// Text after a category record's closing line.
@@ -154,6 +156,8 @@ extension FrontMatterProblem: CustomStringConvertible {
       return "line \(line): \"\(value)\" is not a UUID"
     case .malformedTimestamp(let value, let line):
       return "line \(line): \"\(value)\" is not a time like 2026-12-01T23:29:00.123Z"
+    case .malformedTags(_, let error, let line):
+      return "line \(line): \(error)"
     case .invalidName(_, let error, let line):
       return "line \(line): \(error)"
     case .contentAfterHeader(let line):

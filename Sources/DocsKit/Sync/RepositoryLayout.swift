@@ -72,7 +72,8 @@ struct RepositoryLayout {
 
   /// The bytes of a document's file.
   static func fileBytes(of document: SavedDocument) -> [UInt8] {
-    DocumentFile.render(id: document.id, modified: document.modified, content: document.content)
+    DocumentFile.render(
+      id: document.id, modified: document.modified, tags: document.tags, content: document.content)
   }
 
   /// The fingerprint the history's trailers give a version of a document: a stable hash of
@@ -280,7 +281,8 @@ extension RepositoryLayout {
         want(
           path(of: document.name, in: category.name, fannedOut: fannedOut),
           DocumentFile.render(
-            id: document.id, modified: document.modified, content: document.content))
+            id: document.id, modified: document.modified, tags: document.tags,
+            content: document.content))
       }
     }
     // Categories gone from `merged`: their folders lose docsh's files.

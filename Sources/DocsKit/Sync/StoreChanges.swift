@@ -97,7 +97,7 @@ struct StoreChanges {
         let saved = SavedDocument(
           id: document.id, name: document.name.text, categoryID: category.id,
           categoryName: category.name.text, content: document.content, size: document.size,
-          modified: document.modified)
+          modified: document.modified, tags: document.tags)
         documents.append(
           DocumentChange(
             id: document.id, kind: then == nil ? .new : .changed, category: category.name.text,

@@ -392,7 +392,7 @@ extension StoreRepository {
     of id: ObjectID, in paths: [String], now: [[UInt8]?], then: [[UInt8]?], at entry: LogEntry
   ) -> (version: DocumentVersion, fingerprint: String)? {
     for (position, path) in paths.enumerated() {
-      guard let bytes = now[position], case .docsh(id, _, let content) = DocumentFile.parse(bytes)
+      guard let bytes = now[position], case .docsh(id, _, let content, _) = DocumentFile.parse(bytes)
       else { continue }
       let (category, name) = layout.names(at: path)
       let saved = SavedDocument(
@@ -406,7 +406,7 @@ extension StoreRepository {
       )
     }
     for (position, path) in paths.enumerated() where now[position] == nil {
-      guard let bytes = then[position], case .docsh(id, _, _) = DocumentFile.parse(bytes)
+      guard let bytes = then[position], case .docsh(id, _, _, _) = DocumentFile.parse(bytes)
       else { continue }
       let (category, name) = layout.names(at: path)
       return (

@@ -106,7 +106,7 @@ struct StoreTreeDifference {
       saved = SavedDocument(
         id: document.id, name: document.name.text, categoryID: document.categoryID,
         categoryName: category.text, content: try content(document), size: document.size,
-        modified: document.modified)
+        modified: document.modified, tags: document.tags)
     } catch {
       throw .store(error)
     }
@@ -154,16 +154,16 @@ struct StoreTreeDifference {
         guard !heldIDs.contains(id) else { continue }
         deletions.append(.delete(path))
         described.categories.append(.init(kind: .deleted, name: name.text))
-      } else if case .docsh(let id, _, _) = DocumentFile.parse(bytes),
+      } else if case .docsh(let id, _, _, _) = DocumentFile.parse(bytes),
         otherPlaces[path]?.id == id
       {
         deletions.append(.delete(path))  // an older version of a document that moved
-      } else if case .docsh(let id, _, _) = DocumentFile.parse(bytes), unplacedIDs.contains(id) {
+      } else if case .docsh(let id, _, _, _) = DocumentFile.parse(bytes), unplacedIDs.contains(id) {
         // The file of a document moved or renamed since; one that is also at its place is a
         // copy made elsewhere (a sync warned about it), left as it is.
         deletions.append(.delete(path))
         markMoved(id)
-      } else if case .docsh(let id, _, _) = DocumentFile.parse(bytes), !heldIDs.contains(id) {
+      } else if case .docsh(let id, _, _, _) = DocumentFile.parse(bytes), !heldIDs.contains(id) {
         deletions.append(.delete(path))
         let (category, name) = layout.names(at: path)
         described.documents.append(

@@ -251,10 +251,10 @@ struct TreeReader {
       guard let bytes else { continue }
       let document: SnapshotDocument
       switch DocumentFile.parse(bytes) {
-      case .docsh(let id, let modified, let content):
+      case .docsh(let id, let modified, let content, let tags):
         document = SnapshotDocument(
           id: id, name: candidate.name, size: content.utf8.count, modified: modified,
-          content: content)
+          content: content, tags: tags)
       case .plain(let content):
         reading.madeElsewhere.insert(
           TreeReader.derivedID(

@@ -10,6 +10,8 @@ enum ArgumentKind: Sendable {
   case file
   /// A command name.
   case command
+  /// A tag name (of those the store's documents hold).
+  case tag
 }
 
 /// One option a command (or docsh itself) takes: its names, and the value it takes if any.
@@ -25,6 +27,9 @@ struct OptionSpec: Hashable, Sendable {
   let allowedValues: [String]
   /// One or more lines for `docsh --help`.
   let help: String
+  /// What Tab completion offers for the value when it allows any word (``allowedValues``
+  /// empty): tags for `--tag`.
+  var valueKind: ArgumentKind = .text
 
   /// A flag: present or not.
   static func flag(_ names: String..., help: String = "") -> OptionSpec {
@@ -96,10 +101,16 @@ struct ValueOption<Value: ExpressibleByArgument>: Sendable {
   /// default the values `Value` allows: `name|size|date`).
   init(
     _ names: String..., valueName: String = Value.allValues.joined(separator: "|"),
-    help: String = ""
+    help: String = "", completing kind: ArgumentKind = .text
   ) {
     spec = OptionSpec(
-      names: names, valueName: valueName, allowedValues: Value.allValues, help: help)
+      names: names, valueName: valueName, allowedValues: Value.allValues, help: help,
+      valueKind: kind)
+  }
+
+  /// `--tag TAG`: keep only documents holding the tag (repeatable: all of them).
+  static var tag: ValueOption<String> {
+    ValueOption<String>("--tag", valueName: "TAG", completing: .tag)
   }
 
   /// `-n N`: how many results to show (0 for all), for the commands that list many.

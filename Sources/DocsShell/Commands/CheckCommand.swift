@@ -8,7 +8,8 @@ struct CheckCommand: ShellCommand {
     discussion: """
       Reads the saved store as it is on disk (unsaved changes are not part of it) and
       reports every problem found; fails when there is any. docsh --check does the same
-      from the command line.
+      from the command line. Links to documents that do not exist ([[Missing]]) are listed
+      after the report, as CATEGORY/NAME:LINE: [[TARGET]]; they are no problem of the store.
       """,
     example: "check", isUndoable: false)
 
@@ -18,6 +19,9 @@ struct CheckCommand: ShellCommand {
     let report = session.context.check()
     // Stopped by Ctrl-C: what it found so far is not a verdict on the store.
     if report.wasInterrupted { throw ShellError.interrupted }
-    return .checkReport(report)
+    let missing = try session.context.missingLinks().map { missing in
+      LocatedBacklink(source: session.located(missing.source), backlink: missing)
+    }
+    return .checkReport(report, missingLinks: missing)
   }
 }

@@ -14,6 +14,20 @@ extension ParsedArguments {
   /// JSON when `--json` was given, else text.
   var outputFormat: OutputFormat { isSet(.json) ? .json : .text }
 
+  /// The tags given by `--tag`, validated.
+  /// - Throws: ``ShellError/invalidTag(_:)`` for one that is not a tag.
+  func tags() throws(ShellError) -> [Tag] {
+    var tags: [Tag] = []
+    for text in values(of: ValueOption<String>.tag) {
+      do {
+        tags.append(try Tag(text))
+      } catch {
+        throw .invalidTag(error)
+      }
+    }
+    return tags
+  }
+
   /// The two positional words of a command declared by ``ArgumentSpec/pair(_:_:options:wrongCount:)``.
   var pair: (String, String) { (positionals[0], positionals[1]) }
 
@@ -41,6 +55,18 @@ struct LocatedDocument: Sendable {
 
   /// `CATEGORY/NAME`.
   var path: String { categoryName + "/" + document.name.text }
+}
+
+/// A link of `links`, with the place of the document it names (`nil`: missing).
+struct LocatedLink: Sendable {
+  var link: DocumentLink
+  var target: LocatedDocument?
+}
+
+/// A link of `backlinks`: the linking document's place, the line and its text.
+struct LocatedBacklink: Sendable {
+  var source: LocatedDocument
+  var backlink: Backlink
 }
 
 /// The matching lines of one document for `grep`, with its category's name.
@@ -154,6 +180,12 @@ enum CommandResult: Sendable {
   case documentInfo(LocatedDocument, OutputFormat)
   /// Documents found by name (`find`).
   case foundDocuments([LocatedDocument], OutputFormat)
+  /// The links of a document (`links`).
+  case links([LocatedLink], OutputFormat)
+  /// The links to a document (`backlinks`).
+  case backlinks([LocatedBacklink], OutputFormat)
+  /// Every tag with its number of documents (`tags`).
+  case tagCounts([TagCount], OutputFormat)
   /// What `grep` found.
   case matches(GrepReport, OutputFormat)
   /// What `search` found, best first.
@@ -169,7 +201,7 @@ enum CommandResult: Sendable {
   /// The unsaved changes (`status`).
   case status(StatusReport, OutputFormat)
   /// What `check` found.
-  case checkReport(StoreCheckReport)
+  case checkReport(StoreCheckReport, missingLinks: [LocatedBacklink] = [])
   /// Every command with its abstract (`help`).
   case commandList([CommandConfiguration])
   /// One command's usage, help and example (`help COMMAND`).
@@ -194,7 +226,7 @@ enum CommandResult: Sendable {
   /// The failure to report after the result is shown, for commands that show what they found
   /// and still fail (`check` of a store with problems).
   var failureAfterShowing: ShellError? {
-    guard case .checkReport(let report) = self, !report.isSound else { return nil }
+    guard case .checkReport(let report, _) = self, !report.isSound else { return nil }
     return .storeHasProblems(count: report.problems.count)
   }
 }

@@ -23,13 +23,14 @@ struct GrepCommand: ShellCommand {
       is accepted (line numbers are always shown). Searches the current category, the one
       named, or at the top every category. -l prints each matching document once
       (CATEGORY/NAME); -c each matching document with its number of matching lines
-      (CATEGORY/NAME:2).
+      (CATEGORY/NAME:2). --tag TAG searches only documents holding the tag (repeatable:
+      all of them).
       """,
     example: "grep -i 'todo|fixme' Work",
     arguments: ArgumentSpec(
       options: [
         ignoringCase, fixed, extended, invert, wholeWords, lineNumbers, documentsOnly, counts,
-        .json,
+        ValueOption<String>.tag.spec, .json,
       ],
       positionals: [
         PositionalSpec("PATTERN", completing: .text),
@@ -49,6 +50,7 @@ struct GrepCommand: ShellCommand {
   let mode: Mode
   let format: OutputFormat
   let category: String?
+  let tags: [Tag]
 
   init(_ arguments: ParsedArguments) throws(ShellError) {
     let text = arguments.positionals[0]
@@ -67,6 +69,7 @@ struct GrepCommand: ShellCommand {
     mode = documentsOnly ? .documents : counts ? .counts : .lines
     category = arguments.positionals.count == 2 ? arguments.positionals[1] : nil
     format = arguments.outputFormat
+    tags = try arguments.tags()
   }
 
   func run(in session: Session) throws -> CommandResult {
@@ -89,7 +92,7 @@ struct GrepCommand: ShellCommand {
     let context = session.context
     switch mode {
     case .lines:
-      let matches = try context.matchingLines(for: pattern, in: scope?.id)
+      let matches = try context.matchingLines(for: pattern, in: scope?.id, taggedWith: tags)
       return .matches(
         .lines(
           matches.map {
@@ -98,10 +101,11 @@ struct GrepCommand: ShellCommand {
         format)
     case .documents:
       // Each document is read only up to its first matching line.
-      let documents = try context.documents(withContentMatching: pattern, in: scope?.id)
+      let documents = try context.documents(
+        withContentMatching: pattern, in: scope?.id, taggedWith: tags)
       return .matches(.documents(documents.map(located)), format)
     case .counts:
-      let counts = try context.countMatchingLines(for: pattern, in: scope?.id)
+      let counts = try context.countMatchingLines(for: pattern, in: scope?.id, taggedWith: tags)
       return .matches(.counts(counts.map { (located($0.document), $0.lineCount) }), format)
     }
   }

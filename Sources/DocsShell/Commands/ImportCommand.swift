@@ -70,16 +70,20 @@ struct ImportCommand: ShellCommand {
   private func add(_ files: [ImportedFile], to category: Category, in session: Session) throws {
     try checkDistinct(files.map { ($0.name, $0.path) }, what: "document")
     for file in files {
+      // A header holding only tags (as export writes it) gives the document its tags.
+      let (tags, content) = TagsHeader.split(file.content)
+      let document: Document
       if let existing = try session.context.document(named: file.name, in: category.id) {
         guard replacing else {
           throw ImportError.documentExists(
             path: file.path, document: "\(category.name)/\(existing.name)")
         }
-        try session.context.setContent(file.content, of: existing.id, modified: file.modified)
+        document = try session.context.setContent(content, of: existing.id, modified: file.modified)
       } else {
-        try session.context.createDocument(
-          named: file.name, in: category.id, content: file.content, modified: file.modified)
+        document = try session.context.createDocument(
+          named: file.name, in: category.id, content: content, modified: file.modified)
       }
+      if !tags.isEmpty { try session.context.tag([document.id], with: tags) }
       try session.stopIfInterrupted(.importing)
     }
   }

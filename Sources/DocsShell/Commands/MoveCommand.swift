@@ -2,6 +2,7 @@ import DocsKit
 
 /// `mv`: rename a category or a document, or move a document to another category.
 struct MoveCommand: ShellCommand {
+  static let noLinks = OptionSpec.flag("--no-links", help: "keep links to the document as they are")
   static let configuration = CommandConfiguration(
     name: "mv",
     abstract: "rename a category or document, or move a document to another category",
@@ -9,17 +10,22 @@ struct MoveCommand: ShellCommand {
       A DEST that names a category (/Archive, ../Archive, Archive/) moves the document
       there, keeping its name; CATEGORY/NAME moves and renames it; a plain NAME renames it
       in place. At the top, mv OLD NEW renames a category; its documents stay with it.
+      Moving or renaming a document rewrites the [[links]] naming it in the documents that
+      hold them, in the same undo step, and says how many; --no-links keeps them as they
+      were.
       """,
     example: "mv Plan ../Archive/Plan-2026",
     arguments: .pair(
       PositionalSpec("SOURCE", completing: .document),
-      PositionalSpec("DEST", completing: .document),
+      PositionalSpec("DEST", completing: .document), options: [noLinks],
       wrongCount: "give a source and a destination"))
 
   let (source, destination): (String, String)
+  let rewritesLinks: Bool
 
   init(_ arguments: ParsedArguments) {
     (source, destination) = arguments.pair
+    rewritesLinks = !arguments.isSet(Self.noLinks)
   }
 
   func run(in session: Session) throws -> CommandResult {
@@ -35,7 +41,12 @@ struct MoveCommand: ShellCommand {
       }
       let (target, newName) = try ShellPath(destination).documentDestination(
         in: context, from: session.currentCategory)
-      try context.moveDocument(document.id, to: target.id, renamingTo: newName)
+      let rewrite = try context.moveDocument(
+        document.id, to: target.id, renamingTo: newName, rewritingLinks: rewritesLinks)
+      guard rewrite.links > 0 else { return .nothing }
+      let links = rewrite.links == 1 ? "1 link" : "\(rewrite.links) links"
+      let documents = rewrite.documents == 1 ? "1 document" : "\(rewrite.documents) documents"
+      return .messages(["Rewrote \(links) in \(documents)."])
     }
     return .nothing
   }

@@ -9,7 +9,8 @@ struct RemoveCommand: ShellCommand {
     discussion: """
       With -r, a category named is deleted with all of its documents, as rmdir does: one
       that holds documents only after you confirm, unless -f. Documents named beside it are
-      deleted too. -f alone changes nothing for documents. 'undo' brings everything back.
+      deleted too. A document other documents link to ([[Name]]) is deleted only after rm
+      says which and you confirm, unless -f. 'undo' brings everything back.
       """,
     example: "rm Draft Work/Old",
     arguments: ArgumentSpec(
@@ -49,7 +50,38 @@ struct RemoveCommand: ShellCommand {
         in: session.context, from: session.currentCategory)
       if !documents.contains(where: { $0.id == document.id }) { documents.append(document) }
     }
+    if !isForced { documents = try confirmedDespiteLinks(documents, in: session) }
     return try CategoryDeletion(paths: categoryPaths, force: isForced, command: "rm")
       .perform(in: session, documents: documents)
+  }
+
+  /// `documents` without those linked to from other documents (not deleted with them) that
+  /// the answer keeps: rm says who links to each before it asks.
+  private func confirmedDespiteLinks(
+    _ documents: [Document], in session: Session
+  ) throws -> [Document] {
+    let deleted = Set(documents.map(\.id))
+    var kept: [Document] = []
+    for document in documents {
+      let sources = try session.context.backlinks(to: document.id).map(\.source)
+        .filter { !deleted.contains($0.id) }
+      var paths: [String] = []
+      for source in sources where !paths.contains(session.located(source).path) {
+        paths.append(session.located(source).path)
+      }
+      guard !paths.isEmpty else {
+        kept.append(document)
+        continue
+      }
+      let path = session.located(document).path
+      let count = paths.count == 1 ? "1 document links" : "\(paths.count) documents link"
+      session.tell("\(count) to \(path): \(paths.joined(separator: ", "))")
+      if try session.confirm("Delete \"\(path)\" and leave those links missing?") {
+        kept.append(document)
+      } else {
+        session.tell("rm: kept \"\(path)\"")
+      }
+    }
+    return kept
   }
 }

@@ -13,6 +13,7 @@ struct SearchCommand: ShellCommand {
       first. Case and accents are ignored (cafe finds Café). Once a query uses "a phrase"
       (its words in order), plan* (any word starting with plan) or a OR b (either one),
       every word and group must match. -word or NOT word leaves documents holding it out.
+      --tag TAG keeps only documents holding the tag (repeatable: all of them).
       At the top it searches every category, in a
       category only that one. -n sets how many results (default 20, 0 for all); --json
       prints [{"category", "name", "score", "snippet"}], best first. Options come before
@@ -20,13 +21,14 @@ struct SearchCommand: ShellCommand {
       """,
     example: "search -n 5 \"release plan\" OR roadmap -draft",
     arguments: ArgumentSpec(
-      options: [.count, .json], positionals: [PositionalSpec("QUERY", .words, completing: .text)],
+      options: [.count, ValueOption<String>.tag.spec, .json], positionals: [PositionalSpec("QUERY", .words, completing: .text)],
       placement: .beforePositionals, whenMissing: "give the words to search for"),
     isUndoable: false,
     pagesOutput: true)
 
   let query: SearchQuery
   let limit: Int?
+  let tags: [Tag]
   let format: OutputFormat
 
   init(_ arguments: ParsedArguments) throws(ShellError) {
@@ -41,12 +43,13 @@ struct SearchCommand: ShellCommand {
       throw ShellError.invalidSearch(error)
     }
     limit = try arguments.count(of: "results", default: 20, for: Self.configuration)
+    tags = try arguments.tags()
     format = arguments.outputFormat
   }
 
   func run(in session: Session) throws -> CommandResult {
     let hits = try session.context.search(
-      query, in: session.currentCategory?.id, limit: limit)
+      query, in: session.currentCategory?.id, limit: limit, taggedWith: tags)
     return .searchHits(
       hits.map { LocatedHit(document: session.located($0.document), hit: $0) }, format)
   }

@@ -42,6 +42,8 @@ enum ShellError: Error, Sendable {
   case context(ContextError)
   /// The search query is not valid.
   case invalidSearch(SearchQueryError)
+  /// A tag given is not a valid tag.
+  case invalidTag(TagError)
   /// `check` found problems (they were shown first).
   case storeHasProblems(count: Int)
   /// The editor could not be used.
@@ -164,6 +166,8 @@ extension ShellError: CustomStringConvertible {
       return error.description
     case .invalidSearch(let error):
       return "search: " + error.description
+    case .invalidTag(let error):
+      return error.description
     case .storeHasProblems(let count):
       return "the store has \(count) problem\(count == 1 ? "" : "s")"
     case .editor(let error):

@@ -152,7 +152,8 @@ struct FileExport {
     }
     defer { close(directory) }
     for document in folder.documents {
-      let bytes = Array(try content(document).utf8)
+      // Tags travel in a header before the content (TagsHeader), only when there are any.
+      let bytes = Array(TagsHeader.wrapping(try content(document), tags: document.tags).utf8)
       let path = shown(folder.name, document.name.text)
       if replacing {
         try replace(

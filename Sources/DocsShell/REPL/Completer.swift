@@ -30,6 +30,7 @@ struct Completer {
     if let last = typed.last, arguments.placement != .none,
       let option = arguments.option(takingTheWordAfter: last)
     {
+      if option.allowedValues.isEmpty, option.valueKind == .tag { return tagNames(partial) }
       return matching(option.allowedValues, partial)
     }
     let position = arguments.positionalCount(in: typed)
@@ -43,8 +44,16 @@ struct Completer {
     case .category?: return categoryPaths(partial)
     case .document?: return documentPaths(partial)
     case .file?: return filePaths(partial)
+    case .tag?: return tagNames(partial)
     case .text?, nil: return []
     }
+  }
+
+  /// The tags of the store starting with `partial`, ignoring case and accents.
+  private func tagNames(_ partial: String) -> [String] {
+    let prefix = TagKey(partial).folded
+    let tags = (try? session.context.tags()) ?? []
+    return tags.map(\.tag).filter { $0.key.folded.hasPrefix(prefix) }.map(\.text)
   }
 
   private func categoryPaths(_ partial: String) -> [String] {

@@ -27,7 +27,11 @@ struct ListingView {
 
   /// One line per document: `Plan  1.2 kB  Nov 29 14:53`.
   func documentTable(_ documents: [Document]) -> [String] {
-    let renderer = TableRenderer(alignments: [.left, .right, .left], colors: colors)
+    // `ls -l` shows tags in a fourth column, when a document listed holds any.
+    let showsTags = long && documents.contains { !$0.tags.isEmpty }
+    let renderer = TableRenderer(
+      alignments: showsTags ? [.left, .right, .left, .left] : [.left, .right, .left],
+      colors: colors)
     return renderer.render(
       rows: documents.map { document in
         [
@@ -35,7 +39,27 @@ struct ListingView {
           TableRenderer.Cell(size(document.size), style: .size),
           TableRenderer.Cell(date(document.modified), style: .dim),
         ]
+          + (showsTags
+            ? [TableRenderer.Cell(document.tags.map { "#" + $0.text }.joined(separator: " "))]
+            : [])
       })
+  }
+
+  /// The tags with their counts: `TAG  N`.
+  func tagTable(_ counts: [TagCount]) -> [String] {
+    TableRenderer(alignments: [.left, .right], colors: colors).render(
+      rows: counts.map { [TableRenderer.Cell($0.tag.text), TableRenderer.Cell(String($0.count))] })
+  }
+
+  /// `tags --json`: `[{"tag","documents"}]`.
+  static func tagsJSON(_ counts: [TagCount]) -> JSONValue {
+    .array(counts.map { .object([("tag", .string($0.tag.text)), ("documents", .integer($0.count))]) })
+  }
+
+  /// `("tags", [...])` for a document holding tags, nothing for one holding none (so that
+  /// the JSON of untagged documents stays as it was).
+  static func tagsField(_ document: Document) -> [(String, JSONValue)] {
+    document.tags.isEmpty ? [] : [("tags", .array(document.tags.map { .string($0.text) }))]
   }
 
   /// The categories as JSON: `[{"name","documents","size","modified"}]`.
@@ -58,7 +82,7 @@ struct ListingView {
         .object([
           ("name", .string(document.name.text)), ("size", .integer(document.size)),
           ("modified", .date(document.modified)),
-        ])
+        ] + tagsField(document))
       })
   }
 

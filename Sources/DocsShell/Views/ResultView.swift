@@ -36,6 +36,15 @@ struct ResultView {
     case .foundDocuments(let documents, let format):
       if format == .json { return writeJSON(MatchesView.foundJSON(documents)) }
       for document in documents { writeLine(document.path) }
+    case .links(let links, let format):
+      if format == .json { return writeJSON(LinkViews.linksJSON(links)) }
+      writeLines(LinkViews.linkLines(links))
+    case .backlinks(let backlinks, let format):
+      if format == .json { return writeJSON(LinkViews.backlinksJSON(backlinks)) }
+      writeLines(LinkViews.backlinkLines(backlinks))
+    case .tagCounts(let counts, let format):
+      if format == .json { return writeJSON(ListingView.tagsJSON(counts)) }
+      writeTable(listingView(format).tagTable(counts))
     case .matches(let report, let format):
       let view = MatchesView(report: report)
       if format == .json { return writeJSON(view.json()) }
@@ -56,8 +65,8 @@ struct ResultView {
       let view = StatusView(report: report)
       if format == .json { return writeJSON(view.json()) }
       writeTable(view.lines(colors: colors))
-    case .checkReport(let report):
-      writeLines(CheckReportView(report: report).lines)
+    case .checkReport(let report, let missingLinks):
+      writeLines(CheckReportView(report: report).lines + LinkViews.missingLines(missingLinks))
     case .commandList(let commands):
       writeTable(HelpView.commandTable(commands, colors: colors))
     case .commandHelp(let command):
@@ -135,7 +144,9 @@ struct InfoView {
         TableRenderer.Cell(dates.full(document.document.modified.millisecondsSince1970)),
       ],
       ["id:", TableRenderer.Cell(document.document.id.description, style: .dim)],
-    ]
+    ] + (document.document.tags.isEmpty ? [] : [
+      ["tags:", TableRenderer.Cell(document.document.tags.map(\.text).joined(separator: " "))]
+    ])
     return TableRenderer(colors: colors).render(rows: rows)
   }
 
@@ -146,7 +157,7 @@ struct InfoView {
       ("name", .string(document.document.name.text)),
       ("category", .string(document.categoryName)), ("size", .integer(document.document.size)),
       ("modified", .date(document.document.modified)),
-    ])
+    ] + ListingView.tagsField(document.document))
   }
 }
 
@@ -163,7 +174,7 @@ struct MatchesView {
           ("name", .string(document.document.name.text)),
           ("size", .integer(document.document.size)),
           ("modified", .date(document.document.modified)),
-        ])
+        ] + ListingView.tagsField(document.document))
       })
   }
 

@@ -220,7 +220,7 @@ struct TreeMergeHistory {
       }
       let path = layout.path(of: document.name, in: category.name, fannedOut: fannedOut)
       let parsed = files[path].map(DocumentFile.parse)
-      guard case .docsh(document.id, document.modified, let content)? = parsed,
+      guard case .docsh(document.id, document.modified, let content, _)? = parsed,
         content.utf8.elementsEqual(document.content.utf8)
       else {
         problems.append(

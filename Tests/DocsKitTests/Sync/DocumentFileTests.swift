@@ -38,7 +38,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
   func contentSurvivesARoundTripByteForByte(content: String) throws {
     let parsed = DocumentFile.parse(
       DocumentFile.render(id: id, modified: modified, content: content))
-    guard case .docsh(let parsedID, let parsedModified, let parsedContent) = parsed else {
+    guard case .docsh(let parsedID, let parsedModified, let parsedContent, _) = parsed else {
       Issue.record("parsed as \(parsed)")
       return
     }
@@ -54,14 +54,14 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
   func millisecondsSurviveARoundTrip(milliseconds: Int64) {
     let moment = Timestamp(millisecondsSince1970: milliseconds)
     let parsed = DocumentFile.parse(DocumentFile.render(id: id, modified: moment, content: "x"))
-    #expect(parsed == .docsh(id: id, modified: moment, content: "x"))
+    #expect(parsed == .docsh(id: id, modified: moment, content: "x", tags: []))
   }
 
   @Test func aLargeContentSurvivesARoundTrip() {
     let content = String(repeating: "line of text ✓\n", count: 20_000)
     let parsed = DocumentFile.parse(
       DocumentFile.render(id: id, modified: modified, content: content))
-    guard case .docsh(_, _, let parsedContent) = parsed else {
+    guard case .docsh(_, _, let parsedContent, _) = parsed else {
       Issue.record("parsed as \(parsed)")
       return
     }
@@ -74,7 +74,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     let file = "---\r\nid: \(idText)\r\nmodified: \(modifiedText)\r\n---\r\nline one\r\nline two"
     #expect(
       DocumentFile.parse(bytes(file))
-        == .docsh(id: id, modified: modified, content: "line one\r\nline two"))
+        == .docsh(id: id, modified: modified, content: "line one\r\nline two", tags: []))
   }
 
   @Test func readsHeadersWithMixedLineEnds() {
@@ -302,10 +302,10 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     let input = try [UInt8](
       Data(contentsOf: DocumentFileFuzzRegressionTests.folder.appendingPathComponent(name)))
     switch DocumentFile.parse(input) {
-    case .docsh(let id, let modified, let content):
+    case .docsh(let id, let modified, let content, _):
       let again = DocumentFile.parse(
         DocumentFile.render(id: id, modified: modified, content: content))
-      guard case .docsh(id, modified, let contentAgain) = again else {
+      guard case .docsh(id, modified, let contentAgain, _) = again else {
         Issue.record("rendered again, parsed as \(again)")
         return
       }

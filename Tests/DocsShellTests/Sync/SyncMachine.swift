@@ -160,7 +160,7 @@ final class SyncMachine {
       result[SyncMachine.withoutDates(category.text + "/")] = ""
       guard let name = FileNameEncoding.decode(String(parts[1])) else { continue }
       let bytes = try git(["cat-file", "blob", "HEAD:" + path]).output
-      if case .docsh(_, _, let content) = DocumentFile.parse(bytes) {
+      if case .docsh(_, _, let content, _) = DocumentFile.parse(bytes) {
         result[SyncMachine.withoutDates(category.text + "/" + name.text)] = content
       }
     }
