@@ -2,30 +2,6 @@
   import Glibc
 #endif
 
-/// What docsh last committed of the store: the commit, and the generation of the store file
-/// it describes (`.git/docsh-state`). A save whose store replaced that generation, with HEAD
-/// still at that commit, is committed from its own changes; anything else (a commit that
-/// failed, a save of another session in between, a first commit) compares the whole store.
-struct CommittedState: Equatable {
-  var head: CommitID
-  var generation: Int
-
-  /// `HEAD GENERATION`, one line.
-  var line: String { "\(head.hex) \(generation)\n" }
-
-  init(head: CommitID, generation: Int) {
-    self.head = head
-    self.generation = generation
-  }
-
-  init?(_ bytes: [UInt8]) {
-    let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-    guard fields.count == 2, let generation = Int(fields[1]) else { return nil }
-    head = CommitID(fields[0])
-    self.generation = generation
-  }
-}
-
 /// The generation a store file's header names.
 enum StoreHeader {
   /// The generation in `bytes`, the first bytes of a store file; `nil` when they do not hold
@@ -83,7 +59,7 @@ extension StoreRepository {
   }
 
   /// HEAD before and after committing the store; the repository lock is held. What was
-  /// committed last (``CommittedState``) tells when the store is committed already, and when
+  /// committed last (the ledger's ``RepositoryLedger/Committed``) tells when the store is committed already, and when
   /// `saved` describes what changed since.
   private func commitHoldingLock(
     saved: StoreDelta?, storeLockHeld: Bool, messagePrefix: String = "",
@@ -97,18 +73,20 @@ extension StoreRepository {
       if storeLockHeld { return true }
       return try self.storeGeneration() == saved.generation
     }
-    if let saved, let known = knownHead(), let state = committedState(), state.head == known.head,
-      state.generation == saved.generationBefore, try matchesStore(),
+    if let saved, let known = knownHead(), let state = committed(), state.head == known.head,
+      state.generation == .known(saved.generationBefore), try matchesStore(),
       let commit = try commitChanges(saved, onto: known.head, branch: known.branch)
     {
       return (known.head, commit)
     }
     let head = try headCommit()
-    if let head, let state = committedState(), state.head == head {
-      if let saved, state.generation == saved.generationBefore, try matchesStore() {
+    if let head, let state = committed(), state.head == head {
+      if let saved, state.generation == .known(saved.generationBefore), try matchesStore() {
         return (head, try commitChanges(saved, onto: head, messagePrefix: messagePrefix))
       }
-      if saved == nil, let generation = try storeGeneration(), state.generation == generation {
+      if saved == nil, let generation = try storeGeneration(),
+        state.generation == .known(generation)
+      {
         return (head, head)
       }
     }
@@ -129,7 +107,7 @@ extension StoreRepository {
   ) throws(SyncError) -> CommitID? {
     let changes = StoreChanges(saved)
     guard changes.count > 0 else {
-      recordCommittedState(CommittedState(head: head, generation: saved.generation))
+      recordCommitted(head, generation: .known(saved.generation))
       return head
     }
     let treeChanges = layout.treeChanges(
@@ -146,7 +124,7 @@ extension StoreRepository {
       commit = try makeCommit(parent: head, changes: treeChanges, message: message)
       try moveHead(to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
     }
-    recordCommittedState(CommittedState(head: commit, generation: saved.generation))
+    recordCommitted(commit, generation: .known(saved.generation))
     return commit
   }
 
@@ -276,7 +254,7 @@ extension StoreRepository {
     difference.changes += try supportFileChanges(in: tree)
     guard !difference.changes.isEmpty else {
       if let head {
-        recordCommittedState(CommittedState(head: head, generation: graph.generation))
+        recordCommitted(head, generation: .known(graph.generation))
       }
       return head
     }
@@ -294,7 +272,7 @@ extension StoreRepository {
       to: commit, from: head,
       reason: isConversion
         ? "one file per document" : difference.described.subject(prefix: messagePrefix))
-    recordCommittedState(CommittedState(head: commit, generation: graph.generation))
+    recordCommitted(commit, generation: .known(graph.generation))
     if isConversion { try configureLayout() }
     return commit
   }
@@ -371,18 +349,25 @@ extension StoreRepository {
 
   // MARK: - What was last committed
 
-  private var statePath: String { gitDirectory + "/docsh-state" }
-
-  /// What docsh last committed, when recorded.
-  func committedState() -> CommittedState? {
-    (try? fileBytes(at: statePath)).flatMap { $0 }.flatMap(CommittedState.init)
+  /// What docsh last committed, as the ledger records it. A save whose store replaced that
+  /// generation, with HEAD still at that commit, is committed from its own changes; anything
+  /// else (a commit that failed, a save of another session in between, a first commit)
+  /// compares the whole store.
+  func committed() -> RepositoryLedger.Committed? {
+    ledger().committed
   }
 
-  /// Records what was committed. A failure to record is not one of the commit's: without
-  /// the record the next commit compares the whole store, which is slower, not wrong.
-  func recordCommittedState(_ state: CommittedState) {
-    try? AtomicFile.replace(
-      path: statePath, with: Array(state.line.utf8), keepingBackup: false, fileSystem: fileSystem)
+  /// Records that `head` holds the store at `generation`.
+  ///
+  /// A failure to record is not one of the commit's, which has happened: the ledger then
+  /// still names an older commit (or none), so the next commit, finding HEAD elsewhere,
+  /// compares the whole store, which is slower, not wrong. So the failure ends here.
+  func recordCommitted(_ head: CommitID, generation: RepositoryLedger.Generation) {
+    do {
+      try updateLedger { $0.committed = RepositoryLedger.Committed(head: head, generation: generation) }
+    } catch {
+      // As said above: the next commit compares the whole store.
+    }
   }
 
   /// The generation of the store: its file's, or its save log's last record's; `nil` when
