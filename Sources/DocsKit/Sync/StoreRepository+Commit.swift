@@ -117,53 +117,52 @@ extension StoreRepository {
     if let branch {
       guard
         let made = try makeCommit(
-          parent: head, changes: treeChanges, message: message, movingBranch: branch)
+          parent: head, changes: treeChanges, message: message, on: .branch(branch))
       else { return nil }
       commit = made
     } else {
-      commit = try makeCommit(parent: head, changes: treeChanges, message: message)
+      commit = try makeBuildCommit(parent: head, changes: treeChanges, message: message)
       try moveHead(to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
     }
     recordCommitted(commit, generation: .known(saved.generation))
     return commit
   }
 
-  /// Writes a commit of `parent`'s tree with `changes` through `git fast-import` and
-  /// returns it; no branch moves.
+  /// Where a commit is written, and how its ref may move.
+  enum CommitDestination {
+    /// docsh's own ref (``buildRef``), moved from anywhere; HEAD's branch is moved after it
+    /// (``moveHead(to:from:reason:)``), from the commit it was at.
+    case buildRef
+    /// HEAD's branch itself, which fast-import moves only from an ancestor of the commit
+    /// (without `--force`).
+    case branch(String)
+  }
+
+  /// Writes a commit of `parent`'s tree, `mergedParents` as its other parents, with
+  /// `changes`, through one `git fast-import`: the one way docsh writes a commit.
+  /// - Parameters:
+  ///   - blobs: a stream begun by ``makeInput()`` holding the blobs `changes` name; the
+  ///     commit follows them there and fast-import reads it all from that file.
+  ///   - destination: the ref it is written on.
+  /// - Returns: the commit; `nil` only when `destination` is a branch that fast-import
+  ///   refused to move, the branch being somewhere else.
   func makeCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
-    message: String
-  ) throws(SyncError) -> CommitID {
-    let commit = FastImportCommit(
-      ref: StoreRepository.buildRef, committer: try committerLine(), message: message,
-      parent: parent, mergedParents: mergedParents, changes: changes)
-    return try madeCommit(try fastImport(commit))
-  }
-
-  /// ``makeCommit(parent:mergedParents:changes:message:)`` for changes that name blobs
-  /// `blobs` holds (a stream begun by ``makeInput()``): the commit follows them there, and
-  /// fast-import reads it all from that file.
-  private func makeCommit(
-    parent: CommitID?, changes: [FastImportCommit.Change], message: String,
-    after blobs: GitInputFile
-  ) throws(SyncError) -> CommitID {
-    let commit = FastImportCommit(
-      ref: StoreRepository.buildRef, committer: try committerLine(), message: message,
-      parent: parent, changes: changes)
-    return try madeCommit(try fastImport(commit, after: blobs))
-  }
-
-  /// Writes a commit of `parent`'s tree with `changes` on `branch` through `git fast-import`,
-  /// which moves the branch only from an ancestor of the commit (without `--force`): `nil`
-  /// when it refused, the branch being somewhere else.
-  private func makeCommit(
-    parent: CommitID, changes: [FastImportCommit.Change], message: String,
-    movingBranch branch: String
+    message: String, after blobs: GitInputFile? = nil,
+    on destination: CommitDestination = .buildRef
   ) throws(SyncError) -> CommitID? {
+    let ref: String
+    switch destination {
+    case .buildRef: ref = StoreRepository.buildRef
+    case .branch(let branch): ref = branch
+    }
     let commit = FastImportCommit(
-      ref: branch, committer: try committerLine(), message: message, parent: parent,
-      changes: changes)
-    let output = try fastImport(commit, forcing: false)
+      ref: ref, committer: try committerLine(), message: message, parent: parent,
+      mergedParents: mergedParents, changes: changes)
+    guard case .branch = destination else {
+      return try madeCommit(try fastImport(commit, after: blobs))
+    }
+    let output = try fastImport(commit, forcing: false, after: blobs)
     if !output.succeeded {
       guard String(decoding: output.errorOutput, as: UTF8.self).contains("Not updating") else {
         throw .gitFailed(step: "commit the store", message: output.lastErrorLine)
@@ -171,6 +170,20 @@ extension StoreRepository {
       return nil
     }
     return try madeCommit(output)
+  }
+
+  /// The commit ``makeCommit(parent:mergedParents:changes:message:after:on:)`` writes on
+  /// docsh's own ref, which fast-import always writes.
+  func makeBuildCommit(
+    parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
+    message: String, after blobs: GitInputFile? = nil
+  ) throws(SyncError) -> CommitID {
+    guard
+      let commit = try makeCommit(
+        parent: parent, mergedParents: mergedParents, changes: changes, message: message,
+        after: blobs)
+    else { throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit") }
+    return commit
   }
 
   /// Runs `git fast-import` on `commit`'s stream, after the blobs of `blobs` when given.
@@ -266,7 +279,7 @@ extension StoreRepository {
     } else {
       message = difference.described.message(prefix: messagePrefix, storePath: pathInRepository)
     }
-    let commit = try makeCommit(
+    let commit = try makeBuildCommit(
       parent: head, changes: difference.changes, message: message, after: blobs)
     try moveHead(
       to: commit, from: head,
@@ -321,17 +334,11 @@ extension StoreRepository {
 
   /// Every file of `commit`'s tree, by path (`ls-tree -r`).
   func treeListing(of commit: CommitID) throws(SyncError) -> [String: TreeEntry] {
-    let output = try git.run(
-      "read the last commit", ["ls-tree", "-r", "-z", "--full-tree", commit.hex])
     var entries: [String: TreeEntry] = [:]
-    for record in output.output.split(separator: 0, omittingEmptySubsequences: true) {
-      // "MODE TYPE OBJECT\tPATH"
-      guard let tab = record.firstIndex(of: 0x09) else { continue }
-      let fields = record[..<tab].split(separator: 0x20)
-      guard fields.count == 3, fields[1].elementsEqual("blob".utf8) else { continue }
-      entries[String(decoding: record[(tab + 1)...], as: UTF8.self)] = TreeEntry(
-        mode: String(decoding: fields[0], as: UTF8.self),
-        object: GitBlobID(hex: String(decoding: fields[2], as: UTF8.self)))
+    for entry in try git.treeEntries(
+      commit.hex, recursive: true, fullTree: true, step: "read the last commit")
+    where entry.kind == .blob {
+      entries[entry.path] = TreeEntry(mode: entry.mode, object: GitBlobID(hex: entry.object))
     }
     return entries
   }

@@ -231,7 +231,7 @@ extension StoreRepository {
     } else {
       let changes = StoreChanges(from: parentSide.describedSnapshot, to: merge.merged)
       let prefix = isFastForward ? "Sync: " : "Sync with origin: "
-      target = try makeCommit(
+      target = try makeBuildCommit(
         parent: isFastForward ? remote : local, mergedParents: isFastForward ? [] : [remote],
         changes: treeChanges, message: changes.message(prefix: prefix, storePath: pathInRepository))
     }
@@ -279,7 +279,7 @@ extension StoreRepository {
     let changes = layout.changes(from: side, to: side.snapshot, folders: everything)
     var target = remote
     if !changes.isEmpty {
-      target = try makeCommit(
+      target = try makeBuildCommit(
         parent: remote, changes: changes,
         message: StoreChanges(from: side.describedSnapshot, to: side.snapshot).message(
           prefix: "Sync: ", storePath: pathInRepository))
