@@ -9,6 +9,12 @@
 /// SQLITE_TRANSIENT: SQLite copies a bound value before the call returns.
 static inline sqlite3_destructor_type docsh_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 
+/// SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE on `db` (sqlite3_db_config is variadic, which Swift
+/// cannot call): closing the last connection leaves the -wal file for the next process.
+static inline int docsh_no_checkpoint_on_close(sqlite3 *db) {
+  return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}
+
 // MARK: - FTS5's extension API (declared in sqlite3.h)
 
 /// FTS5_TOKENIZE_DOCUMENT: tokenize text as a document is tokenized when inserted.

@@ -11,7 +11,13 @@ final class RepositoryAccess {
   /// The fan-out limit a test gives the repository (``StoreRepository/fanOutLimit``); `nil`:
   /// docsh's own.
   let fanOutLimit: Int?
-  private var found: StoreRepository??
+  private var lookup = Lookup.notYet
+
+  /// Whether the repository was looked for, and what was found.
+  private enum Lookup {
+    case notYet
+    case found(StoreRepository?)
+  }
 
   /// Access to the repository of the store at `storePath`, git run by `runner`.
   init(storePath: String, runner: any GitRunner, fanOutLimit: Int? = nil) {
@@ -23,10 +29,10 @@ final class RepositoryAccess {
   /// The repository the store's folder is in, if any.
   /// - Throws: ``SyncError`` when git cannot be run in a folder that is in a repository.
   func repository() throws(SyncError) -> StoreRepository? {
-    if let found { return found }
+    if case .found(let repository) = lookup { return repository }
     let repository = try StoreRepository.locate(storePath: storePath, runner: runner)
     if let fanOutLimit { repository?.fanOutLimit = fanOutLimit }
-    found = .some(repository)
+    lookup = .found(repository)
     return repository
   }
 
@@ -43,7 +49,7 @@ final class RepositoryAccess {
     let repository = try StoreRepository.setUp(
       storePath: storePath, remote: remote, runner: runner)
     if let fanOutLimit { repository.fanOutLimit = fanOutLimit }
-    found = .some(repository)
+    lookup = .found(repository)
     return repository
   }
 

@@ -83,7 +83,7 @@ final class Session {
 
   private var currentCategoryID: ObjectID?
   private var hasWarnedAboutTheIndex = false
-  private var previousCategoryID: ObjectID??
+  private var previousPlace: Place?
 
   /// A session on `context` at the top level.
   init(
@@ -103,7 +103,7 @@ final class Session {
     self.context = context
     storeRefusal = nil
     currentCategoryID = nil
-    previousCategoryID = nil
+    previousPlace = nil
   }
 
   /// The category the user is in; `nil` at the top. A category that vanished (undo, revert)
@@ -115,15 +115,30 @@ final class Session {
 
   /// Goes into `category` (`nil`: the top), remembering where the user was for `cd -`.
   func changeCategory(to category: Category?) {
-    previousCategoryID = .some(currentCategory?.id)
+    previousPlace = currentCategory.map { .category($0.id) } ?? .top
     currentCategoryID = category?.id
   }
 
-  /// Where `cd -` goes back to: `.none` when there is nowhere, `.some(nil)` for the top.
-  var previousCategory: Category?? {
-    guard let previous = previousCategoryID else { return .none }
-    guard let id = previous else { return .some(nil) }
-    return context.category(withID: id).map { .some($0) } ?? .some(nil)
+  /// A place the user can be: the top, or a category.
+  enum Place: Equatable {
+    case top
+    case category(ObjectID)
+  }
+
+  /// Where `cd -` goes: the top, or a category.
+  enum Destination {
+    case top
+    case category(Category)
+  }
+
+  /// Where `cd -` goes back to: `nil` when the user never moved; the top for a category
+  /// that is gone since.
+  var previousLocation: Destination? {
+    switch previousPlace {
+    case nil: return nil
+    case .top?: return .top
+    case .category(let id)?: return context.category(withID: id).map { .category($0) } ?? .top
+    }
   }
 
   /// The location shown in the prompt and by `pwd`: `/` or `/Work`.

@@ -93,4 +93,59 @@ import Testing
     // The kills landed at different moments: more than one state was seen.
     #expect(kills < 20 || seen.count > 1)
   }
+
+  /// `docsh --checkpoint` folding a save log of large and small saves is killed with
+  /// SIGKILL at random moments; after every kill the store (file and whatever log is left)
+  /// loads and holds every save, and no temporary file stays behind for long.
+  @Test func theStoreSurvivesKillsDuringCheckpoints() throws {
+    let kills = max(1, (Int(ProcessInfo.processInfo.environment["DOCSH_CRASH_KILLS"] ?? "") ?? 200) / 4)
+    let folder = try DocshProcess.Folder()
+    let store = folder.path("store.json")
+    let home = folder.path("home")
+    let keepLog = ["DOCSH_FOLD": "never"]
+    // Contents of 300 kB do not fit a command line: each save is a script of its own.
+    func save(_ text: String) throws -> DocshProcess.Result {
+      let script = folder.path("save.docsh")
+      try text.write(toFile: script, atomically: true, encoding: .utf8)
+      return try DocshProcess.run(["-s", store, script], environment: keepLog, home: home)
+    }
+    let seed = try save("mkdir C\nnew C/doc \(CrashTests.content(0))\nnew C/other fixed\n")
+    #expect(seed.status == 0, "\(seed.errors)")
+    var generator = SystemRandomNumberGenerator()
+    var saved = 0
+    var folded = 0
+    for round in 0..<kills {
+      // A log of a few saves (a large one among them) for the fold to work on.
+      if !FileManager.default.fileExists(atPath: store + ".wal") {
+        for _ in 0..<3 {
+          saved += 1
+          let result = try save("write C/doc \(CrashTests.content(saved))\n")
+          #expect(result.status == 0, "round \(round): \(result.errors)")
+        }
+      }
+      let process = Process()
+      process.executableURL = DocshProcess.executable
+      process.arguments = ["-s", store, "--checkpoint"]
+      process.environment = ["HOME": home, "PATH": "/usr/bin:/bin"]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      usleep(UInt32.random(in: 0..<30_000, using: &generator))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      if process.terminationReason == .exit { folded += 1 }
+
+      let context = try Context(store: JSONStore(path: store))
+      let category = try #require(context.category(named: "C"), "round \(round)")
+      let document = try #require(try context.document(named: "doc", in: category.id))
+      #expect(
+        try context.content(of: document.id) == CrashTests.content(saved),
+        "round \(round): the last save is not what the store holds")
+      #expect(context.generation == saved + 1, "round \(round)")
+      let other = try #require(try context.document(named: "other", in: category.id))
+      #expect(try context.content(of: other.id) == "fixed")
+    }
+    // The kills fell both inside folds and after them.
+    #expect(kills < 20 || (folded > 0 && folded < kills), "\(folded) of \(kills) folds finished")
+  }
 }

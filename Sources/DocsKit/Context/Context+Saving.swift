@@ -91,8 +91,16 @@ extension Context {
 
   /// Writes the whole graph as the store file.
   private func commitWhole() throws(ContextError) -> SaveReceipt {
-    // Faults point into the file this context loaded, which the save replaces: states kept
-    // for undo must not point there afterwards.
+    try writeWholeFile { graph throws(StoreError) in try store.save(graph) }
+  }
+
+  /// Writes the whole graph as the store file with `write` (a save or a fold), and points
+  /// every record and every state kept for undo at where it put them.
+  private func writeWholeFile(
+    _ write: ([CategoryToSave]) throws(StoreError) -> SaveReceipt
+  ) throws(ContextError) -> SaveReceipt {
+    // Faults point into the files this context loaded, which the write replaces: states
+    // kept for undo must not point there afterwards.
     let currentFaults = documentRecords.compactMapValues { record -> StoredLocation? in
       if case .fault(let location) = record.content { return location }
       return nil
@@ -100,7 +108,7 @@ extension Context {
     try loadContentsOfUndoHistory(except: currentFaults)
     let receipt: SaveReceipt
     do {
-      receipt = try store.save(graphToSave())
+      receipt = try write(graphToSave())
     } catch {
       throw .store(error)
     }
@@ -188,21 +196,10 @@ extension Context {
 
   private func foldHoldingLock() throws(ContextError) {
     guard store.logSize.log > 0 else { return }
-    let currentFaults = documentRecords.compactMapValues { record -> StoredLocation? in
-      if case .fault(let location) = record.content { return location }
-      return nil
-    }
-    try loadContentsOfUndoHistory(except: currentFaults)
-    let receipt: SaveReceipt
-    do {
-      receipt = try store.fold(graphToSave())
-    } catch {
-      throw .store(error)
-    }
+    let receipt = try writeWholeFile { graph throws(StoreError) in try store.fold(graph) }
     // Nothing is changed (objects changed back at most): the saved states kept for them
     // would point into the files the fold replaced.
     baseline = [:]
-    adoptWholeFile(receipt)
     generation = receipt.generation
     editCount += 1
   }

@@ -23,10 +23,11 @@ struct ChangeCategoryCommand: ShellCommand {
       return .nothing
     }
     if path == "-" {
-      guard let previous = session.previousCategory else {
-        throw ShellError.noPreviousCategory
+      switch session.previousLocation {
+      case nil: throw ShellError.noPreviousCategory
+      case .top?: session.changeCategory(to: nil)
+      case .category(let category)?: session.changeCategory(to: category)
       }
-      session.changeCategory(to: previous)
       return .location(session.location)
     }
     switch try session.resolve(path) {

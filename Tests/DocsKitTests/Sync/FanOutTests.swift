@@ -162,7 +162,7 @@ import Testing
     for step in 0..<3 {
       try stores[step].write(to: URL(fileURLWithPath: laptop.storePath))
       try laptop.git(["update-ref", "HEAD", commits[step]])
-      try FileManager.default.removeItem(atPath: laptop.folder + "/.git/docsh-state")
+      try repository.updateLedger { $0.committed = nil }
       try repository.commitStore()
       let difference = try laptop.gitText(["diff-tree", "-r", "--name-status", trees[step], "HEAD"])
       #expect(

@@ -102,8 +102,8 @@ import Testing
     try machine.setUp(remote: remote)
     try machine.sync()
     try machine.edit { try put("plan", at: "Work", "Plan", in: $0) }
-    let state = try String(contentsOfFile: machine.folder + "/.git/docsh-state", encoding: .utf8)
-    #expect(state.hasPrefix(try machine.gitText(["rev-parse", "HEAD"]) + " "))
+    let ledger = try String(contentsOfFile: machine.folder + "/.git/docsh/ledger", encoding: .utf8)
+    #expect(ledger.contains("\ncommitted " + (try machine.gitText(["rev-parse", "HEAD"])) + " "))
     // A save made without the hook (another tool, a commit that failed) is not described by
     // the next save's changes: the next commit compares the whole store, and takes both.
     let quiet = try Context(store: JSONStore(path: machine.storePath))

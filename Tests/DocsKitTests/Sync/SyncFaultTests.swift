@@ -149,8 +149,10 @@ import Testing
     #expect(try desktop.headHoldsTheStore())
   }
 
-  @Test func aNoteOfAMoveWhoseStoreWasNeverWrittenIsForgotten() throws {
-    let scenario = try Scenario("unwritten")
+  /// `legacy`: the note as a docsh before the ledger left it, in `.git/docsh-moving`.
+  @Test(arguments: [false, true])
+  func aNoteOfAMoveWhoseStoreWasNeverWrittenIsForgotten(legacy: Bool) throws {
+    let scenario = try Scenario("unwritten\(legacy)")
     let desktop = scenario.desktop
     try desktop.git(["fetch", "--quiet", "origin"])
     try desktop.sync()
@@ -166,10 +168,18 @@ import Testing
     let repository = try #require(try desktop.repository())
     let generation = try #require(try repository.storeGeneration())
     let witness = "d:\(ObjectID(high: 0x4000, low: 0x8000_0000_0000_0001)):1234"
-    try Data("\(head) \(remote) \(generation) \(witness)\n".utf8).write(
-      to: URL(fileURLWithPath: desktop.folder + "/.git/docsh-moving"))
+    if legacy {
+      try Data("\(head) \(remote) \(generation) \(witness)\n".utf8).write(
+        to: URL(fileURLWithPath: desktop.folder + "/.git/docsh-moving"))
+    } else {
+      try repository.updateLedger {
+        $0.move = RepositoryLedger.Move(
+          old: CommitID(head), new: CommitID(remote), generation: generation, witness: witness)
+      }
+    }
     try desktop.edit { try put("list desktop 2\n", at: "Home", "List", in: $0) }
     #expect(!FileManager.default.fileExists(atPath: desktop.folder + "/.git/docsh-moving"))
+    #expect(repository.ledger().move == nil, "the note was forgotten")
     #expect(try desktop.gitText(["rev-parse", "HEAD~1"]) == head)
     #expect(try desktop.git(["merge-base", "--is-ancestor", remote, "HEAD"]).status == 1)
     #expect(try desktop.contents()["Work/Plan"] == "plan laptop\n")

@@ -289,22 +289,14 @@ struct TreeReader {
   /// fails is an error, never an empty folder (which a merge would take for deletions).
   /// `recursive`: the files of its subfolders too, named by their paths from it.
   func listing(_ revision: String, recursive: Bool = false) throws(SyncError) -> [Entry] {
-    let output = try git.run(
-      "read the repository", ["ls-tree", "-z"] + (recursive ? ["-r"] : []) + [revision])
-    var entries: [Entry] = []
-    for record in output.output.split(separator: 0, omittingEmptySubsequences: true) {
-      guard let tab = record.firstIndex(of: 0x09) else { continue }
-      let fields = record[..<tab].split(separator: 0x20)
-      guard fields.count == 3 else { continue }
-      let isFolder = fields[1].elementsEqual("tree".utf8)
-      let isBlob = fields[1].elementsEqual("blob".utf8)
-      guard isFolder || isBlob else { continue }  // a submodule is no document
-      entries.append(
-        Entry(
-          name: String(decoding: record[(tab + 1)...], as: UTF8.self), isFolder: isFolder,
-          blob: isBlob ? GitBlobID(hex: String(decoding: fields[2], as: UTF8.self)) : nil))
-    }
-    return entries
+    try git.treeEntries(revision, recursive: recursive, step: "read the repository")
+      .compactMap { entry in
+        switch entry.kind {
+        case .tree: Entry(name: entry.path, isFolder: true, blob: nil)
+        case .blob: Entry(name: entry.path, isFolder: false, blob: GitBlobID(hex: entry.object))
+        case .commit: nil  // a submodule is no document
+        }
+      }
   }
 
   /// An id made from `bytes`, the same on every machine (version 4's bits set, as random

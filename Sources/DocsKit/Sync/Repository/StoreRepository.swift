@@ -289,6 +289,24 @@ public final class StoreRepository {
     }
   }
 
+  // MARK: - The ledger
+
+  /// The ledger's file: docsh's facts about this repository (``RepositoryLedger``).
+  var ledgerPath: String {
+    gitDirectory + "/" + RepositoryLedger.folderName + "/" + RepositoryLedger.fileName
+  }
+
+  /// The ledger as it is now.
+  func ledger() -> RepositoryLedger {
+    RepositoryLedger.read(in: gitDirectory, fileSystem: fileSystem)
+  }
+
+  /// Changes the ledger with `change`, under its lock.
+  /// - Throws: ``SystemCallError`` when it cannot be written; it is then as it was.
+  func updateLedger(_ change: (inout RepositoryLedger) -> Void) throws(SystemCallError) {
+    try RepositoryLedger.update(in: gitDirectory, fileSystem: fileSystem, change)
+  }
+
   /// Removes the file at `path`.
   /// - Throws: ``SyncError/store(_:)`` when it cannot be removed (or is not there).
   func removeFile(atPath path: String) throws(SyncError) {

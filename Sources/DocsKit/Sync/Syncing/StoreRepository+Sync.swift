@@ -85,7 +85,7 @@ public struct SyncReport: Sendable, Equatable {
 //   store as it was (committed), the repository as it was plus objects and the fetched
 //   remote-tracking branch;
 // - writing the store: as it was (the atomic save);
-// - after writing it, before HEAD moves: the merged store, and a note (`.git/docsh-moving`)
+// - after writing it, before HEAD moves: the merged store, and a note (the ledger's `moving`)
 //   that it was written and where HEAD goes. The next save or sync moves HEAD there first
 //   (``finishInterruptedMove()``), so what came from the remote is never committed as a
 //   local change;
@@ -231,7 +231,7 @@ extension StoreRepository {
     } else {
       let changes = StoreChanges(from: parentSide.describedSnapshot, to: merge.merged)
       let prefix = isFastForward ? "Sync: " : "Sync with origin: "
-      target = try makeCommit(
+      target = try makeBuildCommit(
         parent: isFastForward ? remote : local, mergedParents: isFastForward ? [] : [remote],
         changes: treeChanges, message: changes.message(prefix: prefix, storePath: pathInRepository))
     }
@@ -248,7 +248,7 @@ extension StoreRepository {
     _ incoming: StoreIncoming, movingHead old: CommitID?, to new: CommitID
   ) throws(SyncError) -> Bool {
     let before = try storeGeneration() ?? 0
-    if let old, committedState() != CommittedState(head: old, generation: before) {
+    if let old, committed() != RepositoryLedger.Committed(head: old, generation: .known(before)) {
       return false  // a session saved after the commit this merge starts from: merge again
     }
     try noteMove(from: old, to: new, generation: before, incoming: incoming)
@@ -261,7 +261,7 @@ extension StoreRepository {
     try moveHead(to: new, from: old, reason: "sync with origin")
     // A session that saved while the store was written had its changes merged into the
     // file: the next commit compares the whole store, to commit them too.
-    recordCommittedState(CommittedState(head: new, generation: isClean ? generation : -1))
+    recordCommitted(new, generation: isClean ? .known(generation) : .unknown)
     forgetMove()
     return true
   }
@@ -279,7 +279,7 @@ extension StoreRepository {
     let changes = layout.changes(from: side, to: side.snapshot, folders: everything)
     var target = remote
     if !changes.isEmpty {
-      target = try makeCommit(
+      target = try makeBuildCommit(
         parent: remote, changes: changes,
         message: StoreChanges(from: side.describedSnapshot, to: side.snapshot).message(
           prefix: "Sync: ", storePath: pathInRepository))

@@ -87,7 +87,7 @@ extension StoreRepository {
     }
     // Another session saved a new store meanwhile: that one stands.
     if restored {
-      recordCommittedState(CommittedState(head: head, generation: try storeGeneration() ?? 0))
+      recordCommitted(head, generation: .known(try storeGeneration() ?? 0))
       report.notes.append(.restoredStore(fromCommit: head.short))
     }
   }
@@ -109,32 +109,56 @@ extension StoreRepository {
 
   // MARK: - A move of HEAD left half done
 
-  /// Where a sync notes, just before it writes the store, where HEAD was and where it goes,
-  /// the store's generation then, and a witness of the write (`OLD NEW GENERATION WITNESS`,
-  /// OLD `-` for a branch with no commit yet, WITNESS `-` when the write changes nothing);
-  /// removed once HEAD has moved.
-  private var movePath: String { gitDirectory + "/docsh-moving" }
-
-  /// Notes that HEAD moves from `old` to `new` once the store, now at `generation`, is
-  /// written with `incoming`.
-  /// - Throws: ``SyncError/store(_:)`` when the note cannot be written.
+  /// Notes in the ledger, just before a sync writes the store, that HEAD moves from `old`
+  /// to `new` once the store, now at `generation`, is written with `incoming`; removed once
+  /// HEAD has moved.
+  /// - Throws: ``SyncError/store(_:)`` when the note cannot be written (the sync then writes
+  ///   nothing).
   func noteMove(
     from old: CommitID?, to new: CommitID, generation: Int, incoming: StoreIncoming
   ) throws(SyncError) {
-    let text =
-      (old?.hex ?? "-") + " " + new.hex + " \(generation) " + (incoming.witness ?? "-") + "\n"
     do {
-      try AtomicFile.replace(
-        path: movePath, with: Array(text.utf8), keepingBackup: false, fileSystem: fileSystem)
+      try updateLedger {
+        $0.move = RepositoryLedger.Move(
+          old: old, new: new, generation: generation, witness: incoming.witness)
+      }
     } catch {
-      throw .store(.system(movePath, operation: error.operation, errno: error.code))
+      throw .store(.system(ledgerPath, operation: error.operation, errno: error.code))
     }
   }
 
   /// Forgets the note of a move: HEAD has moved, or it was never to. A note that cannot be
-  /// removed is found by the next sync, which sees HEAD has moved and forgets it then.
+  /// removed is found by the next sync, which sees that HEAD has moved (or that the store
+  /// was not written) and forgets it then: so the failure ends here.
   func forgetMove() {
-    try? removeFile(atPath: movePath)
+    do {
+      try updateLedger { $0.move = nil }
+    } catch {
+      // As said above: the next sync forgets it.
+    }
+  }
+
+  /// The note of a move a sync began: the ledger's, or one an older docsh left in
+  /// `.git/docsh-moving` (taken into the ledger).
+  private func notedMove() throws(SyncError) -> RepositoryLedger.Move? {
+    if let move = ledger().move { return move }
+    let legacy = gitDirectory + "/docsh-moving"
+    guard let note = try fileBytes(at: legacy) else { return nil }
+    let fields = String(decoding: note, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+    guard fields.count == 4, let before = Int(fields[2]) else {
+      try? removeFile(atPath: legacy)  // no move can be read from it: there is none to finish
+      return nil
+    }
+    let move = RepositoryLedger.Move(
+      old: fields[0] == "-" ? nil : CommitID(fields[0]), new: CommitID(fields[1]),
+      generation: before, witness: fields[3] == "-" ? nil : String(fields[3]))
+    do {
+      try updateLedger { $0.move = move }
+    } catch {
+      throw .store(.system(ledgerPath, operation: error.operation, errno: error.code))
+    }
+    try removeFile(atPath: legacy)
+    return move
   }
 
   /// Finishes a move of HEAD that a sync began and did not finish (killed, or a git step
@@ -146,16 +170,13 @@ extension StoreRepository {
   /// holds the repository lock.
   /// - Throws: ``SyncError`` when git fails; the note stays.
   func finishInterruptedMove() throws(SyncError) {
-    guard let note = try fileBytes(at: movePath) else { return }
-    let fields = String(decoding: note, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-    guard fields.count == 4, let before = Int(fields[2]) else { return forgetMove() }
-    let old = fields[0] == "-" ? nil : CommitID(fields[0])
-    let new = CommitID(fields[1])
+    guard let move = try notedMove() else { return }
+    let old = move.old
+    let new = move.new
     guard try git.commit("HEAD") == old, try git.commit(new.hex) == new,
-      let now = try storeGeneration(), now > before
+      let now = try storeGeneration(), now > move.generation
     else { return forgetMove() }
-    if fields[3] != "-" {
-      let witness = String(fields[3])
+    if let witness = move.witness {
       // The store as it is (its save log included), or the backup a whole write kept.
       var seen = StoreIncoming.isWitnessed(witness, inStoreAt: storePath, fileSystem: fileSystem)
       if !seen, let bytes = try fileBytes(at: storePath + ".bak"),
@@ -168,7 +189,7 @@ extension StoreRepository {
     }
     try moveHead(to: new, from: old, reason: "sync: finish an interrupted sync")
     // Saves may have followed the sync's: the next commit compares the whole store.
-    recordCommittedState(CommittedState(head: new, generation: -1))
+    recordCommitted(new, generation: .unknown)
     forgetMove()
   }
 

@@ -147,6 +147,9 @@ final class SQLiteDatabase {
       throw error
     }
     try execute("PRAGMA synchronous = NORMAL")
+    // A rebuild's pages go into the database file now, not into every later open's -wal
+    // (no process checkpoints when it closes).
+    _ = try? execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return result
   }
 

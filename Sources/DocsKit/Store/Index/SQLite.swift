@@ -70,6 +70,13 @@ final class SystemSQLite: SQLiteLibrary {
     // what opening the index cost. They are removed with the database when it is rebuilt.
     var persist: Int32 = 1
     _ = sqlite3_file_control(connection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+    // Nor checkpoint them when it closes: a command's transaction then costs its pages
+    // appended to the -wal (synchronous=NORMAL syncs nothing at a commit), not a checkpoint,
+    // a restart of the -wal and three fdatasyncs, each command. SQLite checkpoints every 32
+    // pages as it commits (StoreIndex.open); a rebuild checkpoints at its end. A power cut
+    // may lose the last transactions of the index, which the trust rules notice (derived
+    // data: the identity row then names an older file or an earlier place in its log).
+    _ = docsh_no_checkpoint_on_close(connection)
     // docsh's own tokenizer and rank function (below, "The docsh tokenizer", "docsh_rank").
     do {
       try registerSearchExtensions(connection)

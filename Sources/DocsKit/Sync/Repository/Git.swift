@@ -123,4 +123,53 @@ struct Git {
     }
     return results
   }
+
+  /// One entry of a tree, as `git ls-tree` names it.
+  struct TreeEntry: Sendable {
+    /// `100644`, `100755`, `040000`, `120000` or `160000`.
+    var mode: String
+    /// A file (a symbolic link too), a folder, or a submodule's commit.
+    var kind: Kind
+    /// The object: a blob, a tree or a commit.
+    var object: String
+    /// Its path from the tree listed.
+    var path: String
+
+    /// What an entry is.
+    enum Kind: Sendable {
+      case blob, tree, commit
+    }
+  }
+
+  /// The entries of the tree `revision` (`COMMIT` or `COMMIT:path`) through `git ls-tree -z`:
+  /// the one place its output is read. `recursive`: the files of every subfolder too, by
+  /// their paths; `fullTree`: paths from the commit's root, whatever the current folder.
+  /// - Throws: when git fails (a listing that fails is never an empty tree).
+  func treeEntries(
+    _ revision: String, recursive: Bool = false, fullTree: Bool = false, step: String
+  ) throws(SyncError) -> [TreeEntry] {
+    let arguments = ["ls-tree", "-z"] + (recursive ? ["-r"] : [])
+      + (fullTree ? ["--full-tree"] : []) + [revision]
+    let output = try run(step, arguments).output
+    var entries: [TreeEntry] = []
+    for record in output.split(separator: 0, omittingEmptySubsequences: true) {
+      // "MODE TYPE OBJECT\tPATH"
+      guard let tab = record.firstIndex(of: 0x09) else { continue }
+      let fields = record[..<tab].split(separator: 0x20)
+      guard fields.count == 3 else { continue }
+      let kind: TreeEntry.Kind
+      switch String(decoding: fields[1], as: UTF8.self) {
+      case "blob": kind = .blob
+      case "tree": kind = .tree
+      case "commit": kind = .commit
+      default: continue
+      }
+      entries.append(
+        TreeEntry(
+          mode: String(decoding: fields[0], as: UTF8.self), kind: kind,
+          object: String(decoding: fields[2], as: UTF8.self),
+          path: String(decoding: record[(tab + 1)...], as: UTF8.self)))
+    }
+    return entries
+  }
 }

@@ -5,12 +5,12 @@
 // What a save needs to know of docsh's own repository, known without starting git: a git
 // process costs a few milliseconds, as much as the save itself on a small store, and a
 // synced save used to start six. What git once told is kept beside the repository with
-// what it depends on, and trusted only while that is unchanged:
-// - `.git/docsh-facts`: that the store folder's `.git` is docsh's repository, bare and set
-//   up, as of a `.git/config` whose status (device, inode, size, times) it records;
-// - `.git/docsh-identity`: the committer git named, as of the config files and variables it
-//   was read from (a config with an `include` is never cached: what it includes is not
-//   watched);
+// what it depends on, in the ledger (``RepositoryLedger``), and trusted only while that is
+// unchanged:
+// - `set-up`: that the store folder's `.git` is docsh's repository, bare and set up, as of a
+//   `.git/config` whose status (device, inode, size, times) it records;
+// - `identity`: the committer git named, as of the config files and variables it was read
+//   from (a config with an `include` is never cached: what it includes is not watched);
 // - HEAD read from `.git/HEAD` and its branch's loose ref file, when both are plain.
 // Anything else — a config changed, a packed or symbolic branch, variables that point git's
 // config elsewhere — and docsh asks git, as before. The commit itself then writes the
@@ -34,19 +34,16 @@ extension StoreRepository {
 
   // MARK: - The repository's facts
 
-  private static let factsVersion = "docsh-facts 1"
-
-  /// docsh's own repository of the store folder `folder`, set up, when `.git/docsh-facts`
-  /// says so of the config as it is now; `nil` when git must be asked.
+  /// docsh's own repository of the store folder `folder`, set up, when the ledger says so
+  /// of the config as it is now; `nil` when git must be asked.
   static func knownRepository(
     storePath: String, folder: String, runner: any GitRunner, fileSystem: any FileSystem
   ) -> StoreRepository? {
     let gitDirectory = (folder == "/" ? "" : folder) + "/.git"
     let environment = gitEnvironment(of: runner)
     guard !configurationVariables.contains(where: { environment[$0] != nil }),
-      let facts = try? readFile(gitDirectory + "/docsh-facts", fileSystem: fileSystem),
-      String(decoding: facts, as: UTF8.self)
-        == factsText(config: signature(of: gitDirectory + "/config", fileSystem: fileSystem))
+      let setUp = RepositoryLedger.read(in: gitDirectory, fileSystem: fileSystem).setUp,
+      setUp == signature(of: gitDirectory + "/config", fileSystem: fileSystem)
     else { return nil }
     let repository = StoreRepository(
       storePath: storePath, topLevel: folder, gitDirectory: gitDirectory, prefix: "",
@@ -57,19 +54,14 @@ extension StoreRepository {
 
   /// Records that this repository is docsh's own and set up, as git just said, and knows it
   /// from then on; only for the store folder's bare `.git`, the one
-  /// ``knownRepository(storePath:folder:runner:fileSystem:)`` looks for. A record that
-  /// cannot be written costs the next run a git process, no more.
+  /// ``knownRepository(storePath:folder:runner:fileSystem:)`` looks for.
   func recordFacts() {
     guard isBare, prefix.isEmpty, gitDirectory == (storeFolder == "/" ? "" : storeFolder) + "/.git"
     else { return }
     let config = StoreRepository.signature(of: gitDirectory + "/config", fileSystem: fileSystem)
     guard config != "-" else { return }
-    writeCache("docsh-facts", Array(StoreRepository.factsText(config: config).utf8))
+    recordShortcut { $0.setUp = config }
     isKnownSetUp = true
-  }
-
-  private static func factsText(config: String) -> String {
-    factsVersion + "\nconfig " + config + "\n"
   }
 
   // MARK: - HEAD
@@ -126,14 +118,11 @@ extension StoreRepository {
   /// `Name <email>` as git last gave it for this repository, when nothing it came from has
   /// changed since; `nil` when git must be asked.
   func knownCommitter(environment: [String: String]) -> String? {
-    guard let cached = try? StoreRepository.readFile(identityPath, fileSystem: fileSystem)
+    guard let cached = ledger().identity,
+      cached.key == RepositoryLedger.key(of: identityKey(environment: environment)),
+      cached.value.contains("<")
     else { return nil }
-    let text = String(decoding: cached, as: UTF8.self)
-    let key = identityKey(environment: environment)
-    guard text.hasPrefix(key), text.hasSuffix("\n") else { return nil }
-    let identity = text.dropFirst(key.count).dropLast()
-    guard identity.hasPrefix("identity "), identity.contains("<") else { return nil }
-    return String(identity.dropFirst("identity ".count))
+    return cached.value
   }
 
   /// Keeps `committer` (`Name <email> SECONDS ZONE`, as git gave it) for the next commits,
@@ -148,9 +137,8 @@ extension StoreRepository {
       }
       if String(decoding: bytes, as: UTF8.self).lowercased().contains("include") { return }
     }
-    writeCache(
-      "docsh-identity",
-      Array((identityKey(environment: environment) + "identity " + identity + "\n").utf8))
+    let key = RepositoryLedger.key(of: identityKey(environment: environment))
+    recordShortcut { $0.identity = RepositoryLedger.Cached(key: key, value: identity) }
   }
 
   /// ` SECONDS ZONE` of now, as git writes a commit's date (`1764633600 +0100`).
@@ -165,8 +153,6 @@ extension StoreRepository {
     return "\(now) " + (offset < 0 ? "-" : "+") + String(repeating: "0", count: 2 - hours.count)
       + hours + String(repeating: "0", count: 2 - rest.count) + rest
   }
-
-  private var identityPath: String { gitDirectory + "/docsh-identity" }
 
   /// The config files git reads an identity from, as the variables place them.
   private func identityConfigFiles(environment: [String: String]) -> [String] {
@@ -209,10 +195,14 @@ extension StoreRepository {
       + "\(status.changeNanoseconds)"
   }
 
-  /// Replaces the cache file `name` of the git folder. A cache that cannot be written is
-  /// not an error: without it git is asked again.
-  private func writeCache(_ name: String, _ bytes: [UInt8]) {
-    try? AtomicFile.replace(
-      path: gitDirectory + "/" + name, with: bytes, keepingBackup: false, fileSystem: fileSystem)
+  /// Records a shortcut in the ledger. One that cannot be written is not an error of the
+  /// work that learnt it, which is done: without it the next run asks git again, which costs
+  /// a process, no more. So the failure ends here.
+  private func recordShortcut(_ change: (inout RepositoryLedger) -> Void) {
+    do {
+      try updateLedger(change)
+    } catch {
+      // As said above: the next run asks git.
+    }
   }
 }

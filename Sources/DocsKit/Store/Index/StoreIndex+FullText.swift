@@ -77,6 +77,9 @@ extension StoreIndex {
       throw error
     }
     try database.execute("PRAGMA synchronous = NORMAL")
+    // The full text's pages go into the database file now (no process checkpoints when it
+    // closes), not into every later open's -wal.
+    _ = try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
   }
 
   /// Runs a full-text search; `nil` when the index describes another file than `identity`.

@@ -2,30 +2,6 @@
   import Glibc
 #endif
 
-/// What docsh last committed of the store: the commit, and the generation of the store file
-/// it describes (`.git/docsh-state`). A save whose store replaced that generation, with HEAD
-/// still at that commit, is committed from its own changes; anything else (a commit that
-/// failed, a save of another session in between, a first commit) compares the whole store.
-struct CommittedState: Equatable {
-  var head: CommitID
-  var generation: Int
-
-  /// `HEAD GENERATION`, one line.
-  var line: String { "\(head.hex) \(generation)\n" }
-
-  init(head: CommitID, generation: Int) {
-    self.head = head
-    self.generation = generation
-  }
-
-  init?(_ bytes: [UInt8]) {
-    let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-    guard fields.count == 2, let generation = Int(fields[1]) else { return nil }
-    head = CommitID(fields[0])
-    self.generation = generation
-  }
-}
-
 /// The generation a store file's header names.
 enum StoreHeader {
   /// The generation in `bytes`, the first bytes of a store file; `nil` when they do not hold
@@ -83,7 +59,7 @@ extension StoreRepository {
   }
 
   /// HEAD before and after committing the store; the repository lock is held. What was
-  /// committed last (``CommittedState``) tells when the store is committed already, and when
+  /// committed last (the ledger's ``RepositoryLedger/Committed``) tells when the store is committed already, and when
   /// `saved` describes what changed since.
   private func commitHoldingLock(
     saved: StoreDelta?, storeLockHeld: Bool, messagePrefix: String = "",
@@ -97,18 +73,20 @@ extension StoreRepository {
       if storeLockHeld { return true }
       return try self.storeGeneration() == saved.generation
     }
-    if let saved, let known = knownHead(), let state = committedState(), state.head == known.head,
-      state.generation == saved.generationBefore, try matchesStore(),
+    if let saved, let known = knownHead(), let state = committed(), state.head == known.head,
+      state.generation == .known(saved.generationBefore), try matchesStore(),
       let commit = try commitChanges(saved, onto: known.head, branch: known.branch)
     {
       return (known.head, commit)
     }
     let head = try headCommit()
-    if let head, let state = committedState(), state.head == head {
-      if let saved, state.generation == saved.generationBefore, try matchesStore() {
+    if let head, let state = committed(), state.head == head {
+      if let saved, state.generation == .known(saved.generationBefore), try matchesStore() {
         return (head, try commitChanges(saved, onto: head, messagePrefix: messagePrefix))
       }
-      if saved == nil, let generation = try storeGeneration(), state.generation == generation {
+      if saved == nil, let generation = try storeGeneration(),
+        state.generation == .known(generation)
+      {
         return (head, head)
       }
     }
@@ -129,7 +107,7 @@ extension StoreRepository {
   ) throws(SyncError) -> CommitID? {
     let changes = StoreChanges(saved)
     guard changes.count > 0 else {
-      recordCommittedState(CommittedState(head: head, generation: saved.generation))
+      recordCommitted(head, generation: .known(saved.generation))
       return head
     }
     let treeChanges = layout.treeChanges(
@@ -139,53 +117,52 @@ extension StoreRepository {
     if let branch {
       guard
         let made = try makeCommit(
-          parent: head, changes: treeChanges, message: message, movingBranch: branch)
+          parent: head, changes: treeChanges, message: message, on: .branch(branch))
       else { return nil }
       commit = made
     } else {
-      commit = try makeCommit(parent: head, changes: treeChanges, message: message)
+      commit = try makeBuildCommit(parent: head, changes: treeChanges, message: message)
       try moveHead(to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
     }
-    recordCommittedState(CommittedState(head: commit, generation: saved.generation))
+    recordCommitted(commit, generation: .known(saved.generation))
     return commit
   }
 
-  /// Writes a commit of `parent`'s tree with `changes` through `git fast-import` and
-  /// returns it; no branch moves.
+  /// Where a commit is written, and how its ref may move.
+  enum CommitDestination {
+    /// docsh's own ref (``buildRef``), moved from anywhere; HEAD's branch is moved after it
+    /// (``moveHead(to:from:reason:)``), from the commit it was at.
+    case buildRef
+    /// HEAD's branch itself, which fast-import moves only from an ancestor of the commit
+    /// (without `--force`).
+    case branch(String)
+  }
+
+  /// Writes a commit of `parent`'s tree, `mergedParents` as its other parents, with
+  /// `changes`, through one `git fast-import`: the one way docsh writes a commit.
+  /// - Parameters:
+  ///   - blobs: a stream begun by ``makeInput()`` holding the blobs `changes` name; the
+  ///     commit follows them there and fast-import reads it all from that file.
+  ///   - destination: the ref it is written on.
+  /// - Returns: the commit; `nil` only when `destination` is a branch that fast-import
+  ///   refused to move, the branch being somewhere else.
   func makeCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
-    message: String
-  ) throws(SyncError) -> CommitID {
-    let commit = FastImportCommit(
-      ref: StoreRepository.buildRef, committer: try committerLine(), message: message,
-      parent: parent, mergedParents: mergedParents, changes: changes)
-    return try madeCommit(try fastImport(commit))
-  }
-
-  /// ``makeCommit(parent:mergedParents:changes:message:)`` for changes that name blobs
-  /// `blobs` holds (a stream begun by ``makeInput()``): the commit follows them there, and
-  /// fast-import reads it all from that file.
-  private func makeCommit(
-    parent: CommitID?, changes: [FastImportCommit.Change], message: String,
-    after blobs: GitInputFile
-  ) throws(SyncError) -> CommitID {
-    let commit = FastImportCommit(
-      ref: StoreRepository.buildRef, committer: try committerLine(), message: message,
-      parent: parent, changes: changes)
-    return try madeCommit(try fastImport(commit, after: blobs))
-  }
-
-  /// Writes a commit of `parent`'s tree with `changes` on `branch` through `git fast-import`,
-  /// which moves the branch only from an ancestor of the commit (without `--force`): `nil`
-  /// when it refused, the branch being somewhere else.
-  private func makeCommit(
-    parent: CommitID, changes: [FastImportCommit.Change], message: String,
-    movingBranch branch: String
+    message: String, after blobs: GitInputFile? = nil,
+    on destination: CommitDestination = .buildRef
   ) throws(SyncError) -> CommitID? {
+    let ref: String
+    switch destination {
+    case .buildRef: ref = StoreRepository.buildRef
+    case .branch(let branch): ref = branch
+    }
     let commit = FastImportCommit(
-      ref: branch, committer: try committerLine(), message: message, parent: parent,
-      changes: changes)
-    let output = try fastImport(commit, forcing: false)
+      ref: ref, committer: try committerLine(), message: message, parent: parent,
+      mergedParents: mergedParents, changes: changes)
+    guard case .branch = destination else {
+      return try madeCommit(try fastImport(commit, after: blobs))
+    }
+    let output = try fastImport(commit, forcing: false, after: blobs)
     if !output.succeeded {
       guard String(decoding: output.errorOutput, as: UTF8.self).contains("Not updating") else {
         throw .gitFailed(step: "commit the store", message: output.lastErrorLine)
@@ -193,6 +170,20 @@ extension StoreRepository {
       return nil
     }
     return try madeCommit(output)
+  }
+
+  /// The commit ``makeCommit(parent:mergedParents:changes:message:after:on:)`` writes on
+  /// docsh's own ref, which fast-import always writes.
+  func makeBuildCommit(
+    parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
+    message: String, after blobs: GitInputFile? = nil
+  ) throws(SyncError) -> CommitID {
+    guard
+      let commit = try makeCommit(
+        parent: parent, mergedParents: mergedParents, changes: changes, message: message,
+        after: blobs)
+    else { throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit") }
+    return commit
   }
 
   /// Runs `git fast-import` on `commit`'s stream, after the blobs of `blobs` when given.
@@ -276,7 +267,7 @@ extension StoreRepository {
     difference.changes += try supportFileChanges(in: tree)
     guard !difference.changes.isEmpty else {
       if let head {
-        recordCommittedState(CommittedState(head: head, generation: graph.generation))
+        recordCommitted(head, generation: .known(graph.generation))
       }
       return head
     }
@@ -288,13 +279,13 @@ extension StoreRepository {
     } else {
       message = difference.described.message(prefix: messagePrefix, storePath: pathInRepository)
     }
-    let commit = try makeCommit(
+    let commit = try makeBuildCommit(
       parent: head, changes: difference.changes, message: message, after: blobs)
     try moveHead(
       to: commit, from: head,
       reason: isConversion
         ? "one file per document" : difference.described.subject(prefix: messagePrefix))
-    recordCommittedState(CommittedState(head: commit, generation: graph.generation))
+    recordCommitted(commit, generation: .known(graph.generation))
     if isConversion { try configureLayout() }
     return commit
   }
@@ -343,17 +334,11 @@ extension StoreRepository {
 
   /// Every file of `commit`'s tree, by path (`ls-tree -r`).
   func treeListing(of commit: CommitID) throws(SyncError) -> [String: TreeEntry] {
-    let output = try git.run(
-      "read the last commit", ["ls-tree", "-r", "-z", "--full-tree", commit.hex])
     var entries: [String: TreeEntry] = [:]
-    for record in output.output.split(separator: 0, omittingEmptySubsequences: true) {
-      // "MODE TYPE OBJECT\tPATH"
-      guard let tab = record.firstIndex(of: 0x09) else { continue }
-      let fields = record[..<tab].split(separator: 0x20)
-      guard fields.count == 3, fields[1].elementsEqual("blob".utf8) else { continue }
-      entries[String(decoding: record[(tab + 1)...], as: UTF8.self)] = TreeEntry(
-        mode: String(decoding: fields[0], as: UTF8.self),
-        object: GitBlobID(hex: String(decoding: fields[2], as: UTF8.self)))
+    for entry in try git.treeEntries(
+      commit.hex, recursive: true, fullTree: true, step: "read the last commit")
+    where entry.kind == .blob {
+      entries[entry.path] = TreeEntry(mode: entry.mode, object: GitBlobID(hex: entry.object))
     }
     return entries
   }
@@ -371,18 +356,25 @@ extension StoreRepository {
 
   // MARK: - What was last committed
 
-  private var statePath: String { gitDirectory + "/docsh-state" }
-
-  /// What docsh last committed, when recorded.
-  func committedState() -> CommittedState? {
-    (try? fileBytes(at: statePath)).flatMap { $0 }.flatMap(CommittedState.init)
+  /// What docsh last committed, as the ledger records it. A save whose store replaced that
+  /// generation, with HEAD still at that commit, is committed from its own changes; anything
+  /// else (a commit that failed, a save of another session in between, a first commit)
+  /// compares the whole store.
+  func committed() -> RepositoryLedger.Committed? {
+    ledger().committed
   }
 
-  /// Records what was committed. A failure to record is not one of the commit's: without
-  /// the record the next commit compares the whole store, which is slower, not wrong.
-  func recordCommittedState(_ state: CommittedState) {
-    try? AtomicFile.replace(
-      path: statePath, with: Array(state.line.utf8), keepingBackup: false, fileSystem: fileSystem)
+  /// Records that `head` holds the store at `generation`.
+  ///
+  /// A failure to record is not one of the commit's, which has happened: the ledger then
+  /// still names an older commit (or none), so the next commit, finding HEAD elsewhere,
+  /// compares the whole store, which is slower, not wrong. So the failure ends here.
+  func recordCommitted(_ head: CommitID, generation: RepositoryLedger.Generation) {
+    do {
+      try updateLedger { $0.committed = RepositoryLedger.Committed(head: head, generation: generation) }
+    } catch {
+      // As said above: the next commit compares the whole store.
+    }
   }
 
   /// The generation of the store: its file's, or its save log's last record's; `nil` when

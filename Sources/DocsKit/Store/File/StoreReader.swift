@@ -339,15 +339,23 @@ struct StoreReader: ~Copyable {
     return tags.normalizedTags()
   }
 
+  /// What a string's bytes gave when read without decoding it: a value, nothing (they are no
+  /// such value), or a string with escapes, which only its decoded text can tell.
+  private enum PlainParse<Value> {
+    case parsed(Value?)
+    case escaped
+  }
+
   mutating func readID() throws(StoreReadFailure) -> ObjectID {
     let at = offset
-    let parsed: ObjectID?? = try withStringBody { body, hasEscapes in
-      hasEscapes ? .none : .some(body.withMemoryRebound(to: UInt8.self) { ObjectID(uuidBytes: $0) })
+    let parsed: PlainParse<ObjectID> = try withStringBody { body, hasEscapes in
+      hasEscapes
+        ? .escaped : .parsed(body.withMemoryRebound(to: UInt8.self) { ObjectID(uuidBytes: $0) })
     }
     let id: ObjectID?
     switch parsed {
-    case .some(let plain): id = plain
-    case .none: id = ObjectID(try stringAt(at))
+    case .parsed(let plain): id = plain
+    case .escaped: id = ObjectID(try stringAt(at))
     }
     guard let id else { throw failure(.malformed, at: at, "an \"id\" is not a UUID") }
     return id
@@ -355,11 +363,12 @@ struct StoreReader: ~Copyable {
 
   mutating func readTimestamp() throws(StoreReadFailure) -> Timestamp {
     let at = offset
-    let parsed: Timestamp?? = try withStringBody { body, hasEscapes in
+    let parsed: PlainParse<Timestamp> = try withStringBody { body, hasEscapes in
       hasEscapes
-        ? .none : .some(body.withMemoryRebound(to: UInt8.self) { Timestamp(iso8601Bytes: $0) })
+        ? .escaped
+        : .parsed(body.withMemoryRebound(to: UInt8.self) { Timestamp(iso8601Bytes: $0) })
     }
-    if case .some(let time?) = parsed { return time }
+    if case .parsed(let time?) = parsed { return time }
     let text = try stringAt(at)
     guard let time = Timestamp(iso8601: text) else {
       throw failure(.malformed, at: at, "\"modified\" is not an ISO 8601 date: \"\(text)\"")
