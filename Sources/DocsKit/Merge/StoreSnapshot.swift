@@ -171,3 +171,62 @@ struct ParsedStore {
     return (line, offset - lineStart + 1)
   }
 }
+
+/// What changed, by id, from one snapshot of a store to another: the one comparison of two
+/// snapshots, which a sync's commit message (``StoreChanges``) and the incoming side of a
+/// sync (``StoreIncoming``) both read.
+struct SnapshotDifference {
+  /// A category made, renamed or deleted: its name before (`nil`: made) and after (`nil`:
+  /// deleted).
+  struct CategoryChange {
+    var id: ObjectID
+    var before: Name?
+    var after: Name?
+  }
+
+  /// A document made, changed, moved or deleted: before and after, each with its category.
+  struct DocumentChange {
+    var id: ObjectID
+    var before: (document: SnapshotDocument, category: SnapshotCategory)?
+    var after: (document: SnapshotDocument, category: SnapshotCategory)?
+  }
+
+  /// Categories in the new snapshot's order, then those deleted in the old one's.
+  var categories: [CategoryChange] = []
+  /// Documents in the new snapshot's order, then those deleted in the old one's.
+  var documents: [DocumentChange] = []
+
+  /// The difference from `old` to `new`.
+  init(from old: StoreSnapshot, to new: StoreSnapshot) {
+    var oldCategories: [ObjectID: SnapshotCategory] = [:]
+    var oldDocuments: [ObjectID: (document: SnapshotDocument, category: SnapshotCategory)] = [:]
+    for category in old.categories {
+      oldCategories[category.id] = category
+      for document in category.documents { oldDocuments[document.id] = (document, category) }
+    }
+    var newCategories = Set<ObjectID>()
+    var newDocuments = Set<ObjectID>()
+    for category in new.categories {
+      newCategories.insert(category.id)
+      let before = oldCategories[category.id]?.name
+      if before?.text != category.name.text {
+        categories.append(CategoryChange(id: category.id, before: before, after: category.name))
+      }
+      for document in category.documents {
+        newDocuments.insert(document.id)
+        let then = oldDocuments[document.id]
+        if let then, then.document == document, then.category.id == category.id { continue }
+        documents.append(DocumentChange(id: document.id, before: then, after: (document, category)))
+      }
+    }
+    for category in old.categories {
+      if !newCategories.contains(category.id) {
+        categories.append(CategoryChange(id: category.id, before: category.name, after: nil))
+      }
+      for document in category.documents where !newDocuments.contains(document.id) {
+        documents.append(
+          DocumentChange(id: document.id, before: (document, category), after: nil))
+      }
+    }
+  }
+}

@@ -73,50 +73,38 @@ struct StoreChanges {
     }
   }
 
-  /// Compares two snapshots of (parts of) a store, object by object.
+  /// Compares two snapshots of (parts of) a store, object by object
+  /// (``SnapshotDifference``).
   init(from old: StoreSnapshot, to new: StoreSnapshot) {
-    var oldNames: [ObjectID: Name] = [:]
-    var oldDocuments: [ObjectID: (SnapshotDocument, ObjectID)] = [:]
-    for category in old.categories {
-      oldNames[category.id] = category.name
-      for document in category.documents { oldDocuments[document.id] = (document, category.id) }
-    }
-    var newIDs = Set<ObjectID>()
-    for category in new.categories {
-      newIDs.insert(category.id)
-      switch oldNames[category.id] {
-      case nil: categories.append(CategoryChange(kind: .new, name: category.name.text))
-      case let name? where name.text != category.name.text:
-        categories.append(CategoryChange(kind: .changed, name: category.name.text))
-      default: break
-      }
-      for document in category.documents {
-        newIDs.insert(document.id)
-        let then = oldDocuments[document.id]
-        if let (old, categoryID) = then, old == document, categoryID == category.id { continue }
-        let saved = SavedDocument(
-          id: document.id, name: document.name.text, categoryID: category.id,
-          categoryName: category.name.text, content: document.content, size: document.size,
-          modified: document.modified, tags: document.tags)
-        documents.append(
-          DocumentChange(
-            id: document.id, kind: then == nil ? .new : .changed, category: category.name.text,
-            name: document.name.text, size: document.size,
-            fingerprint: RepositoryLayout.fingerprint(
-              of: saved, fileBytes: RepositoryLayout.fileBytes(of: saved))))
+    let difference = SnapshotDifference(from: old, to: new)
+    for category in difference.categories {
+      switch (category.before, category.after) {
+      case (nil, let name?): categories.append(CategoryChange(kind: .new, name: name.text))
+      case (_?, let name?): categories.append(CategoryChange(kind: .changed, name: name.text))
+      case (let name?, nil): categories.append(CategoryChange(kind: .deleted, name: name.text))
+      case (nil, nil): break
       }
     }
-    for category in old.categories {
-      if !newIDs.contains(category.id) {
-        categories.append(CategoryChange(kind: .deleted, name: category.name.text))
-      }
-      for document in category.documents where !newIDs.contains(document.id) {
+    for change in difference.documents {
+      guard let (document, category) = change.after else {
+        guard let (document, category) = change.before else { continue }
         documents.append(
           DocumentChange(
             id: document.id, kind: .deleted, category: category.name.text,
             name: document.name.text, size: 0,
             fingerprint: RepositoryLayout.deletionFingerprint(of: document.id)))
+        continue
       }
+      let saved = SavedDocument(
+        id: document.id, name: document.name.text, categoryID: category.id,
+        categoryName: category.name.text, content: document.content, size: document.size,
+        modified: document.modified, tags: document.tags)
+      documents.append(
+        DocumentChange(
+          id: document.id, kind: change.before == nil ? .new : .changed,
+          category: category.name.text, name: document.name.text, size: document.size,
+          fingerprint: RepositoryLayout.fingerprint(
+            of: saved, fileBytes: RepositoryLayout.fileBytes(of: saved))))
     }
   }
 

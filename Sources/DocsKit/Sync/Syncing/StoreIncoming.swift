@@ -64,37 +64,11 @@ struct StoreIncoming {
   var count: Int { categories.count + documents.count }
   var isEmpty: Bool { count == 0 }
 
-  /// The changes from `local` to `merged`.
+  /// The changes from `local` to `merged` (``SnapshotDifference``).
   init(from local: StoreSnapshot, to merged: StoreSnapshot) {
-    var localCategories: [ObjectID: Name] = [:]
-    var localDocuments: [ObjectID: (SnapshotDocument, ObjectID)] = [:]
-    for category in local.categories {
-      localCategories[category.id] = category.name
-      for document in category.documents { localDocuments[document.id] = (document, category.id) }
-    }
-    var mergedCategories = Set<ObjectID>()
-    var mergedDocuments = Set<ObjectID>()
-    for category in merged.categories {
-      mergedCategories.insert(category.id)
-      if localCategories[category.id]?.text != category.name.text {
-        categories.append((category.id, category.name))
-      }
-      for document in category.documents {
-        mergedDocuments.insert(document.id)
-        if let (mine, categoryID) = localDocuments[document.id], mine == document,
-          categoryID == category.id
-        {
-          continue
-        }
-        documents.append((document.id, document, category.id))
-      }
-    }
-    for (id, _) in localDocuments where !mergedDocuments.contains(id) {
-      documents.append((id, nil, nil))
-    }
-    for category in local.categories where !mergedCategories.contains(category.id) {
-      categories.append((category.id, nil))
-    }
+    let difference = SnapshotDifference(from: local, to: merged)
+    categories = difference.categories.map { ($0.id, $0.after) }
+    documents = difference.documents.map { ($0.id, $0.after?.document, $0.after?.category.id) }
   }
 
   /// Applies the changes to the store at `path` with one save (merging, as every save does,
