@@ -49,23 +49,55 @@ struct StoreDeparture {
   }
 
   /// Starts `docsh --checkpoint` detached, holding `claim` as its descriptor 3, with
-  /// nothing of the terminal; whether it started.
+  /// nothing of the terminal nor of any other descriptor docsh was given; whether it
+  /// started.
   private func startChild(_ storePath: String, _ claim: FoldClaim) -> Bool {
     guard let program = StoreDeparture.executablePath() else { return false }
     var variables = environment
     variables["DOCSH_FOLD_WHEN_IDLE"] = "1"
+    // dup2 onto itself would keep the claim's close-on-exec mark: hand over a copy then.
+    let source = claim.descriptor == 3 ? fcntl(3, F_DUPFD_CLOEXEC, 10) : claim.descriptor
+    guard source >= 0 else { return false }
+    defer { if source != claim.descriptor { Glibc.close(source) } }
+    let inherited = StoreDeparture.inheritableDescriptors()
     let started = ChildSpawn.start(
       program, words: ["docsh", "--checkpoint", "--store", storePath],
       environment: variables.map { "\($0.key)=\($0.value)" }, detached: true
     ) { actions in
-      posix_spawn_file_actions_adddup2(&actions, claim.descriptor, 3)
+      // Whatever docsh inherited open (a pipe its caller waits on to close, a socket), the
+      // child, which may wait for minutes, must not keep open.
+      for descriptor in inherited where descriptor > 3 {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
+      }
+      posix_spawn_file_actions_adddup2(&actions, source, 3)
       for descriptor in Int32(0)...2 {
         posix_spawn_file_actions_addopen(
           &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
       }
     }
-    if case .success = started { return true }
-    return false
+    guard case .success = started else { return false }
+    // The lock is the open file description's, which the child shares: unlocking it here
+    // would let the next leaving run start a fold of its own while this one waits.
+    claim.handOver()
+    return true
+  }
+
+  /// The descriptors open in this process without close-on-exec (from `/proc/self/fd`): what
+  /// a child would inherit.
+  static func inheritableDescriptors() -> [Int32] {
+    guard let folder = opendir("/proc/self/fd") else { return [] }
+    defer { closedir(folder) }
+    let own = dirfd(folder)
+    var descriptors: [Int32] = []
+    while let entry = readdir(folder) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard let descriptor = Int32(name), descriptor != own else { continue }
+      let flags = fcntl(descriptor, F_GETFD)
+      if flags >= 0 && flags & FD_CLOEXEC == 0 { descriptors.append(descriptor) }
+    }
+    return descriptors
   }
 
   /// This program's own file (`/proc/self/exe`), to start again as the child.

@@ -61,6 +61,41 @@ import Testing
       ])
   }
 
+  /// The processes whose command line is `docsh --checkpoint --store STORE`.
+  static func foldChildren(of store: String?) -> Int {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.filter { entry in
+      guard entry.allSatisfy(\.isNumber),
+        let bytes = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+      else { return false }
+      let words = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+      return words.contains("--checkpoint") && (store == nil || words.last == store)
+    }.count
+  }
+
+  @Test func aLoopOfRunsLeavesOneFoldWaitingNotOneARun() throws {
+    let folder = try DocshProcess.Folder()
+    let store = folder.path("store.json")
+    let home = folder.path("home")
+    // The first child waits for the store to rest longer than the loop takes.
+    let background = ["DOCSH_FOLD": "", "DOCSH_FOLD_DELAY_MS": "3000"]
+    let seed = try DocshProcess.run(
+      ["-s", store, "-c", "mkdir Notes; new Notes/a alpha"], environment: background, home: home)
+    #expect(seed.status == 0, "\(seed.errors)")
+    for index in 0..<6 {
+      let run = try DocshProcess.run(
+        ["-s", store, "-c", "new Notes/n\(index) x"], environment: background, home: home)
+      #expect(run.status == 0, "\(run.errors)")
+    }
+    #expect(
+      SaveLogProcessTests.foldChildren(of: store) == 1,
+      "\(SaveLogProcessTests.foldChildren(of: nil)) fold children of any store")
+    FoldClaim.waitForRest(storePath: store)
+    #expect(SaveLogProcessTests.foldChildren(of: store) == 0)
+    #expect(!FileManager.default.fileExists(atPath: store + ".wal"))
+    #expect(try SaveLogProcessTests.pythonReads(store).count == 7)
+  }
+
   @Test func checkpointFoldsTheLogAndSaysSo() throws {
     let folder = try DocshProcess.Folder()
     let store = folder.path("store.json")

@@ -115,10 +115,20 @@ public final class FoldClaim {
     self.descriptor = descriptor
   }
 
+  /// Whether a child took the claim over (``handOver()``).
+  private var isHandedOver = false
+
   deinit {
-    // Unlocks for every process sharing the description: only once the fold is done.
-    flock(descriptor, LOCK_UN)
+    // Unlocks for every process sharing the description: only once the fold is done, and
+    // never for a child holding it still.
+    if !isHandedOver { flock(descriptor, LOCK_UN) }
     Glibc.close(descriptor)
+  }
+
+  /// Leaves the claim to the child started with its descriptor: this process lets go of
+  /// its descriptor without unlocking, so the lock stays the child's until it is done.
+  public func handOver() {
+    isHandedOver = true
   }
 
   /// The claim file's name beside the store file `storeName`.
