@@ -73,6 +73,9 @@ public struct MatchingLines: Sendable {
   /// How many lines matched.
   public var count: Int { lines.count }
 
+  /// How many bytes the lines hold together, line breaks left out.
+  public var byteCount: Int { lines.bytes.count }
+
   /// Calls `body` with each line's number (counting from 1) and its UTF-8 bytes (valid
   /// UTF-8, without its line break), in order.
   public func forEachLine(_ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {

@@ -33,6 +33,16 @@ struct LineBuffer: Sendable {
   /// How many lines it holds.
   var count: Int { numbers.count }
 
+  /// Whether it holds no line.
+  var isEmpty: Bool { numbers.isEmpty }
+
+  /// Each line's number and text, a string each (tests read them so).
+  var pairs: [(number: Int, text: String)] {
+    var pairs: [(number: Int, text: String)] = []
+    forEach { pairs.append(($0, String(decoding: $1, as: UTF8.self))) }
+    return pairs
+  }
+
   /// Adds line `number`, whose bytes `write` appends.
   mutating func append(
     number: Int, _ write: (inout [UInt8]) throws(JSONTextError) -> Void

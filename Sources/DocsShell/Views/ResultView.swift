@@ -181,11 +181,9 @@ struct MatchesView {
           }
           continue
         }
-        // Bytes as they are, no string per line: grep prints hundreds of thousands.
-        let prefix = Array(place.utf8)
-        document.lines.forEachLine { number, line in
-          output.writeLine(prefix: prefix, number: number, text: line)
-        }
+        // Bytes as they are, no string per line (grep prints hundreds of thousands): the
+        // document's lines formatted into one buffer, written at once.
+        output.write(bytes: MatchesView.formatted(document.lines, prefix: Array(place.utf8)))
       }
     case .documents(let documents):
       for document in documents { output.writeLine(escapedOnTerminal(document.path, output)) }
@@ -193,6 +191,34 @@ struct MatchesView {
       for (document, count) in counts {
         output.writeLine(escapedOnTerminal(document.path + ":" + String(count), output))
       }
+    }
+  }
+
+  /// `PREFIX` `LINE: text` and a line feed for each line of `lines`, as bytes.
+  static func formatted(_ lines: MatchingLines, prefix: [UInt8]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(lines.byteCount + lines.count * (prefix.count + 12))
+    lines.forEachLine { number, line in
+      bytes.append(contentsOf: prefix)
+      appendDecimal(number, to: &bytes)
+      bytes.append(UInt8(ascii: ":"))
+      bytes.append(UInt8(ascii: " "))
+      bytes.append(contentsOf: line)
+      bytes.append(0x0A)
+    }
+    return bytes
+  }
+
+  /// `number` in decimal, appended to `bytes`.
+  static func appendDecimal(_ number: Int, to bytes: inout [UInt8]) {
+    if number < 0 { bytes.append(UInt8(ascii: "-")) }
+    var value = number.magnitude
+    var divisor: UInt = 1
+    while value / divisor >= 10 { divisor *= 10 }
+    while divisor > 0 {
+      bytes.append(UInt8(ascii: "0") + UInt8(value / divisor))
+      value %= divisor
+      divisor /= 10
     }
   }
 
