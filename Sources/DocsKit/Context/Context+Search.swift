@@ -132,9 +132,15 @@ extension Context {
   public func matchingLines(
     for pattern: ContentPattern, in id: ObjectID? = nil
   ) throws(ContextError) -> [MatchingLines] {
-    try matchingDocuments(for: pattern, in: id, mode: .lines).map {
-      MatchingLines(document: $0.document, lines: $0.hits.lines)
+    var found = try matchingDocuments(for: pattern, in: id, mode: .lines)
+    // Moved out one by one rather than copied (a copy retains each of its arrays).
+    found.reverse()
+    var matches: [MatchingLines] = []
+    matches.reserveCapacity(found.count)
+    while let (document, hits) = found.popLast() {
+      matches.append(MatchingLines(document: document, lines: hits.lines))
     }
+    return matches
   }
 
   /// The documents of the category `id` (of every category when `nil`) with a line
@@ -208,13 +214,16 @@ extension Context {
     }
     let rank = Dictionary(
       uniqueKeysWithValues: categories.enumerated().map { ($0.element, $0.offset) })
-    // Offsets are sorted, not the matches themselves, which are large to move.
+    // Offsets are sorted, not the matches themselves, which are large to move; and the
+    // names are read once (reading one through `found[i]` copies its whole element).
     let ranks = found.map { rank[$0.document.categoryID] ?? 0 }
+    let names = found.map(\.document.name)
     let order = found.indices.sorted { left, right in
       ranks[left] != ranks[right]
-        ? ranks[left] < ranks[right]
-        : Context.nameOrder(found[left].document.name, found[right].document.name)
+        ? ranks[left] < ranks[right] : Context.nameOrder(names[left], names[right])
     }
+    // Documents usually come in order already (the store keeps them so).
+    if order.elementsEqual(found.indices) { return found }
     return order.map { found[$0] }
   }
 }

@@ -171,11 +171,11 @@ struct MatchesView {
   /// counts (`CATEGORY/NAME:2`), escaped on a terminal.
   func write(to output: TextOutput) {
     switch report {
-    case .lines(let documents):
-      for document in documents {
-        let place = document.categoryName + "/" + document.lines.document.name.text + ":"
+    case .lines(let located):
+      for lines in located.documents {
+        let place = located.categoryName(of: lines.document) + "/" + lines.document.name.text + ":"
         if output.isTerminal {
-          document.lines.forEachLine { number, line in
+          lines.forEachLine { number, line in
             let text = place + String(number) + ": " + String(decoding: line, as: UTF8.self)
             output.writeLine(escapedOnTerminal(text, output))
           }
@@ -183,7 +183,7 @@ struct MatchesView {
         }
         // Bytes as they are, no string per line (grep prints hundreds of thousands): the
         // document's lines formatted into one buffer, written at once.
-        output.write(bytes: MatchesView.formatted(document.lines, prefix: Array(place.utf8)))
+        output.write(bytes: MatchesView.formatted(lines, prefix: Array(place.utf8)))
       }
     case .documents(let documents):
       for document in documents { output.writeLine(escapedOnTerminal(document.path, output)) }
@@ -226,14 +226,14 @@ struct MatchesView {
   /// `[{"category","name"}]`, counts `[{"category","name","count"}]`.
   func json() -> JSONValue {
     switch report {
-    case .lines(let documents):
+    case .lines(let located):
       var lines: [JSONValue] = []
-      for document in documents {
-        document.lines.forEachLine { number, line in
+      for document in located.documents {
+        document.forEachLine { number, line in
           lines.append(
             .object([
-              ("category", .string(document.categoryName)),
-              ("name", .string(document.lines.document.name.text)),
+              ("category", .string(located.categoryName(of: document.document))),
+              ("name", .string(document.document.name.text)),
               ("line", .integer(number)), ("text", .string(String(decoding: line, as: UTF8.self))),
             ]))
         }
