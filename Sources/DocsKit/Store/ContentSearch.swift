@@ -357,7 +357,9 @@ final class ContentSearcher {
         if mode == .lines {
           // Without a test the line's bytes are copied as they are, no string made.
           try hits.lines.append(number: lines.lineNumber) { bytes throws(JSONTextError) in
-            if let text { bytes.append(contentsOf: text.utf8) } else {
+            if let text {
+              bytes.append(contentsOf: text.utf8)
+            } else {
               try lines.appendText(of: range, to: &bytes)
             }
           }
