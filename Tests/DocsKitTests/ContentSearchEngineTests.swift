@@ -171,7 +171,7 @@ import Testing
           let lines = try Self.engineMatches(
             of: pattern, in: content, spelled: literal, mode: .lines)
           #expect(
-            (lines?.lines ?? []).map { "\($0.number):\($0.text)" }
+            (lines?.lines.pairs ?? []).map { "\($0.number):\($0.text)" }
               == expected.map { "\($0):\($1)" },
             "\(where_)")
           let counts = try Self.engineMatches(
@@ -197,7 +197,7 @@ import Testing
     for literal in [nil, Array("\"\(content.jsonBody)\"".utf8)] {
       let hits = try Self.engineMatches(
         of: .text(needle, ignoringCase: false), in: content, spelled: literal, mode: .lines)
-      #expect((hits?.lines ?? []).map(\.number) == lines, "\(needle.debugDescription)")
+      #expect((hits?.lines.pairs ?? []).map(\.number) == lines, "\(needle.debugDescription)")
     }
   }
 

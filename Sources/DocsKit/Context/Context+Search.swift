@@ -73,6 +73,9 @@ public struct MatchingLines: Sendable {
   /// How many lines matched.
   public var count: Int { lines.count }
 
+  /// How many bytes the lines hold together, line breaks left out.
+  public var byteCount: Int { lines.bytes.count }
+
   /// Calls `body` with each line's number (counting from 1) and its UTF-8 bytes (valid
   /// UTF-8, without its line break), in order.
   public func forEachLine(_ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
@@ -129,9 +132,15 @@ extension Context {
   public func matchingLines(
     for pattern: ContentPattern, in id: ObjectID? = nil, taggedWith tags: [Tag] = []
   ) throws(ContextError) -> [MatchingLines] {
-    try matchingDocuments(for: pattern, in: id, mode: .lines, taggedWith: tags).map {
-      MatchingLines(document: $0.document, lines: $0.hits.lines)
+    var found = try matchingDocuments(for: pattern, in: id, mode: .lines, taggedWith: tags)
+    // Moved out one by one rather than copied (a copy retains each of its arrays).
+    found.reverse()
+    var matches: [MatchingLines] = []
+    matches.reserveCapacity(found.count)
+    while let (document, hits) = found.popLast() {
+      matches.append(MatchingLines(document: document, lines: hits.lines))
     }
+    return matches
   }
 
   /// The documents of the category `id` (of every category when `nil`) with a line
@@ -211,13 +220,16 @@ extension Context {
     }
     let rank = Dictionary(
       uniqueKeysWithValues: categories.enumerated().map { ($0.element, $0.offset) })
-    // Offsets are sorted, not the matches themselves, which are large to move.
+    // Offsets are sorted, not the matches themselves, which are large to move; and the
+    // names are read once (reading one through `found[i]` copies its whole element).
     let ranks = found.map { rank[$0.document.categoryID] ?? 0 }
+    let names = found.map(\.document.name)
     let order = found.indices.sorted { left, right in
       ranks[left] != ranks[right]
-        ? ranks[left] < ranks[right]
-        : Context.nameOrder(found[left].document.name, found[right].document.name)
+        ? ranks[left] < ranks[right] : Context.nameOrder(names[left], names[right])
     }
+    // Documents usually come in order already (the store keeps them so).
+    if order.elementsEqual(found.indices) { return found }
     return order.map { found[$0] }
   }
 }

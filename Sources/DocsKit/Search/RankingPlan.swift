@@ -129,7 +129,8 @@ struct RankingPlan: Sendable, Equatable {
       if inName > 0 { part += RankingPlan.nameWeight * inName * (k1 + 1) / (inName + nameNorm) }
       if inContent > 0 { part += inContent * (k1 + 1) / (inContent + contentNorm) }
       let weight = group < idf.count ? idf[group] : 1e-6
-      score += weight * RankingPlan.queryWeight(group < queryCounts.count ? queryCounts[group] : 1)
+      score +=
+        weight * RankingPlan.queryWeight(group < queryCounts.count ? queryCounts[group] : 1)
         * part
     }
     // Below the tier, whatever the query.

@@ -213,7 +213,12 @@ struct CompiledQuery: Sendable {
       guard !tokens.isEmpty else { throw .nothingSearchable(term.text) }
       let phrase = Phrase(tokens: tokens.map(\.text), isPrefix: term.isPrefix)
       if let known = indexes[phrase] {
-        if groups[known] >= 0 { queryCounts[groups[known]] += 1 }
+        if groups[known] >= 0 {
+          queryCounts[groups[known]] += 1
+          // Quoted, another form of a word typed beside it is typed too.
+          typedForms[known] = true
+          weights[known] = 1
+        }
         return known
       }
       let group = counting.count

@@ -69,12 +69,17 @@ struct LocatedBacklink: Sendable {
   var backlink: Backlink
 }
 
-/// The matching lines of one document for `grep`, with its category's name.
+/// The matching lines of `grep`, document by document, with the names of their categories.
 struct LocatedLines: Sendable {
-  /// The category's name.
-  var categoryName: String
-  /// The document and its lines that matched.
-  var lines: MatchingLines
+  /// Each document and its lines that matched.
+  var documents: [MatchingLines]
+  /// The name of each category of `documents`.
+  var categoryNames: [ObjectID: String]
+
+  /// The name of `document`'s category.
+  func categoryName(of document: Document) -> String {
+    categoryNames[document.categoryID] ?? "?"
+  }
 }
 
 /// One hit of `search`, with its document's place.
@@ -88,7 +93,7 @@ struct LocatedHit: Sendable {
 /// What `grep` reports: the lines, each document once (`-l`), or counts (`-c`).
 enum GrepReport: Sendable {
   /// Every matching line: `CATEGORY/NAME:LINE: text`.
-  case lines([LocatedLines])
+  case lines(LocatedLines)
   /// Each matching document once: `CATEGORY/NAME`.
   case documents([LocatedDocument])
   /// Each matching document with its number of matching lines: `CATEGORY/NAME:2`.

@@ -93,12 +93,9 @@ struct GrepCommand: ShellCommand {
     switch mode {
     case .lines:
       let matches = try context.matchingLines(for: pattern, in: scope?.id, taggedWith: tags)
+      for match in matches { _ = categoryName(match.document.categoryID) }
       return .matches(
-        .lines(
-          matches.map {
-            LocatedLines(categoryName: categoryName($0.document.categoryID), lines: $0)
-          }),
-        format)
+        .lines(LocatedLines(documents: matches, categoryNames: categoryNames)), format)
     case .documents:
       // Each document is read only up to its first matching line.
       let documents = try context.documents(

@@ -182,21 +182,19 @@ struct MatchesView {
   /// counts (`CATEGORY/NAME:2`), escaped on a terminal.
   func write(to output: TextOutput) {
     switch report {
-    case .lines(let documents):
-      for document in documents {
-        let place = document.categoryName + "/" + document.lines.document.name.text + ":"
+    case .lines(let located):
+      for lines in located.documents {
+        let place = located.categoryName(of: lines.document) + "/" + lines.document.name.text + ":"
         if output.isTerminal {
-          document.lines.forEachLine { number, line in
+          lines.forEachLine { number, line in
             let text = place + String(number) + ": " + String(decoding: line, as: UTF8.self)
             output.writeLine(escapedOnTerminal(text, output))
           }
           continue
         }
-        // Bytes as they are, no string per line: grep prints hundreds of thousands.
-        let prefix = Array(place.utf8)
-        document.lines.forEachLine { number, line in
-          output.writeLine(prefix: prefix, number: number, text: line)
-        }
+        // Bytes as they are, no string per line (grep prints hundreds of thousands): the
+        // document's lines formatted into one buffer, written at once.
+        output.write(bytes: MatchesView.formatted(lines, prefix: Array(place.utf8)))
       }
     case .documents(let documents):
       for document in documents { output.writeLine(escapedOnTerminal(document.path, output)) }
@@ -207,18 +205,46 @@ struct MatchesView {
     }
   }
 
+  /// `PREFIX` `LINE: text` and a line feed for each line of `lines`, as bytes.
+  static func formatted(_ lines: MatchingLines, prefix: [UInt8]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(lines.byteCount + lines.count * (prefix.count + 12))
+    lines.forEachLine { number, line in
+      bytes.append(contentsOf: prefix)
+      appendDecimal(number, to: &bytes)
+      bytes.append(UInt8(ascii: ":"))
+      bytes.append(UInt8(ascii: " "))
+      bytes.append(contentsOf: line)
+      bytes.append(0x0A)
+    }
+    return bytes
+  }
+
+  /// `number` in decimal, appended to `bytes`.
+  static func appendDecimal(_ number: Int, to bytes: inout [UInt8]) {
+    if number < 0 { bytes.append(UInt8(ascii: "-")) }
+    var value = number.magnitude
+    var divisor: UInt = 1
+    while value / divisor >= 10 { divisor *= 10 }
+    while divisor > 0 {
+      bytes.append(UInt8(ascii: "0") + UInt8(value / divisor))
+      value %= divisor
+      divisor /= 10
+    }
+  }
+
   /// `grep --json`: lines `[{"category","name","line","text"}]`, documents
   /// `[{"category","name"}]`, counts `[{"category","name","count"}]`.
   func json() -> JSONValue {
     switch report {
-    case .lines(let documents):
+    case .lines(let located):
       var lines: [JSONValue] = []
-      for document in documents {
-        document.lines.forEachLine { number, line in
+      for document in located.documents {
+        document.forEachLine { number, line in
           lines.append(
             .object([
-              ("category", .string(document.categoryName)),
-              ("name", .string(document.lines.document.name.text)),
+              ("category", .string(located.categoryName(of: document.document))),
+              ("name", .string(document.document.name.text)),
               ("line", .integer(number)), ("text", .string(String(decoding: line, as: UTF8.self))),
             ]))
         }

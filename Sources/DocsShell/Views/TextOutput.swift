@@ -66,35 +66,6 @@ final class TextOutput {
     write("\n")
   }
 
-  /// Writes `prefix`, `number` in decimal, `": "`, `text` and a newline, straight into the
-  /// buffer: `grep`'s `CATEGORY/NAME:LINE: text`, with no string made for the line.
-  func writeLine(prefix: [UInt8], number: Int, text: UnsafeRawBufferPointer) {
-    guard fileDescriptor != nil, held == nil else {
-      return writeLine(
-        String(decoding: prefix, as: UTF8.self) + String(number) + ": "
-          + String(decoding: text, as: UTF8.self))
-    }
-    if isCut() { return }
-    buffer.append(contentsOf: prefix)
-    // The digits, most significant first, from a small stack of them.
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var value = number.magnitude
-      var index = digits.count
-      repeat {
-        index -= 1
-        digits[index] = UInt8(ascii: "0") + UInt8(value % 10)
-        value /= 10
-      } while value > 0
-      if number < 0 { buffer.append(UInt8(ascii: "-")) }
-      buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index...]))
-    }
-    buffer.append(UInt8(ascii: ":"))
-    buffer.append(UInt8(ascii: " "))
-    buffer.append(contentsOf: text)
-    buffer.append(0x0A)
-    if isUnbuffered || buffer.count >= 1 << 16 { flush() }
-  }
-
   /// Writes `bytes` as they are (output that was held, then not paged).
   func write(bytes: [UInt8]) {
     if isCut() { return }

@@ -201,9 +201,10 @@ import Testing
     ] {
       _ = try open()
       let context = try open()
-      #expect(try context.search(SearchQuery("planning"), limit: 1).map(\.document.name.text) == [
-        "typed"
-      ])
+      #expect(
+        try context.search(SearchQuery("planning"), limit: 1).map(\.document.name.text) == [
+          "typed"
+        ])
       let all = try context.search(SearchQuery("planning"), limit: 0)
       #expect(all.map(\.holdsTypedForm) == [true] + Array(repeating: false, count: 6))
     }

@@ -20,41 +20,6 @@ struct DocumentHits {
   var lines = LineBuffer()
 }
 
-/// Lines of text held as their UTF-8 bytes one after the other, with each one's number: no
-/// string per line (a search of a common word finds hundreds of thousands).
-struct LineBuffer: Sendable {
-  /// The lines' bytes, without line breaks.
-  var bytes: [UInt8] = []
-  /// Each line's number, counting from 1.
-  var numbers: [Int] = []
-  /// Where each line's bytes end in `bytes`.
-  var ends: [Int] = []
-
-  /// How many lines it holds.
-  var count: Int { numbers.count }
-
-  /// Adds line `number`, whose bytes `write` appends.
-  mutating func append(
-    number: Int, _ write: (inout [UInt8]) throws(JSONTextError) -> Void
-  ) throws(JSONTextError) {
-    try write(&bytes)
-    numbers.append(number)
-    ends.append(bytes.count)
-  }
-
-  /// Calls `body` with each line's number and bytes, in order.
-  func forEach(_ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
-    try bytes.withUnsafeBytes { all in
-      var start = 0
-      for index in numbers.indices {
-        let end = ends[index]
-        try body(numbers[index], UnsafeRawBufferPointer(rebasing: all[start..<end]))
-        start = end
-      }
-    }
-  }
-}
-
 /// The matching engine of content search: how the lines of one content are matched against
 /// a pattern. Which documents are searched, and where their bytes come from, is the
 /// caller's business; the engine takes a content as the bytes of a JSON string literal (as
@@ -347,7 +312,9 @@ final class ContentSearcher {
         if mode == .lines {
           // Without a test the line's bytes are copied as they are, no string made.
           try hits.lines.append(number: lines.lineNumber) { bytes throws(JSONTextError) in
-            if let text { bytes.append(contentsOf: text.utf8) } else {
+            if let text {
+              bytes.append(contentsOf: text.utf8)
+            } else {
               try lines.appendText(of: range, to: &bytes)
             }
           }
