@@ -714,7 +714,7 @@ def links_rows(new_row, D, large, T):
     timed_row(r, "%s -s %s/r47/store.json -c %s" % (
                   D, T, sq("mv %s %s" % (sq(LINK_TARGET), sq(LINK_TARGET + " renamed")))),
               "%s -s %s/r47a/store.json %s/append-sources.docsh" % (D, T, K),
-              docsh_prep=fresh("r47"), anchor_prep=fresh("r47a"), extra_docsh=True,
+              docsh_prep=fresh("r47"), anchor_prep=fresh("r47a"),
               docsh_name="docsh mv", anchor_name="docsh append ×100",
               expect=lambda _: any(
                   os.path.exists(path) and contains("Document 00042 renamed]]")(path)

@@ -68,13 +68,20 @@ extension Context {
     guard let record = try documentRecord(id), let category = categoryRecords[record.document.categoryID]
     else { throw .noSuchDocument(id) }
     var found: [Backlink] = []
-    for (source, content) in try linkCandidates(to: record.document, in: category.category) {
+    let document = record.document
+    for (source, content) in try linkCandidates(to: document, in: category.category) {
       try checkForInterruption(.contentSearch)
       let text = try self.text(of: content)
       // Lines as grep splits them: at each newline byte (a `\r\n` is one Character).
       var lines: [Substring.UTF8View]?
+      // A link names the document when its name does, and its category (or, for a bare
+      // name, the linking document's): decided without resolving it, so without loading
+      // the categories of the documents that link.
       for link in DocumentLink.links(in: text)
-      where try target(of: link, from: source.categoryID)?.id == id {
+      where link.name.key == document.name.key
+        && (link.category.map { $0.key == category.category.name.key }
+          ?? (source.categoryID == document.categoryID))
+      {
         if lines == nil {
           lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         }
