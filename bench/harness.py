@@ -689,7 +689,7 @@ def links_rows(new_row, D, large, T):
                 anchor_label="`sqlite3` same rows")
     timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, K, sq("backlinks " + sq(LINK_TARGET))),
               "sqlite3 %s/store.db %s" % (K, sq(
-                  "SELECT c.name, d.name, l.line FROM links l JOIN documents d ON d.id = "
+                  "SELECT c.name, d.name, l.line, l.text FROM links l JOIN documents d ON d.id = "
                   "l.source_id JOIN categories c ON c.id = d.category_id WHERE l.target_name = "
                   "'%s' AND l.target_category = '%s' ORDER BY c.name, d.name" % (name, category))),
               shell=False, expect=contains("[[Category 007/Document 00042]]"))

@@ -98,6 +98,11 @@ import Testing
     #expect(hits.contains(#""name":"B""#) && !hits.contains(#""name":"A""#))
   }
 
+  @Test func aCopyHoldsTheSourcesTags() throws {
+    _ = try output("mkdir Work; new Work/Plan p; tag Work/Plan a; cp Work/Plan Work/Copy")
+    #expect(try output("find --tag a") == "Work/Copy\nWork/Plan\n")
+  }
+
   @Test func badTagsAreOneLineErrorsThatChangeNothing() throws {
     _ = try output("mkdir Work; new Work/Plan p")
     let before = try storeText()
@@ -210,6 +215,17 @@ import Testing
     #expect(try output("backlinks Work/Notes") == "Work/Plan:1: See [[Notes]] and [[Home/List|the list]].\n")
   }
 
+  @Test func linksSavedLaterAreFoundByTheNextRunsIndex() throws {
+    try makeLinkedStore()
+    // The first backlinks builds the index's links; later saves keep them in step.
+    _ = try output("backlinks Work/Notes")
+    _ = try output("new Home/Fresh 'to [[Work/Notes]]'")
+    _ = try output("write Work/Plan 'no links now'")
+    #expect(try output("backlinks Work/Notes") == "Home/Fresh:1: to [[Work/Notes]]\n")
+    _ = try DocshProcess.run(["--store", store, "--checkpoint"], home: folder.path("home"))
+    #expect(try output("backlinks Work/Notes") == "Home/Fresh:1: to [[Work/Notes]]\n")
+  }
+
   @Test func checkReportsLinksToDocumentsThatDoNotExist() throws {
     try makeLinkedStore()
     let result = try docsh("check")
@@ -238,6 +254,20 @@ import Testing
         + "See [[Work/Notes]] and [[Home/List|the list]].\nAlso [[Missing]].\n"
         + "Back to [[Roadmap]]\ntwice: [[Roadmap|it]]\n")
     #expect(try output("cat Home/List") == "From home: [[Work/Roadmap]] and [[Plan]]\n")
+  }
+
+  @Test func renamingACategoryRewritesTheLinksIntoIt() throws {
+    try makeLinkedStore()
+    let result = try docsh("mv Work Office; cat Home/List Office/Plan; undo; cat Home/List")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.errors.contains("Rewrote 1 link in 1 document."))
+    #expect(
+      result.output
+        == "From home: [[Office/Plan]] and [[Plan]]\n"
+        + "See [[Notes]] and [[Home/List|the list]].\nAlso [[Missing]].\n"
+        + "From home: [[Work/Plan]] and [[Plan]]\n")
+    let kept = try docsh("mv --no-links Work Office; cat Home/List")
+    #expect(kept.output == "From home: [[Work/Plan]] and [[Plan]]\n")
   }
 
   @Test func undoTakesBackTheRenameAndTheRewritesTogether() throws {

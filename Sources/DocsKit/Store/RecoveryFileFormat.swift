@@ -108,6 +108,15 @@ enum RecoveryFileFormat {
         literal(record.document.modified.iso8601)
         append(",\"content\":")
         if case .text(let text) = record.content { literal(text) } else { literal("") }
+        // Tags only when it holds any: a journal without them reads as it always did.
+        if !record.document.tags.isEmpty {
+          append(",\"tags\":[")
+          for (index, tag) in record.document.tags.enumerated() {
+            if index > 0 { append(",") }
+            literal(tag.text)
+          }
+          append("]")
+        }
         append("}")
       }
     }
@@ -218,9 +227,17 @@ enum RecoveryFileFormat {
         let categoryID = try id(value["category"], "category of a document")
         guard categories[categoryID] != nil else { throw fail("a document in an unknown category") }
         guard let content = value["content"]?.string else { throw fail("a content is missing") }
+        var tags: [Tag] = []
+        for tagValue in value["tags"]?.array ?? [] {
+          guard let text = tagValue.string, let tag = try? Tag(text) else {
+            throw fail("bad tag")
+          }
+          tags.append(tag)
+        }
         let document = Document(
           id: objectID, name: try name(value["name"]), categoryID: categoryID,
-          size: content.utf8.count, modified: try time(value["modified"], "modification time"))
+          size: content.utf8.count, modified: try time(value["modified"], "modification time"),
+          tags: tags.normalizedTags())
         return .document(
           DocumentRecord(document: document, content: .text(content), location: nil, sequence: 0))
       default:
