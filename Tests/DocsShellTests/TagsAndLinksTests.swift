@@ -149,6 +149,25 @@ import Testing
     #expect(try output("find --tag converted") == "Work/Plan\n")
   }
 
+  @Test func tagsInAVersionOneFileAreAnotherToolsKeyAndWhatIsNoTagIsSkipped() throws {
+    func file(version: Int, tags: String) -> String {
+      """
+      {"format":"docsh-store","version":\(version),"generation":1,"categories":[
+      {"id":"0b0e5b0e-3f0c-4b8e-9a43-6f1f5f0d2a11","name":"Work","documents":[
+      {"id":"9a1c0b0e-3f0c-4b8e-9a43-6f1f5f0d2a12","name":"Plan","content":"p","size":1,"modified":"2026-11-29T14:53:00.123Z","tags":\(tags)}
+      ]}
+      ]}
+
+      """
+    }
+    try Data(file(version: 1, tags: #"["x",{"nested":1}]"#).utf8).write(to: URL(fileURLWithPath: store))
+    #expect(try output("tags; cat Work/Plan") == "p")
+    try Data(file(version: 2, tags: #"["ok","not a tag",7]"#).utf8).write(to: URL(fileURLWithPath: store))
+    #expect(try output("tags") == "ok  1\n")
+    try Data(file(version: 2, tags: #"["b","A","a"]"#).utf8).write(to: URL(fileURLWithPath: store))
+    #expect(try output("tags") == "A  1\nb  1\n")
+  }
+
   @Test func exportWritesATagsHeaderThatImportReadsBack() throws {
     _ = try output("mkdir Work; new Work/Plan body; new Work/Plain text; tag Work/Plan a b/c")
     let out = folder.path("out")
