@@ -439,7 +439,8 @@ TAG_POOL = 500  # other tags, topic-000 … topic-499
 def linked(src, outdir, seed):
     """A copy of the corpus in SRC with tags and [[links]]: store.json (each document's
     `tags`, and a last line holding its links), store.db (the same documents, plus tables
-    tags(document_id, tag) and links(source_id, line, target_category, target_name), indexed
+    tags(document_id, tag) and links(source_id, line, target_category, target_name, text:
+    the line), indexed
     as an index would be) and the scripts of row 47. Deterministic: the same SRC and seed
     give the same bytes; done again only when SRC's STAMP or this file changed."""
     src_stamp = read_stamp(src)
@@ -478,7 +479,7 @@ def linked(src, outdir, seed):
         CREATE TABLE tags(document_id TEXT NOT NULL, tag TEXT NOT NULL);
         CREATE TABLE links(
             source_id TEXT NOT NULL, line INTEGER NOT NULL, target_category TEXT,
-            target_name TEXT NOT NULL);
+            target_name TEXT NOT NULL, text TEXT NOT NULL);
         BEGIN;
         """)
     stats = {"documents": 0, "tagged": 0, "with_bench_tag": 0, "links": 0, "link_sources": 0}
@@ -515,10 +516,12 @@ def linked(src, outdir, seed):
                 text = " ".join(
                     "[[%s]]" % (name if c is None or c == category else c + "/" + name)
                     for c, name in links)
-                content = prefix + "See " + text + ".\n"
+                line_text = "See " + text + "."
+                content = prefix + line_text + "\n"
                 for c, name in links:
-                    db.execute("INSERT INTO links VALUES(?,?,?,?)",
-                               (doc["id"], number, c if c is not None else category, name))
+                    db.execute("INSERT INTO links VALUES(?,?,?,?,?)",
+                               (doc["id"], number, c if c is not None else category, name,
+                                line_text))
                 stats["links"] += len(links)
                 stats["link_sources"] += 1
             k = rng.choices([0, 1, 2, 3], weights=[50, 30, 15, 5])[0]

@@ -713,7 +713,7 @@ def links_rows(new_row, D, large, T):
                 anchor_label="`sqlite3` same rows")
     timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, K, sq("backlinks " + sq(LINK_TARGET))),
               "sqlite3 %s/store.db %s" % (K, sq(
-                  "SELECT c.name, d.name, l.line FROM links l JOIN documents d ON d.id = "
+                  "SELECT c.name, d.name, l.line, l.text FROM links l JOIN documents d ON d.id = "
                   "l.source_id JOIN categories c ON c.id = d.category_id WHERE l.target_name = "
                   "'%s' AND l.target_category = '%s' ORDER BY c.name, d.name" % (name, category))),
               shell=False, expect=contains("[[Category 007/Document 00042]]"))
@@ -738,7 +738,7 @@ def links_rows(new_row, D, large, T):
     timed_row(r, "%s -s %s/r47/store.json -c %s" % (
                   D, T, sq("mv %s %s" % (sq(LINK_TARGET), sq(LINK_TARGET + " renamed")))),
               "%s -s %s/r47a/store.json %s/append-sources.docsh" % (D, T, K),
-              docsh_prep=fresh("r47"), anchor_prep=fresh("r47a"), extra_docsh=True,
+              docsh_prep=fresh("r47"), anchor_prep=fresh("r47a"),
               docsh_name="docsh mv", anchor_name="docsh append ×100",
               expect=lambda _: any(
                   os.path.exists(path) and contains("Document 00042 renamed]]")(path)

@@ -128,4 +128,26 @@ import Testing
       Context.rewriting(text, links.map { ($0, "Work/New") })
         == "x [[Work/New|shown]] y [[Work/New]]")
   }
+
+  @Test func unsavedTagsSurviveTheRecoveryJournal() throws {
+    let context = try open()
+    try context.tag([try document(context, "X").id], with: tags("kept", "b/c"))
+    let record = RecoveryRecord(
+      storeIdentity: path, processID: 1, started: TestClock.reading(1),
+      written: TestClock.reading(2), pending: try context.pendingChanges())
+    let decoded = try RecoveryFileFormat.decode(RecoveryFileFormat.encode(record))
+    #expect(decoded == record)
+    let fresh = try open()
+    try fresh.recover(decoded.pending)
+    #expect(try document(fresh, "X").tags.map(\.text) == ["b/c", "kept"])
+  }
+
+  @Test func backlinksShowTheLineAsGrepSplitsIt() throws {
+    let context = try open()
+    let work = try #require(context.category(named: "Work"))
+    try context.createDocument(named: "Z", in: work.id, content: "one\r\ntwo [[X]]\r\nthree")
+    let backlinks = try context.backlinks(to: try document(context, "X").id)
+    #expect(backlinks.map(\.lineText) == ["two [[X]]"])
+    #expect(backlinks.map(\.link.line) == [2])
+  }
 }

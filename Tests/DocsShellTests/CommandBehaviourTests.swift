@@ -135,9 +135,13 @@ import Testing
     #expect(completer.candidates(after: ["grep", "-i", "plan"], partial: "W") == ["Work/"])
     #expect(
       completer.candidates(after: ["grep"], partial: "-") == [
-        "--json", "-E", "-F", "-c", "-i", "-l", "-n", "-v", "-w",
+        "--json", "--tag", "-E", "-F", "-c", "-i", "-l", "-n", "-v", "-w",
       ])
     #expect(completer.candidates(after: ["grep", "-vw", "plan"], partial: "W") == ["Work/"])
+    // --tag's value is a tag of the store, matched ignoring case.
+    harness.run("tag Work/Plan Urgent")
+    #expect(completer.candidates(after: ["grep", "--tag"], partial: "u") == ["Urgent"])
+    #expect(completer.candidates(after: ["untag", "Work/Plan"], partial: "") == ["Urgent"])
     // grep's options end at its pattern; new takes none, so a dash is a name.
     #expect(completer.candidates(after: ["grep", "plan"], partial: "-") == [])
     #expect(completer.candidates(after: ["new"], partial: "-") == [])

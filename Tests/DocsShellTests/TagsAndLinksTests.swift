@@ -98,6 +98,11 @@ import Testing
     #expect(hits.contains(#""name":"B""#) && !hits.contains(#""name":"A""#))
   }
 
+  @Test func aCopyHoldsTheSourcesTags() throws {
+    _ = try output("mkdir Work; new Work/Plan p; tag Work/Plan a; cp Work/Plan Work/Copy")
+    #expect(try output("find --tag a") == "Work/Copy\nWork/Plan\n")
+  }
+
   @Test func badTagsAreOneLineErrorsThatChangeNothing() throws {
     _ = try output("mkdir Work; new Work/Plan p")
     let before = try storeText()
@@ -142,6 +147,25 @@ import Testing
     #expect(text.contains(#""version":2"#))
     #expect(text.contains(#""tags":["converted"]"#))
     #expect(try output("find --tag converted") == "Work/Plan\n")
+  }
+
+  @Test func tagsInAVersionOneFileAreAnotherToolsKeyAndWhatIsNoTagIsSkipped() throws {
+    func file(version: Int, tags: String) -> String {
+      """
+      {"format":"docsh-store","version":\(version),"generation":1,"categories":[
+      {"id":"0b0e5b0e-3f0c-4b8e-9a43-6f1f5f0d2a11","name":"Work","documents":[
+      {"id":"9a1c0b0e-3f0c-4b8e-9a43-6f1f5f0d2a12","name":"Plan","content":"p","size":1,"modified":"2026-11-29T14:53:00.123Z","tags":\(tags)}
+      ]}
+      ]}
+
+      """
+    }
+    try Data(file(version: 1, tags: #"["x",{"nested":1}]"#).utf8).write(to: URL(fileURLWithPath: store))
+    #expect(try output("tags; cat Work/Plan") == "p")
+    try Data(file(version: 2, tags: #"["ok","not a tag",7]"#).utf8).write(to: URL(fileURLWithPath: store))
+    #expect(try output("tags") == "ok  1\n")
+    try Data(file(version: 2, tags: #"["b","A","a"]"#).utf8).write(to: URL(fileURLWithPath: store))
+    #expect(try output("tags") == "A  1\nb  1\n")
   }
 
   @Test func exportWritesATagsHeaderThatImportReadsBack() throws {
@@ -210,6 +234,17 @@ import Testing
     #expect(try output("backlinks Work/Notes") == "Work/Plan:1: See [[Notes]] and [[Home/List|the list]].\n")
   }
 
+  @Test func linksSavedLaterAreFoundByTheNextRunsIndex() throws {
+    try makeLinkedStore()
+    // The first backlinks builds the index's links; later saves keep them in step.
+    _ = try output("backlinks Work/Notes")
+    _ = try output("new Home/Fresh 'to [[Work/Notes]]'")
+    _ = try output("write Work/Plan 'no links now'")
+    #expect(try output("backlinks Work/Notes") == "Home/Fresh:1: to [[Work/Notes]]\n")
+    _ = try DocshProcess.run(["--store", store, "--checkpoint"], home: folder.path("home"))
+    #expect(try output("backlinks Work/Notes") == "Home/Fresh:1: to [[Work/Notes]]\n")
+  }
+
   @Test func checkReportsLinksToDocumentsThatDoNotExist() throws {
     try makeLinkedStore()
     let result = try docsh("check")
@@ -238,6 +273,20 @@ import Testing
         + "See [[Work/Notes]] and [[Home/List|the list]].\nAlso [[Missing]].\n"
         + "Back to [[Roadmap]]\ntwice: [[Roadmap|it]]\n")
     #expect(try output("cat Home/List") == "From home: [[Work/Roadmap]] and [[Plan]]\n")
+  }
+
+  @Test func renamingACategoryRewritesTheLinksIntoIt() throws {
+    try makeLinkedStore()
+    let result = try docsh("mv Work Office; cat Home/List Office/Plan; undo; cat Home/List")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.errors.contains("Rewrote 1 link in 1 document."))
+    #expect(
+      result.output
+        == "From home: [[Office/Plan]] and [[Plan]]\n"
+        + "See [[Notes]] and [[Home/List|the list]].\nAlso [[Missing]].\n"
+        + "From home: [[Work/Plan]] and [[Plan]]\n")
+    let kept = try docsh("mv --no-links Work Office; cat Home/List")
+    #expect(kept.output == "From home: [[Work/Plan]] and [[Plan]]\n")
   }
 
   @Test func undoTakesBackTheRenameAndTheRewritesTogether() throws {

@@ -68,13 +68,20 @@ extension Context {
     guard let record = try documentRecord(id), let category = categoryRecords[record.document.categoryID]
     else { throw .noSuchDocument(id) }
     var found: [Backlink] = []
-    for (source, content) in try linkCandidates(to: record.document, in: category.category) {
+    let document = record.document
+    for (source, content) in try linkCandidates(to: document, in: category.category) {
       try checkForInterruption(.contentSearch)
       let text = try self.text(of: content)
       // Lines as grep splits them: at each newline byte (a `\r\n` is one Character).
       var lines: [Substring.UTF8View]?
+      // A link names the document when its name does, and its category (or, for a bare
+      // name, the linking document's): decided without resolving it, so without loading
+      // the categories of the documents that link.
       for link in DocumentLink.links(in: text)
-      where try target(of: link, from: source.categoryID)?.id == id {
+      where link.name.key == document.name.key
+        && (link.category.map { $0.key == category.category.name.key }
+          ?? (source.categoryID == document.categoryID))
+      {
         if lines == nil {
           lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         }
@@ -211,5 +218,77 @@ extension Context {
       bytes.replaceSubrange(link.targetRange, with: Array(target.utf8))
     }
     return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+extension Context {
+  // MARK: - Rewriting links on a category's rename
+
+  /// Renames the category `id` as ``renameCategory(_:to:)`` does and, in the same change and
+  /// undo step, rewrites the `[[Category/Name]]` links naming its documents: `[[Old/Plan]]`
+  /// becomes `[[New/Plan]]` (a `|shown text` stays). `[[Name]]` links need nothing.
+  /// - Returns: the category renamed, and how many links were rewritten in how many
+  ///   documents.
+  /// - Throws: as ``renameCategory(_:to:)``, or when a linking content is unreadable;
+  ///   nothing changes then.
+  @discardableResult
+  public func renameCategory(
+    _ id: ObjectID, to name: String, rewritingLinks: Bool
+  ) throws(ContextError) -> (category: Category, links: Int, documents: Int) {
+    guard rewritingLinks, let old = categoryRecords[id]?.category else {
+      return (try renameCategory(id, to: name), 0, 0)
+    }
+    // The links into the category, found before the rename changes what they resolve to.
+    var edits: [(source: ObjectID, links: [DocumentLink])] = []
+    for (source, content) in try linkCandidates(into: old) {
+      try checkForInterruption(.contentSearch)
+      var found: [DocumentLink] = []
+      for link in DocumentLink.links(in: try text(of: content))
+      where link.category?.key == old.name.key {
+        if try document(named: link.name.text, in: id) != nil { found.append(link) }
+      }
+      if !found.isEmpty { edits.append((source.id, found)) }
+    }
+    return try performChanges("mv \(old.name)") { () throws(ContextError) in
+      let renamed = try renameCategory(id, to: name)
+      var count = 0
+      var changed = 0
+      for (source, links) in edits {
+        let text = try content(of: source)
+        let new = Context.rewriting(
+          text, links.map { ($0, renamed.name.text + "/" + $0.name.text) })
+        guard new != text else { continue }
+        try setContent(new, of: source)
+        count += links.count
+        changed += 1
+      }
+      return (renamed, count, changed)
+    }
+  }
+
+  /// The documents that may hold a `[[Category/Name]]` link into `category`: those the
+  /// store's index names, and those changed since the save; every document when it cannot.
+  private func linkCandidates(into category: Category) throws(ContextError)
+    -> [(document: Document, content: ContentStorage)]
+  {
+    let indexed: [StoredDocument]?
+    do {
+      indexed = try store.documents(linkingInto: category.name)
+    } catch {
+      throw .interrupted
+    }
+    guard let indexed else { return try contentSearchCandidates(in: nil) }
+    let changed = changedDocumentIDs()
+    var candidates: [(document: Document, content: ContentStorage)] = []
+    for stored in indexed where !changed.contains(stored.id) {
+      let record = documentRecords[stored.id]
+      candidates.append(
+        (record?.document ?? stored.document, record?.content ?? .fault(stored.contentLocation)))
+    }
+    for id in changed {
+      guard let record = documentRecords[id] else { continue }
+      candidates.append((record.document, record.content))
+    }
+    return candidates
   }
 }

@@ -82,7 +82,7 @@ extension Context {
       let id = state(of: saved.id) == nil ? saved.id : makeID()
       let document = Document(
         id: id, name: name, categoryID: categoryID, size: saved.content.utf8.count,
-        modified: saved.modified)
+        modified: saved.modified, tags: saved.tags)
       setDocument(
         id,
         to: DocumentRecord(

@@ -40,17 +40,6 @@ extension Context {
     ) { $0.filter { !keys.contains($0.key) } }
   }
 
-  /// Sets the tags of the document `id` to `tags` (sorted, one of each key).
-  /// - Throws: ``ContextError`` when the document is gone.
-  @discardableResult
-  public func setTags(_ tags: [Tag], of id: ObjectID) throws(ContextError) -> Document {
-    var spelled: [Tag] = []
-    for tag in tags.normalizedTags() { spelled.append(try spelling(of: tag)) }
-    _ = try changeTags(of: [id], undoName: "tag") { _ in spelled }
-    guard let record = documentRecords[id] else { throw .noSuchDocument(id) }
-    return record.document
-  }
-
   private func changeTags(
     of ids: [ObjectID], undoName: String, _ change: ([Tag]) -> [Tag]
   ) throws(ContextError) -> Int {

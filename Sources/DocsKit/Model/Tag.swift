@@ -22,12 +22,17 @@ public struct Tag: Hashable, Sendable, CustomStringConvertible, Comparable {
     guard text.utf8.count <= Tag.maximumByteCount else {
       throw .tooLong(String(text), byteCount: text.utf8.count)
     }
-    for character in text where !Tag.isAllowed(character) {
-      throw .invalidCharacter(String(raw), character)
+    // Most tags are ASCII words: checked byte by byte, without Unicode properties.
+    if !text.utf8.allSatisfy(Tag.isAllowedASCII) {
+      for character in text where !Tag.isAllowed(character) {
+        throw .invalidCharacter(String(raw), character)
+      }
     }
-    guard !text.hasPrefix("/"), !text.hasSuffix("/"), !text.contains("//") else {
-      throw .misplacedSlash(String(raw))
-    }
+    let slash = UInt8(ascii: "/")
+    let bytes = text.utf8
+    guard bytes.first != slash, bytes.last != slash,
+      !zip(bytes, bytes.dropFirst()).contains(where: { $0 == slash && $1 == slash })
+    else { throw .misplacedSlash(String(raw)) }
     self.init(unchecked: String(text))
   }
 
@@ -45,6 +50,18 @@ public struct Tag: Hashable, Sendable, CustomStringConvertible, Comparable {
   /// Tags sort by key, then as written.
   public static func < (lhs: Tag, rhs: Tag) -> Bool {
     lhs.key == rhs.key ? lhs.text < rhs.text : lhs.key.folded < rhs.key.folded
+  }
+
+  /// Whether `byte` is an ASCII letter, digit, `-`, `_` or `/`.
+  private static func isAllowedASCII(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+      UInt8(ascii: "/"):
+      return true
+    default:
+      return false
+    }
   }
 
   private static func isAllowed(_ character: Character) -> Bool {
@@ -65,6 +82,10 @@ public struct TagKey: Hashable, Sendable, Comparable, CustomStringConvertible {
 
   /// The key of `text`.
   public init(_ text: String) {
+    if text.utf8.allSatisfy({ $0 < 0x80 }) {
+      folded = NameKey.asciiLowercased(text)
+      return
+    }
     var folder = CaseFolder()
     folded = TextFolding.fold(folder.folded(text))
   }

@@ -238,6 +238,11 @@ public protocol DocumentStore: AnyObject {
     linkingTo name: Name, in category: (id: ObjectID, name: Name)
   ) throws(WorkInterrupted) -> [StoredDocument]?
 
+  /// The saved documents whose contents hold a `[[Category/Name]]` link naming `category`
+  /// (a superset); `nil` when the store cannot say.
+  /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
+  func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]?
+
   /// A ranked full-text search of the saved documents, when the store keeps a full-text
   /// index; `nil` when it cannot answer (the context then searches itself).
   /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
@@ -358,6 +363,10 @@ extension DocumentStore {
   public func documents(
     linkingTo name: Name, in category: (id: ObjectID, name: Name)
   ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
+
+  /// A store without an index of links leaves finding them to the context.
+  public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]?
+  { nil }
 
   /// A store without a full-text index leaves searching to the context.
   public func search(_ request: IndexSearchRequest) -> IndexSearchResult? { nil }

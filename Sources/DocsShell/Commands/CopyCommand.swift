@@ -8,7 +8,7 @@ struct CopyCommand: ShellCommand {
     discussion: """
       DEST is read as by mv: a category (/Archive, ../Archive, Archive/) gets a copy with
       the same name; CATEGORY/NAME or a plain NAME names the copy. The copy is a new
-      document (its own id) with the same content and size, dated now; -p keeps the
+      document (its own id) with the same content, size and tags, dated now; -p keeps the
       source's modification date. A name that is taken is an error.
       """,
     example: "cp Plan ../Archive/Plan-2026",
@@ -39,9 +39,11 @@ struct CopyCommand: ShellCommand {
     let (category, name) = try ShellPath(destination).documentDestination(
       in: session.context, from: session.currentCategory)
     let content = try session.context.content(of: document.id)
-    try session.context.createDocument(
+    let copy = try session.context.createDocument(
       named: name ?? document.name.text, in: category.id, content: content,
       modified: keepsDate ? document.modified : nil)
+    // The copy holds the source's tags too (the same words about the same text).
+    if !document.tags.isEmpty { try session.context.tag([copy.id], with: document.tags) }
     return .nothing
   }
 }

@@ -11,8 +11,8 @@ struct MoveCommand: ShellCommand {
       there, keeping its name; CATEGORY/NAME moves and renames it; a plain NAME renames it
       in place. At the top, mv OLD NEW renames a category; its documents stay with it.
       Moving or renaming a document rewrites the [[links]] naming it in the documents that
-      hold them, in the same undo step, and says how many; --no-links keeps them as they
-      were.
+      hold them, in the same undo step, and says how many; renaming a category rewrites the
+      [[Category/Name]] links into it. --no-links keeps them as they were.
       """,
     example: "mv Plan ../Archive/Plan-2026",
     arguments: .pair(
@@ -34,7 +34,7 @@ struct MoveCommand: ShellCommand {
     case .top:
       throw ShellError.wrongKind(source, expected: "a category or document")
     case .category(let category):
-      try renameCategory(category, in: session)
+      return try renameCategory(category, in: session)
     case .entry(let category, let name):
       guard let document = try context.document(named: name, in: category.id) else {
         throw ShellError.noSuchDocument(name, in: category.name.text)
@@ -43,21 +43,28 @@ struct MoveCommand: ShellCommand {
         in: context, from: session.currentCategory)
       let rewrite = try context.moveDocument(
         document.id, to: target.id, renamingTo: newName, rewritingLinks: rewritesLinks)
-      guard rewrite.links > 0 else { return .nothing }
-      let links = rewrite.links == 1 ? "1 link" : "\(rewrite.links) links"
-      let documents = rewrite.documents == 1 ? "1 document" : "\(rewrite.documents) documents"
-      return .messages(["Rewrote \(links) in \(documents)."])
+      return Self.rewriteMessage(links: rewrite.links, documents: rewrite.documents)
     }
     return .nothing
   }
 
-  private func renameCategory(_ category: Category, in session: Session) throws {
+  private func renameCategory(_ category: Category, in session: Session) throws -> CommandResult {
     var name = Substring(destination)
     if name.hasPrefix("/") { name = name.dropFirst() }
     if name.hasSuffix("/") { name = name.dropLast() }
     guard !name.contains("/") else {
       throw ShellError.wrongKind(destination, expected: "a category name (categories do not nest)")
     }
-    try session.context.renameCategory(category.id, to: String(name))
+    let rewrite = try session.context.renameCategory(
+      category.id, to: String(name), rewritingLinks: rewritesLinks)
+    return Self.rewriteMessage(links: rewrite.links, documents: rewrite.documents)
+  }
+
+  /// `Rewrote 3 links in 2 documents.`, or nothing when none was.
+  static func rewriteMessage(links: Int, documents: Int) -> CommandResult {
+    guard links > 0 else { return .nothing }
+    let linkCount = links == 1 ? "1 link" : "\(links) links"
+    let documentCount = documents == 1 ? "1 document" : "\(documents) documents"
+    return .messages(["Rewrote \(linkCount) in \(documentCount)."])
   }
 }

@@ -21,7 +21,7 @@ struct TagCommand: ShellCommand {
   let change: TagChange
 
   init(_ arguments: ParsedArguments) throws(ShellError) {
-    change = try TagChange(arguments, command: Self.configuration)
+    change = try TagChange(arguments)
   }
 
   func run(in session: Session) throws -> CommandResult {
@@ -45,7 +45,7 @@ struct UntagCommand: ShellCommand {
   let change: TagChange
 
   init(_ arguments: ParsedArguments) throws(ShellError) {
-    change = try TagChange(arguments, command: Self.configuration)
+    change = try TagChange(arguments)
   }
 
   func run(in session: Session) throws -> CommandResult {
@@ -93,7 +93,7 @@ struct TagChange: Sendable {
   /// The tags, validated.
   let tags: [Tag]
 
-  init(_ arguments: ParsedArguments, command: CommandConfiguration) throws(ShellError) {
+  init(_ arguments: ParsedArguments) throws(ShellError) {
     path = arguments.positionals[0]
     var tags: [Tag] = []
     for text in arguments.positionals.dropFirst() {

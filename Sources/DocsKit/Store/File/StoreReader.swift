@@ -144,6 +144,10 @@ struct StoreReader: ~Copyable {
     guard format != nil else { throw failure(.notAStore(nil), at: start, "") }
     guard let version else { throw failure(.malformed, at: start, "missing \"version\"") }
     guard version >= 1 else { throw failure(.malformed, at: start, "unknown version \(version)") }
+    if version == 1 {
+      // Format v1 has no tags: a `"tags"` there is another tool's, ignored as unknown keys are.
+      for index in graph.documents.indices { graph.documents[index].tags = [] }
+    }
     guard let generation else { throw failure(.malformed, at: start, "missing \"generation\"") }
     guard sawCategories else { throw failure(.malformed, at: start, "missing \"categories\"") }
     graph.generation = generation
@@ -318,23 +322,25 @@ struct StoreReader: ~Copyable {
         location: StoredLocation(offset: start, length: offset - start, in: locatedIn)))
   }
 
-  /// Reads a document's `"tags"`: an array of valid tag names, kept sorted by key, one of each.
+  /// Reads a document's `"tags"`: the valid tag names of an array, sorted by key, one of
+  /// each. What is no valid tag (another type, a string that is no tag) is skipped, as an
+  /// unknown key is: a file of version 1 converted by its first save keeps the objects
+  /// another tool wrote byte for byte, `"tags"` of theirs included.
   mutating func readTags() throws(StoreReadFailure) -> [Tag] {
     try skipWhitespace()
-    try expect(UInt8(ascii: "["), "\"tags\" is not an array")
+    guard try peek() == UInt8(ascii: "[") else {
+      try skipValue(depth: 3)
+      return []
+    }
+    position += 1
     var tags: [Tag] = []
     var first = true
     while try nextElement(&first) {
-      let at = offset
       guard try peek() == UInt8(ascii: "\"") else {
-        throw failure(.malformed, at: at, "a tag is not a string")
+        try skipValue(depth: 4)
+        continue
       }
-      let text = try readString()
-      do {
-        tags.append(try Tag(text))
-      } catch {
-        throw failure(.malformed, at: at, "\(error)")
-      }
+      if let tag = try? Tag(try readString()) { tags.append(tag) }
     }
     return tags.normalizedTags()
   }

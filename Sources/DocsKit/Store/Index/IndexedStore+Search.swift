@@ -28,12 +28,27 @@ extension IndexedStore {
   public func documents(
     linkingTo name: Name, in category: (id: ObjectID, name: Name)
   ) throws(WorkInterrupted) -> [StoredDocument]? {
+    try linkingDocuments { index throws(SQLiteError) in
+      try index.documents(linkingTo: name, in: category)
+    }
+  }
+
+  public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]?
+  {
+    try linkingDocuments { index throws(SQLiteError) in
+      try index.documents(linkingInto: category)
+    }
+  }
+
+  /// What `query` answers from the index's links, built with the full text first when they
+  /// are not yet; `nil` when the index cannot answer.
+  private func linkingDocuments(
+    _ query: (StoreIndex) throws(SQLiteError) -> [StoredDocument]?
+  ) throws(WorkInterrupted) -> [StoredDocument]? {
     guard let (index, identity, _) = state.trusted else { return nil }
     func asked() -> IndexAnswer<[StoredDocument]?> {
       ask(index) { () throws(SQLiteError) -> [StoredDocument]?? in
-        try index.reading(identity) { _ throws(SQLiteError) in
-          try index.documents(linkingTo: name, in: category)
-        }
+        try index.reading(identity) { _ throws(SQLiteError) in try query(index) }
       }
     }
     var answer = asked()

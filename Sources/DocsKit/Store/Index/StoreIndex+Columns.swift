@@ -128,10 +128,18 @@ extension StoreIndex {
   /// The tags of a `tags` column, `nil` when it is not what ``tagArray(_:)`` writes.
   static func tags(fromArray text: String?) -> [Tag]? {
     guard let text else { return [] }
-    guard text.hasPrefix("[\""), text.hasSuffix("\"]") else { return nil }
+    let bytes = text.utf8
+    guard bytes.count >= 4, bytes.first == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]")
+    else { return nil }
     var tags: [Tag] = []
-    for part in text.dropFirst(2).dropLast(2).split(separator: "\",\"", omittingEmptySubsequences: false) {
-      guard let tag = try? Tag(String(part)), tag.text == part else { return nil }
+    // `["a","b"]`: a tag holds no quote or comma, so the commas split it.
+    for part in bytes.dropFirst().dropLast().split(
+      separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+    {
+      guard part.count >= 3, part.first == UInt8(ascii: "\""), part.last == UInt8(ascii: "\"")
+      else { return nil }
+      let word = String(decoding: part.dropFirst().dropLast(), as: UTF8.self)
+      guard let tag = try? Tag(word), tag.text == word else { return nil }
       tags.append(tag)
     }
     return tags

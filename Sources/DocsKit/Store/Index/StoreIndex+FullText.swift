@@ -259,6 +259,27 @@ extension StoreIndex {
     return documents
   }
 
+  /// The documents whose saved contents hold a `[[Category/Name]]` link naming `category`;
+  /// `nil` when the links are not built.
+  func documents(linkingInto category: Name) throws(SQLiteError) -> [StoredDocument]? {
+    guard let record = try record(), record.hasFullText else { return nil }
+    var documents: [StoredDocument] = []
+    try database.query(
+      """
+      SELECT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
+        c.uuid AS category_uuid, c.documents_offset AS base
+      FROM documents d JOIN categories c ON d.category = c.id
+      WHERE d.id IN (SELECT source FROM links WHERE category_key = ?)
+      """, [.text(category.key.folded)]
+    ) { row throws(SQLiteError) in
+      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
+        let document = StoreIndex.document(row, category: category, base: row.int("base"))
+      else { return }
+      documents.append(document)
+    }
+    return documents
+  }
+
 }
 
 // MARK: - Search requests

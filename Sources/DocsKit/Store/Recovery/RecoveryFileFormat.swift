@@ -72,6 +72,17 @@ enum RecoveryFileFormat {
   // MARK: - Encoding
 
   /// The file's bytes for `record`.
+  /// The tags of a document's `"tags"` (none when it has no such key); `nil` when one is no
+  /// valid tag.
+  static func tags(_ value: MiniJSON.Value?) -> [Tag]? {
+    var tags: [Tag] = []
+    for item in value?.array ?? [] {
+      guard let text = item.string, let tag = try? Tag(text) else { return nil }
+      tags.append(tag)
+    }
+    return tags.normalizedTags()
+  }
+
   static func encode(_ record: RecoveryRecord) -> [UInt8] {
     var body: [UInt8] = []
     body.reserveCapacity(1024)
@@ -108,6 +119,15 @@ enum RecoveryFileFormat {
         literal(record.document.modified.iso8601)
         append(",\"content\":")
         if case .text(let text) = record.content { literal(text) } else { literal("") }
+        // Tags only when it holds any: a journal without them reads as it always did.
+        if !record.document.tags.isEmpty {
+          append(",\"tags\":[")
+          for (index, tag) in record.document.tags.enumerated() {
+            if index > 0 { append(",") }
+            literal(tag.text)
+          }
+          append("]")
+        }
         append("}")
       }
     }
@@ -218,9 +238,11 @@ enum RecoveryFileFormat {
         let categoryID = try id(value["category"], "category of a document")
         guard categories[categoryID] != nil else { throw fail("a document in an unknown category") }
         guard let content = value["content"]?.string else { throw fail("a content is missing") }
+        guard let tags = RecoveryFileFormat.tags(value["tags"]) else { throw fail("bad tag") }
         let document = Document(
           id: objectID, name: try name(value["name"]), categoryID: categoryID,
-          size: content.utf8.count, modified: try time(value["modified"], "modification time"))
+          size: content.utf8.count, modified: try time(value["modified"], "modification time"),
+          tags: tags)
         return .document(
           DocumentRecord(document: document, content: .text(content), location: nil, sequence: 0))
       default:

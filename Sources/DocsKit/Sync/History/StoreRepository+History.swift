@@ -431,6 +431,6 @@ extension StoreRepository {
     return SavedDocument(
       id: stored.id, name: stored.name.text, categoryID: stored.categoryID,
       categoryName: store.graph.categories.first { $0.id == stored.categoryID }?.name.text ?? "?",
-      content: content, size: stored.size, modified: stored.modified)
+      content: content, size: stored.size, modified: stored.modified, tags: stored.tags)
   }
 }
