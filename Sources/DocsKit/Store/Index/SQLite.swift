@@ -65,17 +65,14 @@ final class SystemSQLite: SQLiteLibrary {
       if let connection { sqlite3_close_v2(connection) }
       throw SQLiteError(operation: "open", code: code, message: message)
     }
-    // Keep the -wal and -shm files when the last connection closes: every docsh command
-    // is a process of its own, and making, sizing and deleting them each time was most of
-    // what opening the index cost. They are removed with the database when it is rebuilt.
+    // Keep the -wal and -shm files when the last connection closes: every command is a
+    // process of its own, and making and deleting them each time was most of an open.
     var persist: Int32 = 1
     _ = sqlite3_file_control(connection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
-    // Nor checkpoint them when it closes: a command's transaction then costs its pages
-    // appended to the -wal (synchronous=NORMAL syncs nothing at a commit), not a checkpoint,
-    // a restart of the -wal and three fdatasyncs, each command. SQLite checkpoints every 32
-    // pages as it commits (StoreIndex.open); a rebuild checkpoints at its end. A power cut
-    // may lose the last transactions of the index, which the trust rules notice (derived
-    // data: the identity row then names an older file or an earlier place in its log).
+    // Nor checkpoint them when it closes: a command's transaction costs its pages appended
+    // to the -wal (NORMAL syncs nothing at a commit), not a checkpoint and three fdatasyncs.
+    // SQLite checkpoints every 32 pages (StoreIndex.open), a rebuild at its end; a power cut
+    // may lose the index's last transactions, which the trust rules notice.
     _ = docsh_no_checkpoint_on_close(connection)
     // docsh's own tokenizer and rank function (below, "The docsh tokenizer", "docsh_rank").
     do {
