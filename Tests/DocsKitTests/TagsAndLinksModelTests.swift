@@ -98,7 +98,9 @@ import Testing
   }
 
   @Test func theThreeWayMergeOfTagsIsPerElement() throws {
-    let (a, b, c, d) = (try DocsKit.Tag("a"), try DocsKit.Tag("b"), try DocsKit.Tag("c"), try DocsKit.Tag("d"))
+    let (a, b, c, d) = (
+      try DocsKit.Tag("a"), try DocsKit.Tag("b"), try DocsKit.Tag("c"), try DocsKit.Tag("d")
+    )
     #expect(DocsKit.Tag.merged(base: [a, b], current: [a, b, c], other: [b, d]) == [b, c, d])
     #expect(DocsKit.Tag.merged(base: nil, current: [a], other: [b]) == [a, b])
     #expect(DocsKit.Tag.merged(base: [a], current: [], other: [a]) == [])

@@ -126,7 +126,8 @@ import Testing
     #expect(try output("find --tag x; tags") == "A/One\nx  1\ny  1\n")
     _ = try DocshProcess.run(["--store", store, "--checkpoint"], home: folder.path("home"))
     #expect(try output("find --tag y") == "B/Two\n")
-    #expect(try DocshProcess.run(["--store", store, "--check"], home: folder.path("home")).status == 0)
+    #expect(
+      try DocshProcess.run(["--store", store, "--check"], home: folder.path("home")).status == 0)
   }
 
   @Test func aStoreOfVersionOneOpensAndConvertsOnItsFirstSave() throws {
@@ -140,7 +141,9 @@ import Testing
 
       """
     try Data(v1.utf8).write(to: URL(fileURLWithPath: store))
-    #expect(try output("cat Work/Plan; tags; backlinks Work/Notes") == "See [[Notes]]\nWork/Plan:1: See [[Notes]]\n")
+    #expect(
+      try output("cat Work/Plan; tags; backlinks Work/Notes")
+        == "See [[Notes]]\nWork/Plan:1: See [[Notes]]\n")
     _ = try output("tag Work/Plan converted")
     _ = try DocshProcess.run(["--store", store, "--checkpoint"], home: folder.path("home"))
     let text = try storeText()
@@ -160,9 +163,11 @@ import Testing
 
       """
     }
-    try Data(file(version: 1, tags: #"["x",{"nested":1}]"#).utf8).write(to: URL(fileURLWithPath: store))
+    try Data(file(version: 1, tags: #"["x",{"nested":1}]"#).utf8).write(
+      to: URL(fileURLWithPath: store))
     #expect(try output("tags; cat Work/Plan") == "p")
-    try Data(file(version: 2, tags: #"["ok","not a tag",7]"#).utf8).write(to: URL(fileURLWithPath: store))
+    try Data(file(version: 2, tags: #"["ok","not a tag",7]"#).utf8).write(
+      to: URL(fileURLWithPath: store))
     #expect(try output("tags") == "ok  1\n")
     try Data(file(version: 2, tags: #"["b","A","a"]"#).utf8).write(to: URL(fileURLWithPath: store))
     #expect(try output("tags") == "A  1\nb  1\n")
@@ -208,7 +213,8 @@ import Testing
     try makeLinkedStore()
     #expect(
       try output("links Work/Plan")
-        == "1: [[Notes]] -> Work/Notes\n1: [[Home/List]] -> Home/List\n2: [[Missing]] -> (missing)\n")
+        == "1: [[Notes]] -> Work/Notes\n1: [[Home/List]] -> Home/List\n2: [[Missing]] -> (missing)\n"
+    )
     #expect(
       try output("links --json Work/Plan")
         == #"[{"line":1,"target":"Notes","text":null,"category":"Work","name":"Notes"},{"line":1,"target":"Home/List","text":"the list","category":"Home","name":"List"},{"line":2,"target":"Missing","text":null,"category":null,"name":null}]"#
@@ -222,7 +228,10 @@ import Testing
     // Saved: the index answers; unsaved changes are read from memory.
     #expect(try output("backlinks Work/Plan") == expected)
     let unsaved = try DocshProcess.run(
-      ["--store", store, "--no-save", "-c", "append Work/Plan 'self [[Plan]]'; backlinks Work/Plan"],
+      [
+        "--store", store, "--no-save", "-c",
+        "append Work/Plan 'self [[Plan]]'; backlinks Work/Plan",
+      ],
       home: folder.path("home"))
     #expect(
       unsaved.output
@@ -231,7 +240,9 @@ import Testing
       try output("backlinks --json Home/List")
         == #"[{"category":"Work","name":"Plan","line":1,"text":"See [[Notes]] and [[Home/List|the list]]."}]"#
         + "\n")
-    #expect(try output("backlinks Work/Notes") == "Work/Plan:1: See [[Notes]] and [[Home/List|the list]].\n")
+    #expect(
+      try output("backlinks Work/Notes")
+        == "Work/Plan:1: See [[Notes]] and [[Home/List|the list]].\n")
   }
 
   @Test func linksSavedLaterAreFoundByTheNextRunsIndex() throws {
@@ -251,7 +262,8 @@ import Testing
     #expect(result.status == 0)
     #expect(
       result.output.hasSuffix(
-        "  links: 2 links name no document\n    Home/List:1: [[Plan]]\n    Work/Plan:2: [[Missing]]\n"))
+        "  links: 2 links name no document\n    Home/List:1: [[Plan]]\n    Work/Plan:2: [[Missing]]\n"
+      ))
   }
 
   @Test func aRenameRewritesTheLinksToItInOneUndoStep() throws {
@@ -265,7 +277,8 @@ import Testing
     #expect(try output("backlinks Work/Roadmap").contains("Work/Notes:2: twice: [[Roadmap|it]]"))
     // A move to another category: links from the old one name it with its category; its
     // own [[Notes]] names Work/Notes still.
-    let across = try docsh("mv Work/Roadmap Home/; cat Work/Notes Home/Roadmap; undo; cat Work/Notes")
+    let across = try docsh(
+      "mv Work/Roadmap Home/; cat Work/Notes Home/Roadmap; undo; cat Work/Notes")
     #expect(across.status == 0, "\(across.errors)")
     #expect(
       across.output

@@ -65,7 +65,8 @@ extension Context {
   /// - Throws: ``ContextError`` when the document is gone or a content unreadable,
   ///   ``ContextError/interrupted`` when the interruption stops it.
   public func backlinks(to id: ObjectID) throws(ContextError) -> [Backlink] {
-    guard let record = try documentRecord(id), let category = categoryRecords[record.document.categoryID]
+    guard let record = try documentRecord(id),
+      let category = categoryRecords[record.document.categoryID]
     else { throw .noSuchDocument(id) }
     var found: [Backlink] = []
     let document = record.document
@@ -213,7 +214,9 @@ extension Context {
   /// `content` with the target of each link of `edits` replaced by its new text.
   static func rewriting(_ content: String, _ edits: [(DocumentLink, String)]) -> String {
     var bytes = Array(content.utf8)
-    for (link, target) in edits.sorted(by: { $0.0.targetRange.lowerBound > $1.0.targetRange.lowerBound }) {
+    for (link, target) in edits.sorted(by: {
+      $0.0.targetRange.lowerBound > $1.0.targetRange.lowerBound
+    }) {
       guard link.targetRange.upperBound <= bytes.count else { continue }
       bytes.replaceSubrange(link.targetRange, with: Array(target.utf8))
     }

@@ -72,7 +72,8 @@ struct StoreSnapshot: Hashable, Sendable {
         })
     }
     let file = InMemoryFile()
-    var writer = StoreWriter(file: InMemoryFile.descriptor, sources: StoreSources(), fileSystem: file)
+    var writer = StoreWriter(
+      file: InMemoryFile.descriptor, sources: StoreSources(), fileSystem: file)
     // Writing to memory cannot fail: the in-memory file takes every byte.
     try? writer.write(toSave, generation: generation, epoch: contentEpoch)
     return file.bytes

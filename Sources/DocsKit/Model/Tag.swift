@@ -108,16 +108,19 @@ extension TagError: CustomStringConvertible {
     case .empty:
       return "a tag cannot be empty"
     case .tooLong(_, let byteCount):
-      return "a tag may hold at most \(Tag.maximumByteCount) bytes of UTF-8, this one has \(byteCount)"
+      return
+        "a tag may hold at most \(Tag.maximumByteCount) bytes of UTF-8, this one has \(byteCount)"
     case .invalidCharacter(let tag, let character):
-      let shown = character.unicodeScalars.first.map { scalar -> String in
-        scalar.properties.isWhitespace || scalar.value < 0x20
-          ? "U+" + String(scalar.value, radix: 16, uppercase: true) : String(character)
-      } ?? "?"
+      let shown =
+        character.unicodeScalars.first.map { scalar -> String in
+          scalar.properties.isWhitespace || scalar.value < 0x20
+            ? "U+" + String(scalar.value, radix: 16, uppercase: true) : String(character)
+        } ?? "?"
       return
         "\"\(tag.count <= 40 ? tag : tag.prefix(39) + "…")\" is not a tag: a tag holds letters, digits, \"-\", \"_\" and \"/\", not \"\(shown)\""
     case .misplacedSlash(let tag):
-      return "\"\(tag)\" is not a tag: \"/\" separates words of a tag, it cannot start, end or double"
+      return
+        "\"\(tag)\" is not a tag: \"/\" separates words of a tag, it cannot start, end or double"
     }
   }
 }

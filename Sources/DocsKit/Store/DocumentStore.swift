@@ -365,8 +365,9 @@ extension DocumentStore {
   ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
 
   /// A store without an index of links leaves finding them to the context.
-  public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]?
-  { nil }
+  public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {
+    nil
+  }
 
   /// A store without a full-text index leaves searching to the context.
   public func search(_ request: IndexSearchRequest) -> IndexSearchResult? { nil }

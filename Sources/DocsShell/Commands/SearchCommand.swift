@@ -21,7 +21,8 @@ struct SearchCommand: ShellCommand {
       """,
     example: "search -n 5 \"release plan\" OR roadmap -draft",
     arguments: ArgumentSpec(
-      options: [.count, ValueOption<String>.tag.spec, .json], positionals: [PositionalSpec("QUERY", .words, completing: .text)],
+      options: [.count, ValueOption<String>.tag.spec, .json],
+      positionals: [PositionalSpec("QUERY", .words, completing: .text)],
       placement: .beforePositionals, whenMissing: "give the words to search for"),
     isUndoable: false,
     pagesOutput: true)

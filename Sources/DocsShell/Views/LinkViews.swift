@@ -45,6 +45,8 @@ enum LinkViews {
     guard !missing.isEmpty else { return [] }
     let count = missing.count == 1 ? "1 link names" : "\(missing.count) links name"
     return ["  links: \(count) no document"]
-      + missing.map { "    \($0.source.path):\($0.backlink.link.line): [[\($0.backlink.link.target)]]" }
+      + missing.map {
+        "    \($0.source.path):\($0.backlink.link.line): [[\($0.backlink.link.target)]]"
+      }
   }
 }

@@ -53,7 +53,8 @@ struct ListingView {
 
   /// `tags --json`: `[{"tag","documents"}]`.
   static func tagsJSON(_ counts: [TagCount]) -> JSONValue {
-    .array(counts.map { .object([("tag", .string($0.tag.text)), ("documents", .integer($0.count))]) })
+    .array(
+      counts.map { .object([("tag", .string($0.tag.text)), ("documents", .integer($0.count))]) })
   }
 
   /// `("tags", [...])` for a document holding tags, nothing for one holding none (so that
@@ -79,10 +80,11 @@ struct ListingView {
   static func documentsJSON(_ documents: [Document]) -> JSONValue {
     .array(
       documents.map { document in
-        .object([
-          ("name", .string(document.name.text)), ("size", .integer(document.size)),
-          ("modified", .date(document.modified)),
-        ] + tagsField(document))
+        .object(
+          [
+            ("name", .string(document.name.text)), ("size", .integer(document.size)),
+            ("modified", .date(document.modified)),
+          ] + tagsField(document))
       })
   }
 

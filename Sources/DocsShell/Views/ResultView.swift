@@ -132,32 +132,37 @@ struct InfoView {
   /// The table of fields.
   func lines(colors: Colors, dates: DateFormatting) -> [String] {
     let size = document.document.size
-    let rows: [[TableRenderer.Cell]] = [
-      ["name:", TableRenderer.Cell(document.document.name.text)],
-      ["category:", TableRenderer.Cell(document.categoryName, style: .category)],
+    let rows: [[TableRenderer.Cell]] =
       [
-        "size:",
-        TableRenderer.Cell(SizeFormatting.exactBytes(size) + (size == 1 ? " byte" : " bytes")),
-      ],
-      [
-        "modified:",
-        TableRenderer.Cell(dates.full(document.document.modified.millisecondsSince1970)),
-      ],
-      ["id:", TableRenderer.Cell(document.document.id.description, style: .dim)],
-    ] + (document.document.tags.isEmpty ? [] : [
-      ["tags:", TableRenderer.Cell(document.document.tags.map(\.text).joined(separator: " "))]
-    ])
+        ["name:", TableRenderer.Cell(document.document.name.text)],
+        ["category:", TableRenderer.Cell(document.categoryName, style: .category)],
+        [
+          "size:",
+          TableRenderer.Cell(SizeFormatting.exactBytes(size) + (size == 1 ? " byte" : " bytes")),
+        ],
+        [
+          "modified:",
+          TableRenderer.Cell(dates.full(document.document.modified.millisecondsSince1970)),
+        ],
+        ["id:", TableRenderer.Cell(document.document.id.description, style: .dim)],
+      ]
+      + (document.document.tags.isEmpty
+        ? []
+        : [
+          ["tags:", TableRenderer.Cell(document.document.tags.map(\.text).joined(separator: " "))]
+        ])
     return TableRenderer(colors: colors).render(rows: rows)
   }
 
   /// The fields as JSON: `{"id","name","category","size","modified"}`.
   func json() -> JSONValue {
-    .object([
-      ("id", .string(document.document.id.description)),
-      ("name", .string(document.document.name.text)),
-      ("category", .string(document.categoryName)), ("size", .integer(document.document.size)),
-      ("modified", .date(document.document.modified)),
-    ] + ListingView.tagsField(document.document))
+    .object(
+      [
+        ("id", .string(document.document.id.description)),
+        ("name", .string(document.document.name.text)),
+        ("category", .string(document.categoryName)), ("size", .integer(document.document.size)),
+        ("modified", .date(document.document.modified)),
+      ] + ListingView.tagsField(document.document))
   }
 }
 
@@ -169,12 +174,13 @@ struct MatchesView {
   static func foundJSON(_ documents: [LocatedDocument]) -> JSONValue {
     .array(
       documents.map { document in
-        .object([
-          ("category", .string(document.categoryName)),
-          ("name", .string(document.document.name.text)),
-          ("size", .integer(document.document.size)),
-          ("modified", .date(document.document.modified)),
-        ] + ListingView.tagsField(document.document))
+        .object(
+          [
+            ("category", .string(document.categoryName)),
+            ("name", .string(document.document.name.text)),
+            ("size", .integer(document.document.size)),
+            ("modified", .date(document.document.modified)),
+          ] + ListingView.tagsField(document.document))
       })
   }
 

@@ -33,8 +33,7 @@ extension IndexedStore {
     }
   }
 
-  public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]?
-  {
+  public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {
     try linkingDocuments { index throws(SQLiteError) in
       try index.documents(linkingInto: category)
     }

@@ -249,7 +249,10 @@ extension StoreIndex {
       WHERE l.name_key = ?1
         AND (l.category_key = ?2 OR (l.category_key IS NULL AND c.uuid = ?3))
       """,
-      [.text(name.key.folded), .text(category.name.key.folded), .blob(StoreIndex.bytes(of: category.id))]
+      [
+        .text(name.key.folded), .text(category.name.key.folded),
+        .blob(StoreIndex.bytes(of: category.id)),
+      ]
     ) { row throws(SQLiteError) in
       guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
         let document = StoreIndex.document(row, category: category, base: row.int("base"))

@@ -392,7 +392,8 @@ extension StoreRepository {
     of id: ObjectID, in paths: [String], now: [[UInt8]?], then: [[UInt8]?], at entry: LogEntry
   ) -> (version: DocumentVersion, fingerprint: String)? {
     for (position, path) in paths.enumerated() {
-      guard let bytes = now[position], case .docsh(id, _, let content, _) = DocumentFile.parse(bytes)
+      guard let bytes = now[position],
+        case .docsh(id, _, let content, _) = DocumentFile.parse(bytes)
       else { continue }
       let (category, name) = layout.names(at: path)
       let saved = SavedDocument(

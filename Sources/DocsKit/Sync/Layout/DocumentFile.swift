@@ -65,7 +65,9 @@ public enum DocumentFile {
     }
     var tags: [Tag] = []
     if let tagsLine = values[2] {
-      let words = tagsLine.value.split { $0 == " " || $0 == "," || $0 == "\t" || $0 == "[" || $0 == "]" }
+      let words = tagsLine.value.split {
+        $0 == " " || $0 == "," || $0 == "\t" || $0 == "[" || $0 == "]"
+      }
       for word in words {
         do {
           tags.append(try Tag(String(word)))
