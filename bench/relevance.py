@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
-"""Relevance of docsh's `search` on the Cranfield collection, against SQLite FTS5 and tantivy.
+"""Relevance of docsh's `search` on four judged collections, against SQLite FTS5 and tantivy.
 
-    bench/relevance.py CRANFIELD_DIR [--docsh PATH] [--out bench/results/relevance.md]
+    bench/relevance.py DATA [--docsh PATH] [--only cranfield,cisi] [--or] [--out FILE]
 
-CRANFIELD_DIR holds cran.all.1400, cran.qry and cranqrel (see bench/README.md, "Relevance",
-for where to get them; they are not committed). The script builds a docsh store from the
-1,400 abstracts (name = title, content = abstract) as a generated store.json, runs each of
-the 225 queries as typed through `docsh -c 'search -n 10 --json …'`, and computes nDCG@10
-from the graded judgments; then the same for SQLite FTS5 (`unicode61` and
-`porter unicode61`, bm25, the query's words joined with OR, through python's sqlite3) and
-tantivy (`pip install tantivy`; English stemmer `en_stem`, BM25; the row is skipped when the
-module is missing). It prints a markdown table and writes it to --out.
+DATA holds a folder per collection: cranfield (cran.all.1400, cran.qry, cranqrel), cisi
+(CISI.ALL, CISI.QRY, CISI.REL), cacm (cacm.all, query.text, qrels.text), medline (MED.ALL,
+MED.QRY, MED.REL); see bench/README.md, "Relevance", for where to get them (they are not
+committed); a missing one is skipped. For each, the script builds a docsh store (name =
+title, content = abstract) as a generated store.json, runs each judged query as typed
+through `docsh -c 'search -n 10 --json …'` (with `--or`, also with its words joined by OR),
+and computes nDCG@10; then the same for SQLite FTS5 (`unicode61` and `porter unicode61`,
+bm25, the query's words joined with OR, through python's sqlite3) and tantivy (`pip install
+tantivy`; English stemmer `en_stem`, BM25; the rows are skipped when the module is missing).
+It prints a markdown table and writes it to --out (default bench/results/relevance.md).
 
 Gains: Cranfield's relevance codes 1-4 (1 = a complete answer) give gain 5 - code, so
-4, 3, 2, 1; code -1 and unjudged documents give 0. nDCG@10 = DCG@10 / ideal DCG@10 with
-DCG = sum(gain / log2(rank + 1)), averaged over all 225 queries (a query with no result
-counts 0).
+4, 3, 2, 1; code -1 gives 0; the other collections judge a document relevant or not (gain
+1). Unjudged documents give 0. nDCG@10 = DCG@10 / ideal DCG@10 with DCG = sum(gain /
+log2(rank + 1)), averaged over the judged queries (a query with no result counts 0).
 """
 
 import argparse

@@ -182,8 +182,14 @@ def evaluate(collection, p):
 
 BASE = {"k1": 2.0, "b": 0.6, "name": 3.0, "stem": 0.8, "rule": "sum"}
 
+# docsh before issue 28, and what it ranks by since (RankingPlan's constants).
+BEFORE = dict(BASE, exact_tier=None, exact_above_name=False)
+KEPT = dict(BASE, k1=3.0, b=0.7, name=2.0, stem=0.8, k3=5.0, fields=True, name_tier=False,
+            exact_tier="any", exact_above_name=True)
+
 VARIANTS = [
-    ("docsh now (k1 2, b .6, name 3, other form .8)", dict(BASE)),
+    ("docsh before (k1 2, b .6, name tier, name x3, other form .8)", BEFORE),
+    ("docsh now (typed tier, per column, k1 3, b .7, name x2, other form .8, k3 5)", KEPT),
 ]
 
 
