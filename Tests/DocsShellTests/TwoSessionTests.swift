@@ -96,6 +96,9 @@ import Testing
         for index in 0..<rounds { script += "new \(name)/doc-\(index) \(name) \(index)\nsave\n" }
         return (name, path, script)
       }, in: folder)
+    // The last run to leave handed the fold to a child (which keeps the old file aside as
+    // .bak): waited for before this process opens the store, which would keep it waiting.
+    FoldClaim.waitForRest(storePath: target)
 
     #expect(
       try FileManager.default.destinationOfSymbolicLink(atPath: link) == "../cloud/notes.json")
@@ -111,8 +114,6 @@ import Testing
       let names = Set(try context.documents(in: category.id).map(\.name.text))
       #expect(names == Set((0..<rounds).map { "doc-\($0)" }), "\(entry.name) lost documents")
     }
-    // The last run to leave handed the fold to a child; the fold keeps the old file aside.
-    FoldClaim.waitForRest(storePath: target)
     #expect(FileManager.default.fileExists(atPath: target + ".bak"))
     #expect(JSONStore(path: target).check().isSound)
   }
