@@ -115,18 +115,7 @@ extension Context {
     guard let indexed else {
       return try contentSearchCandidates(in: nil)
     }
-    let changed = changedDocumentIDs()
-    var candidates: [(document: Document, content: ContentStorage)] = []
-    for stored in indexed where !changed.contains(stored.id) {
-      let record = documentRecords[stored.id]
-      candidates.append(
-        (record?.document ?? stored.document, record?.content ?? .fault(stored.contentLocation)))
-    }
-    for id in changed {
-      guard let record = documentRecords[id] else { continue }
-      candidates.append((record.document, record.content))
-    }
-    return candidates
+    return candidates(indexed)
   }
 
   /// Every link in the store whose target names no document, sorted by document and line.
@@ -281,6 +270,14 @@ extension Context {
       throw .interrupted
     }
     guard let indexed else { return try contentSearchCandidates(in: nil) }
+    return candidates(indexed)
+  }
+
+  /// The documents the index found, as this session has them (its unsaved version where it
+  /// changed one), and every document the session changed, which the index cannot know.
+  private func candidates(
+    _ indexed: [StoredDocument]
+  ) -> [(document: Document, content: ContentStorage)] {
     let changed = changedDocumentIDs()
     var candidates: [(document: Document, content: ContentStorage)] = []
     for stored in indexed where !changed.contains(stored.id) {
