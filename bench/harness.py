@@ -539,7 +539,7 @@ def main():
     for r in rows:
         if r["status"] == "skipped":
             continue
-        unit = r.get("unit") or (fmt_mb if r["n"] in (6, 14) else fmt_time)
+        unit = r.get("unit") or (fmt_mb if r["n"] in (6, 14, 52) else fmt_time)
         anchor = ("%s (%s)" % (unit(r["anchor"]), r["anchor_label"])) \
             if r.get("anchor") is not None else r["anchor_label"]
         if r["status"] == "ok":
@@ -927,9 +927,10 @@ def savelog_rows_unguarded(new_row, D, docsh, personal, large, million):
             # As users run it: each run hands the fold to a detached child that waits for
             # the store to rest; the loop ends with the fold, so each run pays for it.
             store = "%s/%s/store.json" % (T, name)
-            return ("export DOCSH_FOLD=; for i in $(seq %d); do %s -s %s -c \"new "
-                    "'/Category 001/Bench $RANDOM$i' x\" || exit 1; done; %s -s %s --checkpoint"
-                    " >/dev/null" % (count, D, store, D, store))
+            # Names no run has used: the run's start in nanoseconds, then the count.
+            return ("export DOCSH_FOLD=; run=$(date +%%s%%N); for i in $(seq %d); do %s -s %s"
+                    " -c \"new '/Category 001/Bench $run-$i' x\" || exit 1; done; %s -s %s"
+                    " --checkpoint >/dev/null" % (count, D, store, D, store))
         timed_row(r, loop("r48l"), loop("r48p"), extra_docsh=True, anchor_name="docsh personal")
         r["per_unit"] = (count, "command")
         for name in ("r48l", "r48p"):
