@@ -115,7 +115,8 @@ struct StoreDeparture {
   /// and folds again while saves come in that no other fold will take.
   func foldWhenIdle(storePath: String) {
     var claim: FoldClaim? = FoldClaim.inherited(3)
-    let delay = environment["DOCSH_FOLD_DELAY_MS"].flatMap { Int($0) }.map { max($0, 0) }
+    let delay =
+      environment["DOCSH_FOLD_DELAY_MS"].flatMap { Int($0) }.map { max($0, 0) }
       ?? StoreDeparture.defaultDelayMilliseconds
     while claim != nil {
       waitUntilIdle(storePath: storePath, delay: delay)

@@ -66,8 +66,7 @@ import Testing
   }
 
   @Test(arguments: [ENOSPC, EIO, EROFS, EACCES], Operation.allCases)
-  func aSaveOrFoldFailingAtAnyCallLeavesTheStoreAsItWas(code: Int32, operation: Operation) throws
-  {
+  func aSaveOrFoldFailingAtAnyCallLeavesTheStoreAsItWas(code: Int32, operation: Operation) throws {
     var number = 1
     var failures = 0
     while true {
@@ -105,7 +104,8 @@ import Testing
           [scenario.harness.storePath, scenario.harness.storePath + ".wal"].contains(path),
           "\(where_)")
         #expect(errno == code, "\(where_)")
-        try files.expectUnchanged(in: scenario.harness, where_, allowingFoldMark: operation == .fold)
+        try files.expectUnchanged(
+          in: scenario.harness, where_, allowingFoldMark: operation == .fold)
         #expect(try snapshot(of: scenario.harness.openContext()) == saved, "\(where_): reread")
         #expect(context.hasChanges == (operation == .append), "\(where_): the changes were dropped")
         #expect(context.generation == operation.generations.before, "\(where_)")
@@ -269,7 +269,8 @@ import Testing
     try context.save()
     let error = #expect(throws: ContextError.self) { try context.foldSaveLog() }
     #expect(error?.description.hasPrefix("\(harness.storePath): open failed:") == true)
-    #expect(Set(try harness.openContext().categories().map(\.name.text)) == ["Work", "Home", "Later"])
+    #expect(
+      Set(try harness.openContext().categories().map(\.name.text)) == ["Work", "Home", "Later"])
   }
 
   /// Runs `chattr FLAG PATH`; whether it worked.

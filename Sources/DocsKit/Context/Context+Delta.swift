@@ -8,7 +8,8 @@ extension Context {
   func makeDelta() throws(ContextError) -> StoreDelta {
     var categories: [(order: (Int, Int), change: StoreDelta.CategoryChange)] = []
     var documents: [(order: (Int, Int), change: StoreDelta.DocumentChange)] = []
-    for (id, saved) in baseline where !isUnchanged(id, since: saved) || isRedated(id, since: saved) {
+    for (id, saved) in baseline where !isUnchanged(id, since: saved) || isRedated(id, since: saved)
+    {
       switch (saved, state(of: id)) {
       case (.category(let then), let now):
         let record: CategoryRecord? = if case .category(let record)? = now { record } else { nil }

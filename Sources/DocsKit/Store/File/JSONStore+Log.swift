@@ -65,7 +65,8 @@ extension JSONStore {
           throw .damagedSaveLog(
             logPath,
             reason:
-              "it extends generation \(header.generation) of the store file, which is at \(generation)")
+              "it extends generation \(header.generation) of the store file, which is at \(generation)"
+          )
         }
         return .extends(log)
       }
@@ -110,7 +111,9 @@ extension JSONStore {
         guard record.generation == frame.generation, frame.generation == expected else {
           throw StoreError.damagedSaveLog(
             logPath,
-            reason: "record \(frame.generation) at byte \(frame.start) follows generation \(expected - 1)")
+            reason:
+              "record \(frame.generation) at byte \(frame.start) follows generation \(expected - 1)"
+          )
         }
         expected += 1
         last = frame

@@ -263,8 +263,7 @@ final class SaveLog {
 
   /// The checksum of `length` bytes from `offset`, read a megabyte at a time; the body's
   /// newline is read with it and must be one.
-  private func checksum(from offset: Int, length: Int) throws(SystemCallError) -> (UInt32, Bool)
-  {
+  private func checksum(from offset: Int, length: Int) throws(SystemCallError) -> (UInt32, Bool) {
     let window = UnsafeMutableRawBufferPointer.allocate(
       byteCount: min(length, 1 << 20), alignment: 16)
     defer { window.deallocate() }
@@ -299,7 +298,8 @@ final class SaveLog {
     var line: [UInt8] {
       let hex = String(checksum, radix: 16)
       let digits = String(repeating: "0", count: 8 - hex.count) + hex
-      return Array("{\"record\":\(generation),\"length\":\(length),\"crc32c\":\"\(digits)\"}\n".utf8)
+      return Array(
+        "{\"record\":\(generation),\"length\":\(length),\"crc32c\":\"\(digits)\"}\n".utf8)
     }
   }
 
@@ -329,7 +329,8 @@ final class SaveLog {
     guard literal("{\"record\":"), let generation = number(), literal(",\"length\":"),
       let length = number(), literal(",\"crc32c\":\""), index + 8 <= bytes.count
     else { return nil }
-    let hex = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + 8)]), as: UTF8.self)
+    let hex = String(
+      decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + 8)]), as: UTF8.self)
     guard hex.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
       let checksum = UInt32(hex, radix: 16)
     else { return nil }

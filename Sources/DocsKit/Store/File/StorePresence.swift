@@ -95,8 +95,7 @@ public final class SessionPresence {
   }
 
   /// Whether no process has the store `storeName` in `folder` open now.
-  static func nobodyIsThere(folder: String, storeName: String, fileSystem: any FileSystem) -> Bool
-  {
+  static func nobodyIsThere(folder: String, storeName: String, fileSystem: any FileSystem) -> Bool {
     let path = (folder == "/" ? "" : folder) + "/" + fileName(forStore: storeName)
     guard let file = try? fileSystem.open(path, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
     else { return true }

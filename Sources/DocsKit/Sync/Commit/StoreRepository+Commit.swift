@@ -371,7 +371,9 @@ extension StoreRepository {
   /// compares the whole store, which is slower, not wrong. So the failure ends here.
   func recordCommitted(_ head: CommitID, generation: RepositoryLedger.Generation) {
     do {
-      try updateLedger { $0.committed = RepositoryLedger.Committed(head: head, generation: generation) }
+      try updateLedger {
+        $0.committed = RepositoryLedger.Committed(head: head, generation: generation)
+      }
     } catch {
       // As said above: the next commit compares the whole store.
     }

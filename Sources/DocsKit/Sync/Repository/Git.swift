@@ -148,7 +148,8 @@ struct Git {
   func treeEntries(
     _ revision: String, recursive: Bool = false, fullTree: Bool = false, step: String
   ) throws(SyncError) -> [TreeEntry] {
-    let arguments = ["ls-tree", "-z"] + (recursive ? ["-r"] : [])
+    let arguments =
+      ["ls-tree", "-z"] + (recursive ? ["-r"] : [])
       + (fullTree ? ["--full-tree"] : []) + [revision]
     let output = try run(step, arguments).output
     var entries: [TreeEntry] = []

@@ -92,7 +92,9 @@ struct RepositoryLedger: Equatable, Sendable {
       case "committed" where fields.count == 3:
         let generation: Generation? =
           fields[2] == "unknown" ? .unknown : Int(fields[2]).map { .known($0) }
-        if let generation { committed = Committed(head: CommitID(fields[1]), generation: generation) }
+        if let generation {
+          committed = Committed(head: CommitID(fields[1]), generation: generation)
+        }
       case "moving" where fields.count == 5:
         guard let generation = Int(fields[3]) else { continue }
         move = Move(
@@ -120,7 +122,8 @@ struct RepositoryLedger: Equatable, Sendable {
       text += "committed \(committed.head.hex) \(generation)\n"
     }
     if let move {
-      text += "moving \(move.old?.hex ?? "-") \(move.new.hex) \(move.generation) \(move.witness ?? "-")\n"
+      text +=
+        "moving \(move.old?.hex ?? "-") \(move.new.hex) \(move.generation) \(move.witness ?? "-")\n"
     }
     if let setUp { text += "set-up \(setUp)\n" }
     if let identity { text += "identity \(identity.key) \(identity.value)\n" }
@@ -158,7 +161,7 @@ struct RepositoryLedger: Equatable, Sendable {
     let folder = gitDirectory + "/" + folderName
     do {
       try fileSystem.makeDirectory(folder, mode: 0o700)
-    } catch where error.code == EEXIST {}
+    } catch  where error.code == EEXIST {}
     let directory = try fileSystem.open(folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
     defer { try? fileSystem.close(directory) }  // read-only: nothing to lose
     let lock = try fileSystem.open(
