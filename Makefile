@@ -28,6 +28,7 @@ bench-deps:
 	command -v hyperfine >/dev/null || missing="$$missing hyperfine"; \
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
 	[ -x /usr/bin/time ] || missing="$$missing time"; \
+	command -v strace >/dev/null || missing="$$missing strace"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \

@@ -512,6 +512,7 @@ def main():
         log("== the million-document corpus")
         million = corpus("million", *MILLION, 1, False, lean=True)
     savelog_rows(new_row, D, docsh, personal, large, million)
+    promise_rows(new_row, D, personal, large)
 
     # ------------------------------------------------------------ report
     total = time.monotonic() - started
@@ -986,6 +987,97 @@ def savelog_rows_unguarded(new_row, D, docsh, personal, large, million):
     else:
         for n in (47, 51, 52):
             new_row(n, "(the million-document corpus: full mode only)", 1)["status"] = "skipped"
+
+
+def promise_rows(new_row, D, personal, large):
+    """Rows 57-60 (issue 34): a one-line `-c` save as users run it (the fold that follows,
+    when the store is small enough for one, included) against sqlite3 updating the same
+    document in a database of the same documents with its CLI's defaults (rollback journal,
+    synchronous FULL); and, counted with strace, the bytes a one-line save writes into the
+    store's folder and the fsyncs it makes there."""
+    started = len(ROWS_MADE)
+    try:
+        promise_rows_unguarded(new_row, D, personal, large)
+    except SetupFailed as e:
+        r = ROWS_MADE[-1] if len(ROWS_MADE) > started else new_row(57, "save log", 2)
+        fail(r, 1, str(e))
+
+
+def doc42_id(db):
+    """The id of DOC42 in a corpus's store.db."""
+    p = subprocess.run(["sqlite3", db, "SELECT d.id FROM documents d JOIN categories c ON "
+                        "c.id = d.category_id WHERE c.name = 'Category 007' AND d.name = "
+                        "'Document 00042'"], stdout=subprocess.PIPE, text=True)
+    if p.returncode != 0 or not p.stdout.strip():
+        raise HarnessError("no Document 00042 in %s" % db)
+    return p.stdout.strip()
+
+
+def strace_store_folder(command, folder):
+    """Runs `command` under strace; (bytes written into files of `folder`, fsyncs and
+    fdatasyncs of `folder` or files in it)."""
+    trace = os.path.join(TMP, "strace.out")
+    run_setup("strace -f -y -qq -e trace=write,pwrite64,fsync,fdatasync,copy_file_range,"
+              "sendfile -o %s %s" % (sq(trace), command))
+    written, syncs = 0, 0
+    prefix = os.path.realpath(folder)
+    pattern = re.compile(r"^\d+\s+(\w+)\((\d+)<([^>]*)>.*\)\s+=\s+(-?\d+)")
+    with open(trace, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = pattern.match(line)
+            if not m:
+                continue
+            call, path, result = m.group(1), m.group(3), int(m.group(4))
+            if not (path == prefix or path.startswith(prefix + "/")):
+                continue
+            if call in ("fsync", "fdatasync"):
+                syncs += 1
+            elif result > 0 and call in ("write", "pwrite64"):
+                written += result
+            elif result > 0 and call in ("copy_file_range", "sendfile"):
+                written += result
+    return written, syncs
+
+
+def promise_rows_unguarded(new_row, D, personal, large):
+    for n, label, info in ((57, "large", large), (58, "personal", personal)):
+        r = new_row(n, "one-line `docsh -c 'append …'` save as users run it (%s, %s)%s"
+                    % (label, fmt_mb(info["stats"]["json_bytes"]),
+                       ", the fold that follows included" if n == 58 else ""),
+                    2 if n == 57 else 3,
+                    anchor_label="`sqlite3 store.db \"UPDATE … WHERE id = …\"` (CLI defaults)")
+        if skipped(r):
+            continue
+        store = converted_copy(D, info["dir"], os.path.join(TMP, "r%d" % n))
+        db = os.path.join(TMP, "r%d.db" % n)
+        run_setup("cp %s/store.db %s" % (sq(info["dir"]), sq(db)))
+        update = ("UPDATE documents SET content = content || ' one more line' "
+                  "WHERE id = '%s'" % doc42_id(db))
+        timed_row(r, "DOCSH_FOLD= %s -s %s/store.json -c %s"
+                  % (D, sq(store), sq("append %s one more line" % DOC42)),
+                  "sqlite3 %s %s" % (sq(db), sq(update)))
+        r["per_unit"] = (1, "save")
+
+    store = converted_copy(D, large["dir"], os.path.join(TMP, "r59"))
+    command = "env DOCSH_FOLD= %s -s %s/store.json -c %s" % (
+        D, sq(store), sq("append %s one more line" % DOC42))
+    r = new_row(59, "bytes written to the store's folder per isolated one-line `-c` save "
+                "(large, %s), mean of 10" % fmt_mb(large["stats"]["json_bytes"]), 1,
+                anchor_label="64 KiB")
+    if not skipped(r):
+        total = 0
+        for _ in range(10):
+            written, _ = strace_store_folder(command, store)
+            total += written
+        r.update(docsh=total / 10, anchor=64 * 1024, unit=fmt_bytes, status="ok", runs=10)
+        r["ratio"] = r["docsh"] / r["anchor"]
+    r = new_row(60, "fsyncs in the store's folder per one-line save after a fold (large)", 1,
+                anchor_label="1")
+    if not skipped(r):
+        run_setup("%s -s %s/store.json --checkpoint >/dev/null" % (D, sq(store)))
+        _, syncs = strace_store_folder(command, store)
+        r.update(docsh=syncs, anchor=1, unit=lambda v: "%d" % v, status="ok", runs=1)
+        r["ratio"] = r["docsh"] / r["anchor"]
 
 
 def docsh_version(docsh):

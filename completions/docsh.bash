@@ -8,7 +8,7 @@ _docsh() {
   ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
   COMPREPLY=()
   case $prev in
-    -s | --store)
+    -s | --store | --apply-log)
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       return
@@ -36,7 +36,7 @@ _docsh() {
   done
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W '-s --store -c --command -y --yes --no-save --color
-      --check --checkpoint --no-pager --no-rc --merge-file -h --help --version' -- "$cur")
+      --check --checkpoint --apply-log --no-pager --no-rc --merge-file -h --help --version' -- "$cur")
     return
   fi
   compopt -o filenames 2>/dev/null

@@ -38,6 +38,7 @@ enum DocshMain {
       errors: errors, ctrlC: ctrlC)
     if invocation.check { return launch.check() }
     if invocation.checkpoint { return launch.checkpoint() }
+    if let kept = invocation.applyLog { return launch.applyKeptLog(at: kept) }
     let context: Context
     let refusal: SyncError?
     switch launch.openContext() {
@@ -279,13 +280,9 @@ private struct Launch {
     StoreDeparture(environment: environment, openStore: openStore, errors: errors)
   }
 
-  /// `--checkpoint`: folds the save log into the store file; as the child a leaving run
-  /// starts (`DOCSH_FOLD_WHEN_IDLE`), once the store is left alone.
+  /// `--checkpoint`: folds the save log into the store file; refuses while other sessions
+  /// have the store open.
   func checkpoint() -> ExitStatus {
-    if environment["DOCSH_FOLD_WHEN_IDLE"] == "1" {
-      departure.foldWhenIdle(storePath: storePath)
-      return .success
-    }
     do {
       let context = try openStore()
       let before = context.saveLogSize.log
@@ -294,6 +291,36 @@ private struct Launch {
         before == 0 && context.saveLogSize.log == 0
           ? "Nothing to fold: the store file holds every save."
           : "Folded the save log into \(storePath).")
+      return .success
+    } catch {
+      return reporter.report(error, at: "docsh")
+    }
+  }
+
+  /// `--apply-log FILE`: applies what a save log kept aside holds, saves, and removes the
+  /// file once the store holds it.
+  func applyKeptLog(at path: String) -> ExitStatus {
+    do {
+      let context = try openStore()
+      let applied = try context.applyKeptLog(at: path)
+      if context.hasChanges { try context.save() }
+      departure.leave(context, folding: false)
+      if unlink(path) != 0 {
+        errors.writeLine(
+          "docsh: warning: \(path): could not be removed: \(String(cString: strerror(errno)))")
+      }
+      var parts = ["Applied \(path): \(applied.applied) documents brought back"]
+      if applied.keptBeside > 0 {
+        parts.append("\(applied.keptBeside) beside a newer version, named '(from save log)'")
+      }
+      if applied.unchanged > 0 { parts.append("\(applied.unchanged) already as the log has them") }
+      if applied.deletionsNotApplied > 0 {
+        parts.append("\(applied.deletionsNotApplied) deletions not applied (those documents stay)")
+      }
+      if applied.unreadable > 0 {
+        parts.append("\(applied.unreadable) damaged records could not be read")
+      }
+      output.writeLine(parts.joined(separator: "; ") + ".")
       return .success
     } catch {
       return reporter.report(error, at: "docsh")

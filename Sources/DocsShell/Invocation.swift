@@ -46,6 +46,8 @@ struct Invocation: Equatable {
   var showVersion = false
   var check = false
   var checkpoint = false
+  /// `--apply-log FILE`: the save log kept aside to apply to the store.
+  var applyLog: String?
   var noPager = false
   var noStartupFile = false
   /// `--merge-file BASE CURRENT OTHER [PATH]`: merge three stores into CURRENT, as git's
@@ -94,8 +96,15 @@ struct Invocation: Equatable {
   static let checkpointOption = OptionSpec.flag(
     "--checkpoint",
     help: """
-      fold the save log into the store file now (waiting for other
-      sessions' saves), so that the file alone holds every save; exit
+      fold the save log into the store file now, so that the file alone
+      holds every save, and exit (refused while other sessions have the
+      store open)
+      """)
+  static let applyLogOption = ValueOption<String>(
+    "--apply-log", valueName: "FILE",
+    help: """
+      apply the saves a save log kept aside holds (as 'check' lists
+      them) to the store, save, remove FILE, and exit
       """)
   static let noPagerOption = OptionSpec.flag(
     "--no-pager", help: "in the REPL, never page long output of cat, ls, grep, help, history")
@@ -114,7 +123,7 @@ struct Invocation: Equatable {
   static let arguments = ArgumentSpec(
     options: [
       store.spec, command.spec, yes, noSaveOption, colorOption.spec, checkOption,
-      checkpointOption, noPagerOption, noRC, mergeFile, help, versionOption,
+      checkpointOption, applyLogOption.spec, noPagerOption, noRC, mergeFile, help, versionOption,
     ],
     positionals: [PositionalSpec("SCRIPT.docsh", .zeroOrMore, completing: .file)])
 
@@ -140,6 +149,7 @@ struct Invocation: Equatable {
     showVersion = parsed.isSet(Invocation.versionOption)
     check = parsed.isSet(Invocation.checkOption)
     checkpoint = parsed.isSet(Invocation.checkpointOption)
+    applyLog = parsed.value(of: Invocation.applyLogOption)
     noPager = parsed.isSet(Invocation.noPagerOption)
     noStartupFile = parsed.isSet(Invocation.noRC)
     if parsed.isSet(Invocation.mergeFile) {

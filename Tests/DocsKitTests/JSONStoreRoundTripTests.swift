@@ -313,11 +313,13 @@ import Testing
       #expect(try jsonObject(at: harness.storePath + ".bak")["generation"] as? Int == round)
       previous = try bytes(at: harness.storePath)
     }
-    // Nothing else is left in the folder but the store, its backup, its lock and the file
-    // its sessions hold (the log is gone, folded).
+    // Nothing else is left in the folder but the store, its backup, its lock, the file its
+    // sessions hold and its log, emptied by the fold for the next save.
     #expect(
       try harness.folder.entries() == [
         "store.json", "store.json.bak", "store.json.lock", "store.json.sessions",
+        "store.json.wal",
       ])
+    #expect(try bytes(at: harness.storePath + ".wal").isEmpty)
   }
 }

@@ -83,6 +83,7 @@ import Testing
     #expect(
       try linked.entries("cloud") == [
         "notes.json", "notes.json.bak", "notes.json.lock", "notes.json.sessions",
+        "notes.json.wal",
       ])
     #expect(Linked.isRegularFile(linked.target + ".bak"))
     #expect(

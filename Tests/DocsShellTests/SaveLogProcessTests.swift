@@ -7,8 +7,8 @@ import Testing
 #endif
 
 /// The save log as users meet it through the binary: saves go to `STORE.wal`, the last
-/// session to leave folds it (a script or `-c` in a detached child of its own), and at rest
-/// the store file alone holds every save, as any JSON tool reads it.
+/// session to leave folds it before it returns (a `-c` or script on a store of up to 64 MiB),
+/// and then the store file alone holds every save, as any JSON tool reads it.
 @Suite struct SaveLogProcessTests {
   /// Runs Python's own `json` module on the store file: the names of every category's
   /// documents, `category/name=content` per line (newlines in contents as `|`), sorted.
@@ -35,65 +35,55 @@ import Testing
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).sorted()
   }
 
-  @Test func afterTheLastRunLeavesTheFileAloneHoldsEverySaveAsPythonReadsIt() throws {
+  @Test func whenACommandReturnsTheFileHoldsEverySaveAsPythonReadsItWithNoWait() throws {
     let folder = try DocshProcess.Folder()
     let store = folder.path("store.json")
     let home = folder.path("home")
-    // No DOCSH_FOLD seam: each run hands the fold to a detached child, which waits for the
-    // store to be left alone and folds once.
-    let background = ["DOCSH_FOLD": "", "DOCSH_FOLD_DELAY_MS": "50"]
+    // No DOCSH_FOLD seam: each run that leaves last folds before it returns.
+    let plain = ["DOCSH_FOLD": ""]
     let first = try DocshProcess.run(
-      ["-s", store, "-c", "mkdir Notes; new Notes/a alpha"], environment: background, home: home)
+      ["-s", store, "-c", "mkdir Notes; new Notes/a alpha"], environment: plain, home: home)
     #expect(first.status == 0, "\(first.errors)")
+    var expected = ["Notes/a=alpha"]
     for (name, text) in [("b", "beta"), ("c", "gamma"), ("d", "delta")] {
       let run = try DocshProcess.run(
-        ["-s", store, "-c", "new Notes/\(name) \(text)"], environment: background, home: home)
+        ["-s", store, "-c", "new Notes/\(name) \(text)"], environment: plain, home: home)
       #expect(run.status == 0, "\(run.errors)")
+      expected.append("Notes/\(name)=\(text)")
+      // Read at once, as `docsh -c … && jq … store.json` does.
+      #expect(try SaveLogProcessTests.pythonReads(store) == expected.sorted())
+      #expect(SaveLogProcessTests.logIsEmpty(store), "the log was folded")
     }
     let edit = try DocshProcess.run(
-      ["-s", store, "-c", "append Notes/a more"], environment: background, home: home)
+      ["-s", store, "-c", "append Notes/a more"], environment: plain, home: home)
     #expect(edit.status == 0, "\(edit.errors)")
-    FoldClaim.waitForRest(storePath: store)
-    #expect(!FileManager.default.fileExists(atPath: store + ".wal"), "the log was folded")
     #expect(
       try SaveLogProcessTests.pythonReads(store) == [
         "Notes/a=alpha|more|", "Notes/b=beta", "Notes/c=gamma", "Notes/d=delta",
       ])
+    // The backup is the file before the last fold.
+    #expect(
+      try SaveLogProcessTests.pythonReads(store + ".bak") == [
+        "Notes/a=alpha", "Notes/b=beta", "Notes/c=gamma", "Notes/d=delta",
+      ])
+    #expect(SaveLogProcessTests.processes(naming: store) == 0, "nothing outlives the command")
   }
 
-  /// The processes whose command line is `docsh --checkpoint --store STORE`.
-  static func foldChildren(of store: String?) -> Int {
+  /// Whether the log beside `store` holds nothing: absent, or kept empty by a fold.
+  static func logIsEmpty(_ store: String) -> Bool {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: store + ".wal")
+    return attributes.map { ($0[.size] as? Int) == 0 } ?? true
+  }
+
+  /// How many processes have `store` among the words of their command line.
+  static func processes(naming store: String) -> Int {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.filter { entry in
       guard entry.allSatisfy(\.isNumber),
         let bytes = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
       else { return false }
-      let words = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-      return words.contains("--checkpoint") && (store == nil || words.last == store)
+      return bytes.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == store }
     }.count
-  }
-
-  @Test func aLoopOfRunsLeavesOneFoldWaitingNotOneARun() throws {
-    let folder = try DocshProcess.Folder()
-    let store = folder.path("store.json")
-    let home = folder.path("home")
-    // The first child waits for the store to rest longer than the loop takes.
-    let background = ["DOCSH_FOLD": "", "DOCSH_FOLD_DELAY_MS": "3000"]
-    let seed = try DocshProcess.run(
-      ["-s", store, "-c", "mkdir Notes; new Notes/a alpha"], environment: background, home: home)
-    #expect(seed.status == 0, "\(seed.errors)")
-    for index in 0..<6 {
-      let run = try DocshProcess.run(
-        ["-s", store, "-c", "new Notes/n\(index) x"], environment: background, home: home)
-      #expect(run.status == 0, "\(run.errors)")
-    }
-    #expect(
-      SaveLogProcessTests.foldChildren(of: store) == 1,
-      "\(SaveLogProcessTests.foldChildren(of: nil)) fold children of any store")
-    FoldClaim.waitForRest(storePath: store)
-    // The claim is let go of as the child ends: the log is folded by then.
-    #expect(!FileManager.default.fileExists(atPath: store + ".wal"))
-    #expect(try SaveLogProcessTests.pythonReads(store).count == 7)
   }
 
   @Test func checkpointFoldsTheLogAndSaysSo() throws {
@@ -102,14 +92,15 @@ import Testing
     let home = folder.path("home")
     let keepLog = ["DOCSH_FOLD": "never"]
     for command in ["mkdir Notes; new Notes/a alpha", "new Notes/b beta"] {
-      let run = try DocshProcess.run(["-s", store, "-c", command], environment: keepLog, home: home)
+      let run = try DocshProcess.run(
+        ["-s", store, "-c", command], environment: keepLog, home: home)
       #expect(run.status == 0, "\(run.errors)")
     }
     #expect(FileManager.default.fileExists(atPath: store + ".wal"))
     let checkpoint = try DocshProcess.run(["-s", store, "--checkpoint"], home: home)
     #expect(checkpoint.status == 0, "\(checkpoint.errors)")
     #expect(checkpoint.output == "Folded the save log into \(store).\n")
-    #expect(!FileManager.default.fileExists(atPath: store + ".wal"))
+    #expect(SaveLogProcessTests.logIsEmpty(store))
     #expect(try SaveLogProcessTests.pythonReads(store) == ["Notes/a=alpha", "Notes/b=beta"])
     let again = try DocshProcess.run(["-s", store, "--checkpoint"], home: home)
     #expect(again.output == "Nothing to fold: the store file holds every save.\n")
@@ -137,11 +128,13 @@ import Testing
     #expect(listed.output.hasPrefix("Else/ "), "\(listed.output)")
     #expect(!listed.output.contains("Notes"), "\(listed.output)")
     #expect(listed.errors.contains("warning: \(store).wal holds saves of another version"))
-    // The backup put back is the file the log extends: the log applies to it again.
+    // The backup put back was written by another program since the log began: the log is
+    // not applied to it (the user put it back to go back to it), and nothing is lost.
     try backup.write(to: URL(fileURLWithPath: store))
     let restored = try DocshProcess.run(
-      ["-s", store, "-c", "cat Notes/b"], environment: keepLog, home: home)
-    #expect(restored.output == "beta", "\(restored.output) \(restored.errors)")
-    #expect(restored.errors.isEmpty)
+      ["-s", store, "-c", "ls Notes"], environment: keepLog, home: home)
+    #expect(restored.output.hasPrefix("a "), "\(restored.output) \(restored.errors)")
+    #expect(!restored.output.contains("b "), "\(restored.output)")
+    #expect(restored.errors.contains("was written by another program since its save log began"))
   }
 }

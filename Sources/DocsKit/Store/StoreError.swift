@@ -29,6 +29,8 @@ public enum StoreError: Error, Sendable, Equatable {
   /// The store's save log (named here) holds a whole record that cannot be a save of the
   /// store file: docsh never writes such a record, so the log was damaged or edited.
   case damagedSaveLog(String, reason: String)
+  /// The store file belongs to another user: only its owner saves into its log.
+  case notOwner(String, owner: UInt32)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -62,6 +64,9 @@ extension StoreError: CustomStringConvertible {
       return "\(path): another process is saving the store right now; try again"
     case .refusedToOverwriteDamagedStore(let path):
       return "\(path): the store could not be read, so it will not be overwritten"
+    case .notOwner(let path, let owner):
+      return
+        "\(path): the store file belongs to another user (uid \(owner)); only its owner can save it; nothing was written"
     case .damagedSaveLog(let path, let reason):
       return
         "\(path): the save log is damaged (\(reason)); nothing was read or written — move it aside to open the store as its file alone holds it"

@@ -5,7 +5,7 @@ struct CheckReportView {
   let report: StoreCheckReport
 
   var lines: [String] {
-    storeLines + indexLines
+    storeLines + report.notes.map { "  note: " + $0 } + indexLines
   }
 
   /// `  index: the index agrees with the store`, or why it was rebuilt or cannot be used;

@@ -79,6 +79,8 @@ extension JSONStore {
   ) throws -> SaveReceipt {
     try holdingLock { directory in
       let current = try checkNobodySaved(in: directory)
+      // What a whole write killed midway left (as large as the store) goes before the next.
+      try removeLeftovers(in: directory)
       return try writeWhole(categories, generation: generation, over: current, in: directory)
     }
   }
@@ -116,8 +118,8 @@ extension JSONStore {
   }
 
   /// Whether the log beside the file holds a whole record this store has not read: another
-  /// session appended one, or made the log since this one loaded. A tail no whole record
-  /// fills (a save cut short) is not a record.
+  /// session appended one, made the log since this one loaded, or cut it back (keeping a
+  /// damaged log aside). A tail no whole record fills (a save cut short) is not a record.
   private func logGrew(in directory: Int32) throws -> Bool {
     let logName = SaveLog.fileName(forStore: fileName)
     let status = try fileSystem.status(at: directory, logName)
@@ -125,7 +127,7 @@ extension JSONStore {
       guard status != nil, let epoch = loadedHeader.epoch else { return false }
       guard
         case .extends(let log) = try findLog(
-          extending: epoch, generation: loadedHeader.generation ?? 0)
+          extending: epoch, generation: loadedHeader.generation ?? 0, file: loadedStatus)
       else { return false }
       return try log.scan(from: 0) { _ in } > log.headerLength
     }
@@ -133,6 +135,7 @@ extension JSONStore {
     if status.device != attached.log.status.device || status.inode != attached.log.status.inode {
       return true
     }
+    if status.size < attached.end { return true }
     return try attached.log.frame(at: attached.end, size: status.size) != nil
   }
 
@@ -174,7 +177,7 @@ extension JSONStore {
       try fileSystem.rename(at: directory, temporaryName, to: fileName)
       renamed = true
       try syncAfterRename(in: directory, hadOldFile: current != nil, reader: reader)
-      removeFoldedLog(in: directory)
+      emptyFoldedLog()
       if let loadedFile { try? fileSystem.close(loadedFile) }
       loadedFile = reader
       loadedStatus = newStatus
@@ -234,11 +237,37 @@ extension JSONStore {
     self.attached?.last = frame
   }
 
-  /// Removes the log the new file holds every record of. A log left by a failure here is
-  /// marked as folded (or holds no record): readers leave it alone, and the next save or
-  /// fold removes it.
-  private func removeFoldedLog(in directory: Int32) {
-    try? fileSystem.unlink(at: directory, SaveLog.fileName(forStore: fileName))
+  /// Empties the log the new file holds every record of, keeping its name: the next save
+  /// starts it anew in place with one sync, where a new file would need the folder's too.
+  /// A log left as it was by a failure here is marked as folded: readers take it for an
+  /// empty one. Only the attached log: any other file there (another file's log) stays for
+  /// the next save to set aside.
+  private func emptyFoldedLog() {
+    guard let attached else { return }
+    try? fileSystem.truncate(attached.log.descriptor, to: 0)
+  }
+
+  /// Removes what a whole write cut short left beside the store file: its temporary file
+  /// (`.NAME.XXXX`, as large as the store) and the backup's temporary link
+  /// (`.NAME.bak.XXXX`). Only docsh's own names, and only under the save lock, where no
+  /// whole write runs. The names removed.
+  /// - Throws: ``SystemCallError`` when the folder cannot be read or a leftover removed:
+  ///   the write that was to follow does not start.
+  @discardableResult
+  func removeLeftovers(in directory: Int32) throws(SystemCallError) -> [String] {
+    let prefixes = ["." + fileName + ".bak.", "." + fileName + "."]
+    var removed: [String] = []
+    for name in try fileSystem.names(in: directory) {
+      guard
+        let prefix = prefixes.first(where: { name.hasPrefix($0) }),
+        case let suffix = name.dropFirst(prefix.count),
+        (1...13).contains(suffix.count),
+        suffix.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) })
+      else { continue }
+      try fileSystem.unlink(at: directory, name)
+      removed.append(name)
+    }
+    return removed
   }
 
   // MARK: - Appending
@@ -250,12 +279,33 @@ extension JSONStore {
   public func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? {
     guard hasLoaded, !loadFailed else { throw .refusedToOverwriteDamagedStore(path) }
     guard loadedFile != nil, let epoch = loadedHeader.epoch else { return nil }
+    guard !damagedLogPending else {
+      throw .damagedSaveLog(logPath, reason: "it could not be kept aside, so nothing is written")
+    }
     do {
       return try holdingLock { directory in
-        let current = try checkNobodySaved(in: directory)
-        let log = try logToAppendTo(
-          in: directory, epoch: epoch, mode: current.map { $0.mode & 0o7777 } ?? 0o600)
-        return try append(delta, to: log)
+        guard let current = try checkNobodySaved(in: directory) else {
+          throw StoreError.deletedElsewhere(path)
+        }
+        // In a shared folder, a log written by another user than the file's owner would be
+        // one the owner never applies (or one that adds saves to the owner's store).
+        guard geteuid() == current.owner else {
+          throw StoreError.notOwner(path, owner: current.owner)
+        }
+        let generation = loadedGeneration + 1
+        let (body, placed) = SaveLogRecord.encode(delta, generation: generation)
+        let (log, frame) = try appendRecord(
+          body, generation: generation, in: directory, epoch: epoch, file: current)
+        attached = AttachedLog(log: log, end: frame.end, last: frame)
+        loadedGeneration = generation
+        let record = SaveLogRecord(delta, frame: frame, placed: placed)
+        var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)] = [:]
+        for case .put(let document) in record.documents {
+          locations[document.id] = (document.location, document.contentLocation)
+        }
+        var receipt = SaveReceipt(generation: generation, locations: locations)
+        receipt.record = record
+        return receipt
       }
     } catch let error as StoreError {
       throw error
@@ -266,65 +316,45 @@ extension JSONStore {
     }
   }
 
-  /// The log to append to, attached: the one read with the file (cut back to its whole
-  /// records), or a new one, after setting aside a file there that is not this file's log.
-  private func logToAppendTo(
-    in directory: Int32, epoch: StoreEpoch, mode: UInt32
-  ) throws -> AttachedLog {
+  /// Appends the record `body` to the log: the one read with the file (cut back to its whole
+  /// records), or the log started anew, in place when the file there holds nothing, else as
+  /// a new file after setting aside one that is not this file's log. A new log's header and
+  /// first record are written together, with one sync (and the folder's for a new file).
+  private func appendRecord(
+    _ body: [UInt8], generation: Int, in directory: Int32, epoch: StoreEpoch, file: FileStatus
+  ) throws -> (SaveLog, SaveLogFrame) {
     if let attached {
       let size = try fileSystem.status(of: attached.log.descriptor).size
       if size > attached.end { try attached.log.truncate(to: attached.end) }
-      return attached
+      return (
+        attached.log,
+        try attached.log.append(body: body, generation: generation, at: attached.end)
+      )
     }
-    let generation = loadedHeader.generation ?? 0
-    switch try findLog(extending: epoch, generation: generation) {
-    case .extends(let log):
-      // Made by a save that never got a record in (checkNobodySaved found none).
-      let size = try fileSystem.status(of: log.descriptor).size
-      if size > log.headerLength { try log.truncate(to: log.headerLength) }
-      attached = AttachedLog(log: log, end: log.headerLength, last: nil)
-    case .ignored(_, let warning):
-      try setAsideLog(in: directory, warned: warning != nil)
-      fallthrough
+    let header = SaveLog.Header(
+      epoch: epoch, generation: loadedHeader.generation ?? 0, file: SaveLog.FileIdentity(file))
+    switch try findLog(extending: epoch, generation: header.generation, file: file) {
+    case .extends(let log), .empty(let log):
+      // A log with no save in it (checkNobodySaved found none beyond what was read), or
+      // what a crash left of one, or a log a fold left: this store's to start anew.
+      return (log, try log.restart(header: header, body: body, generation: generation))
+    case .ignored:
+      try setAsideLog(in: directory)
     case .none:
-      let log = try SaveLog.create(
-        at: directory, SaveLog.fileName(forStore: fileName),
-        header: SaveLog.Header(epoch: epoch, generation: generation), mode: mode,
-        fileSystem: fileSystem)
-      attached = AttachedLog(log: log, end: log.headerLength, last: nil)
+      break
     }
-    guard let attached else { throw StoreError.invalidStore(path, reason: "no save log") }
-    return attached
+    return try SaveLog.create(
+      at: directory, SaveLog.fileName(forStore: fileName), header: header,
+      mode: file.mode & 0o7777, firstRecord: body, generation: generation,
+      fileSystem: fileSystem)
   }
 
-  /// Moves a file where the log goes that is not this file's log out of the way: kept as
-  /// `NAME.wal.ignored-DATE` when it said something (it may hold another file's saves), else
-  /// removed (a log a fold left behind, or one whose header never reached the disk).
-  private func setAsideLog(in directory: Int32, warned: Bool) throws(SystemCallError) {
+  /// Moves a file where the log goes that is not this file's log out of the way, as it
+  /// is: kept as `NAME.wal.ignored-DATE` (it may hold another file's saves).
+  private func setAsideLog(in directory: Int32) throws(SystemCallError) {
     let name = SaveLog.fileName(forStore: fileName)
-    guard warned else {
-      try fileSystem.unlink(at: directory, name)
-      return
-    }
     let stamp = Timestamp.now().iso8601.filter { $0.isNumber }
     try fileSystem.rename(at: directory, name, to: "\(name).ignored-\(stamp)")
-  }
-
-  /// Appends the record of `delta` to `log`, and moves the loaded state past it.
-  private func append(_ delta: StoreDelta, to log: AttachedLog) throws -> SaveReceipt {
-    let generation = loadedGeneration + 1
-    let (body, placed) = SaveLogRecord.encode(delta, generation: generation)
-    let frame = try log.log.append(body: body, generation: generation, at: log.end)
-    attached = AttachedLog(log: log.log, end: frame.end, last: frame)
-    loadedGeneration = generation
-    let record = SaveLogRecord(delta, frame: frame, placed: placed)
-    var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)] = [:]
-    for case .put(let document) in record.documents {
-      locations[document.id] = (document.location, document.contentLocation)
-    }
-    var receipt = SaveReceipt(generation: generation, locations: locations)
-    receipt.record = record
-    return receipt
   }
 
   private func undoRename(in directory: Int32, hadOldFile: Bool) throws(SystemCallError) {

@@ -38,6 +38,9 @@ public final class JSONStore: DocumentStore {
   var attached: AttachedLog?
   /// Why a file beside the store that looked like its log was not applied, when one was not.
   public internal(set) var logWarning: String?
+  /// Whether the log has damage that could not be kept aside yet: nothing is saved until it
+  /// can be, so that no save cuts it off.
+  var damagedLogPending = false
   /// This process's presence among the store's sessions, from the first load on.
   var presence: SessionPresence?
   var hasLoaded = false
@@ -254,9 +257,10 @@ public final class JSONStore: DocumentStore {
     guard let presence else { return false }
     self.presence = nil
     guard presence.leave() else { return false }
+    // A log kept empty after a fold holds nothing to fold.
     let log = (folder == "/" ? "" : folder) + "/" + SaveLog.fileName(forStore: fileName)
     var status = stat()
-    return lstat(log, &status) == 0
+    return lstat(log, &status) == 0 && status.st_size > 0
   }
 
   public var isOnlySession: Bool { presence?.isAlone() ?? true }
@@ -383,7 +387,7 @@ public final class JSONStore: DocumentStore {
     }
   }
 
-  private func decodeContent(at location: StoredLocation, in file: Int32) throws(StoreError)
+  func decodeContent(at location: StoredLocation, in file: Int32) throws(StoreError)
     -> String
   {
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
@@ -453,11 +457,13 @@ public final class JSONStore: DocumentStore {
     let log: (log: SaveLog, end: Int, last: SaveLogFrame?)?
     let fileGeneration = graph.generation
     do {
-      (graph, log) = try checkedLog(extending: graph, report: &report)
+      (graph, log) = try checkedLog(
+        extending: graph, file: try? fileSystem.status(of: file), report: &report)
     } catch {
       report.problems.append(error.description)
       return CheckedScan(report: report)
     }
+    reportKeptLogs(in: &report)
     report.generation = graph.generation
     report.categoryCount = graph.categories.count
     report.documentCount = graph.documents.count
@@ -506,19 +512,23 @@ public final class JSONStore: DocumentStore {
   /// `graph` with the records of its save log applied, and the log; a file beside the store
   /// that is not its log, or a torn last record, is a problem of the report.
   private func checkedLog(
-    extending graph: LoadedGraph, report: inout StoreCheckReport
+    extending graph: LoadedGraph, file fileStatus: FileStatus?, report: inout StoreCheckReport
   ) throws(StoreError) -> (LoadedGraph, (log: SaveLog, end: Int, last: SaveLogFrame?)?) {
-    switch try findLog(extending: graph.epoch, generation: graph.generation) {
-    case .none:
+    switch try findLog(extending: graph.epoch, generation: graph.generation, file: fileStatus) {
+    case .none, .empty:
       return (graph, nil)
     case .ignored(_, let warning):
-      if let warning { report.problems.append(warning) }
+      report.problems.append(warning)
       return (graph, nil)
     case .extends(let log):
       let read = try readRecords(of: log, from: 0, after: graph.generation)
       report.logRecords = read.last.map { $0.generation - graph.generation } ?? 0
       let size = (try? fileSystem.status(of: log.descriptor).size) ?? read.end
-      if size > read.end {
+      if let damage = read.damage {
+        report.problems.append(
+          "\(logPath) is damaged (\(damage.reason)): \(damage.unapplied) saves from there on are not applied; open the store with docsh to keep the whole log aside, then 'docsh --apply-log' brings back what it holds"
+        )
+      } else if size > read.end {
         report.notes.append(
           "\(logPath): \(size - read.end) bytes after the last whole record (a save cut short by a crash, so never saved; the next save removes them)"
         )

@@ -61,8 +61,9 @@ struct SaveLogFrame: Equatable, Sendable {
 final class SaveLog {
   /// The `format` of a save log's header.
   static let format = "docsh-save-log"
-  /// The newest version of the log this docsh reads and the one it writes.
-  static let version = 1
+  /// The newest version of the log this docsh reads and the one it writes. Version 2 adds
+  /// the store file's identity to the header; version 1 logs are still read.
+  static let version = 2
 
   /// The smallest log a save folds into the store file by itself.
   static let foldFloor = 8 << 20
@@ -83,13 +84,56 @@ final class SaveLog {
     var epoch: StoreEpoch
     /// That file's generation: the first record's is one more.
     var generation: Int
+    /// That file's identity when the log began (`nil` in a version 1 log).
+    var file: FileIdentity?
 
     /// The line, newline included.
     var line: [UInt8] {
-      Array(
-        "{\"format\":\"\(SaveLog.format)\",\"version\":\(SaveLog.version),\"epoch\":\"\(epoch.text)\",\"generation\":\(generation)}\n"
+      let identity = file.map { ",\"file\":\"\($0.text)\"" } ?? ""
+      return Array(
+        "{\"format\":\"\(SaveLog.format)\",\"version\":\(file == nil ? 1 : SaveLog.version),\"epoch\":\"\(epoch.text)\",\"generation\":\(generation)\(identity)}\n"
           .utf8)
     }
+  }
+
+  /// Which store file a log belongs to beyond its epoch, as git's index knows a file by its
+  /// stat data: device, inode, size and modification time. A program that writes the file
+  /// in place (`cp` of a backup over it, a sync tool), even byte for byte the same, gives it
+  /// a new modification time; docsh never writes the file in place, so a log whose file no
+  /// longer has this identity is another file's. The change time is left out, as git's
+  /// `core.trustctime=false` leaves it out: docsh's own fold moves it (linking the file as
+  /// `NAME.bak`), and so do `chmod` and backup tools, which change no byte.
+  struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int
+    var modificationNanoseconds: Int64
+
+    init(_ status: FileStatus) {
+      device = status.device
+      inode = status.inode
+      size = status.size
+      modificationNanoseconds = status.modificationNanoseconds
+    }
+
+    init?(text: some StringProtocol) {
+      let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+      guard parts.count == 4,
+        parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
+        let device = UInt64(parts[0]), let inode = UInt64(parts[1]), let size = Int(parts[2]),
+        let change = Int64(parts[3])
+      else { return nil }
+      self.device = device
+      self.inode = inode
+      self.size = size
+      self.modificationNanoseconds = change
+    }
+
+    /// `DEVICE-INODE-SIZE-MTIME_NS`, in decimal.
+    var text: String { "\(device)-\(inode)-\(size)-\(modificationNanoseconds)" }
+
+    /// Whether `status` is this file, unchanged since.
+    func matches(_ status: FileStatus) -> Bool { self == FileIdentity(status) }
   }
 
   /// What the first line of a log file turned out to be.
@@ -98,8 +142,12 @@ final class SaveLog {
     case valid(Header)
     /// A log of a newer docsh, of this version.
     case newer(version: Int)
-    /// No whole header: the file was being created when its writer stopped (no record can
-    /// follow a header that never reached the disk), or it is not a save log at all.
+    /// No whole header, and what is there is what a crash can leave of one: nothing, zeros
+    /// (a block allocated but never written), or the start of a header. A log being created
+    /// writes its header and its first record together, so no record can follow: the log
+    /// holds nothing.
+    case empty
+    /// Not a save log docsh can read.
     case unreadable
   }
 
@@ -107,9 +155,9 @@ final class SaveLog {
   /// The open log file.
   let descriptor: Int32
   /// Its first line.
-  let header: HeaderState
+  private(set) var header: HeaderState
   /// Where the first record starts.
-  let headerLength: Int
+  private(set) var headerLength: Int
   /// Its `fstat` when opened.
   let status: FileStatus
 
@@ -163,30 +211,75 @@ final class SaveLog {
     }
   }
 
-  /// Creates the log `name` in `directory` extending `header`, with `mode`, synced with its
-  /// folder: from its return on, records appended to it survive a crash.
+  /// Creates the log `name` in `directory` extending `header`, with `mode`, holding the
+  /// record `body` of `generation`, synced with its folder: the save survives a crash once
+  /// this returns.
   /// - Throws: ``SystemCallError``; the file is then removed again.
   static func create(
-    at directory: Int32, _ name: String, header: Header, mode: UInt32, fileSystem: any FileSystem
-  ) throws(SystemCallError) -> SaveLog {
+    at directory: Int32, _ name: String, header: Header, mode: UInt32,
+    firstRecord body: [UInt8], generation: Int, fileSystem: any FileSystem
+  ) throws(SystemCallError) -> (SaveLog, SaveLogFrame) {
     let descriptor = try fileSystem.open(
       at: directory, name, flags: O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: mode)
     do {
       try fileSystem.setPermissions(descriptor, mode)
-      let line = header.line
-      try fileSystem.writeFully(descriptor, line, at: 0)
-      try fileSystem.synchronize(descriptor)
+      let frame = try begin(
+        descriptor, header: header, body: body, generation: generation,
+        fileSystem: fileSystem)
       try fileSystem.synchronize(directory)
       let status = try fileSystem.status(of: descriptor)
-      return SaveLog(
-        descriptor: descriptor, header: .valid(header), headerLength: line.count, status: status,
-        fileSystem: fileSystem)
+      let log = SaveLog(
+        descriptor: descriptor, header: .valid(header), headerLength: frame.start,
+        status: status, fileSystem: fileSystem)
+      return (log, frame)
     } catch {
-      // Failing already: a log left half made has no header and is replaced next time.
+      // Failing already: a log left half made holds no save and is replaced next time.
       try? fileSystem.close(descriptor)
       try? fileSystem.unlink(at: directory, name)
       throw error
     }
+  }
+
+  /// Starts this log, which holds no record (``HeaderState/empty``, or a log a fold left),
+  /// anew: `header` and the record `body` of `generation` written together from its first
+  /// byte, and one sync. The folder needs none: the file's name is there already.
+  /// - Throws: ``SystemCallError``; the log then holds no record, as before.
+  func restart(
+    header: Header, body: [UInt8], generation: Int
+  ) throws(SystemCallError) -> SaveLogFrame {
+    let frame = try SaveLog.begin(
+      descriptor, header: header, body: body, generation: generation, fileSystem: fileSystem)
+    self.header = .valid(header)
+    headerLength = frame.start
+    return frame
+  }
+
+  /// Writes `header` and the record `body` of `generation` as the whole of `descriptor`'s
+  /// file, in one write, and syncs it.
+  private static func begin(
+    _ descriptor: Int32, header: Header, body: [UInt8], generation: Int,
+    fileSystem: any FileSystem
+  ) throws(SystemCallError) -> SaveLogFrame {
+    let line = header.line
+    let head = FrameHead(
+      generation: generation, length: body.count, checksum: CRC32C.checksum(body))
+    var bytes = line + head.line
+    let bodyStart = bytes.count
+    bytes.reserveCapacity(bytes.count + body.count + 1)
+    bytes.append(contentsOf: body)
+    bytes.append(0x0A)
+    do {
+      try fileSystem.truncate(descriptor, to: 0)
+      try fileSystem.writeFully(descriptor, bytes, at: 0)
+      try fileSystem.synchronize(descriptor)
+    } catch {
+      // Whatever reached the file is a header cut short or a torn first record: no save.
+      try? fileSystem.truncate(descriptor, to: 0)
+      throw error
+    }
+    return SaveLogFrame(
+      start: line.count, bodyStart: bodyStart, bodyLength: body.count, checksum: head.checksum,
+      generation: generation)
   }
 
   /// The longest header line docsh reads.
@@ -198,12 +291,58 @@ final class SaveLog {
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: headerLimit, alignment: 1)
     defer { bytes.deallocate() }
     let count = try fileSystem.readFully(descriptor, into: bytes, at: 0)
-    guard let newline = bytes[..<count].firstIndex(of: 0x0A) else { return (.unreadable, 0) }
+    let status = try fileSystem.status(of: descriptor)
+    guard let newline = bytes[..<count].firstIndex(of: 0x0A) else {
+      let start = Array(bytes[..<count])
+      let isRemains = status.size == count && (start.allSatisfy { $0 == 0 } || isHeaderStart(start))
+      return (isRemains ? .empty : .unreadable, 0)
+    }
     let line = String(decoding: bytes[..<newline], as: UTF8.self)
     return (parseHeader(line), newline + 1)
   }
 
-  /// The header a line holds: exactly the line docsh writes, or a newer version's.
+  /// Whether `bytes` are the start of a header line this docsh writes (or a version 1 one),
+  /// cut anywhere before its newline.
+  static func isHeaderStart(_ bytes: [UInt8]) -> Bool {
+    // `H` stands for a hexadecimal digit, `D` for one or more decimal digits, `F` for the
+    // file identity's digits and dashes, `?` for what may end the line instead.
+    let template = Array(
+      "{\"format\":\"\(format)\",\"version\":D,\"epoch\":\"HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH\",\"generation\":D?,\"file\":\"F\"}"
+        .utf8)
+    var at = 0
+    var index = 0
+    func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+    while index < bytes.count {
+      guard at < template.count else { return false }
+      let byte = bytes[index]
+      switch template[at] {
+      case UInt8(ascii: "H"):
+        guard isDigit(byte) || (byte >= 0x61 && byte <= 0x66) else { return false }
+        at += 1
+        index += 1
+      case UInt8(ascii: "D"), UInt8(ascii: "F"):
+        let isFile = template[at] == UInt8(ascii: "F")
+        guard isDigit(byte) || (isFile && byte == UInt8(ascii: "-")) else { return false }
+        index += 1
+        while index < bytes.count, isDigit(bytes[index]) || (isFile && bytes[index] == 0x2D) {
+          index += 1
+        }
+        at += 1
+      case UInt8(ascii: "?"):
+        // A version 1 header ends here with `}`.
+        if byte == UInt8(ascii: "}") { return index == bytes.count - 1 }
+        at += 1
+      default:
+        guard byte == template[at] else { return false }
+        at += 1
+        index += 1
+      }
+    }
+    return true
+  }
+
+  /// The header a line holds: exactly the line docsh writes (of this version or version 1),
+  /// or a newer version's.
   static func parseHeader(_ line: String) -> HeaderState {
     let prefix = "{\"format\":\"\(format)\",\"version\":"
     guard line.hasPrefix(prefix) else { return .unreadable }
@@ -211,7 +350,7 @@ final class SaveLog {
     let digits = rest.prefix { $0.isASCII && $0.isNumber }
     guard let version = Int(digits) else { return .unreadable }
     if version > SaveLog.version { return .newer(version: version) }
-    guard version == SaveLog.version else { return .unreadable }
+    guard version == 1 || version == 2 else { return .unreadable }
     let fields = rest.dropFirst(digits.count)
     let epochKey = ",\"epoch\":\""
     guard fields.hasPrefix(epochKey) else { return .unreadable }
@@ -220,11 +359,23 @@ final class SaveLog {
     let generationKey = "\",\"generation\":"
     let afterEpoch = afterKey.dropFirst(32)
     guard afterEpoch.hasPrefix(generationKey), afterEpoch.hasSuffix("}") else { return .unreadable }
-    let number = afterEpoch.dropFirst(generationKey.count).dropLast()
+    var number = afterEpoch.dropFirst(generationKey.count).dropLast()
+    var file: FileIdentity?
+    if version == 2 {
+      let fileKey = ",\"file\":\""
+      guard let keyStart = number.firstRange(of: fileKey), number.hasSuffix("\"") else {
+        return .unreadable
+      }
+      guard let identity = FileIdentity(text: number[keyStart.upperBound...].dropLast()) else {
+        return .unreadable
+      }
+      file = identity
+      number = number[..<keyStart.lowerBound]
+    }
     guard !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }),
       number.count == 1 || number.first != "0", let generation = Int(number)
     else { return .unreadable }
-    return .valid(Header(epoch: epoch, generation: generation))
+    return .valid(Header(epoch: epoch, generation: generation, file: file))
   }
 
   // MARK: - Records
@@ -240,6 +391,51 @@ final class SaveLog {
       at = frame.end
     }
     return at
+  }
+
+  /// Where the whole records from the first on end: at the first that is not whole.
+  /// - Throws: ``SystemCallError`` when the log cannot be read.
+  func endOfWholeRecords() throws(SystemCallError) -> Int {
+    let size = try fileSystem.status(of: descriptor).size
+    var at = headerLength
+    while at < size, let frame = try frame(at: at, size: size) { at = frame.end }
+    return at
+  }
+
+  /// How many whole records start after `offset` (each at the start of a line, found by its
+  /// frame line and proven by its checksum), however damaged the bytes between them: what
+  /// tells damage inside the log from a torn tail, which no whole record follows.
+  /// - Throws: ``SystemCallError`` when the log cannot be read.
+  func wholeRecords(after offset: Int) throws(SystemCallError) -> Int {
+    try wholeFrames(after: offset).count
+  }
+
+  /// The whole records that start after `offset`, in order; see ``wholeRecords(after:)``.
+  /// - Throws: ``SystemCallError`` when the log cannot be read.
+  func wholeFrames(after offset: Int) throws(SystemCallError) -> [SaveLogFrame] {
+    let size = try fileSystem.status(of: descriptor).size
+    guard offset + 1 < size else { return [] }
+    let count = size - offset - 1
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
+    defer { bytes.deallocate() }
+    let read = try fileSystem.readFully(descriptor, into: bytes, at: offset + 1)
+    let marker = Array("{\"record\":".utf8)
+    var found: [SaveLogFrame] = []
+    var index = 0
+    while index + marker.count <= read {
+      let absolute = offset + 1 + index
+      // The byte before `index` 0 is the damaged record's own first one, never a newline.
+      if index > 0, bytes[index - 1] == 0x0A,
+        marker.indices.allSatisfy({ bytes[index + $0] == marker[$0] }),
+        let frame = try frame(at: absolute, size: size)
+      {
+        found.append(frame)
+        index = frame.end - offset - 1
+        continue
+      }
+      index += 1
+    }
+    return found
   }
 
   /// The whole record starting at `offset` of a file of `size` bytes; `nil` when there is
@@ -372,5 +568,26 @@ final class SaveLog {
   func truncate(to length: Int) throws(SystemCallError) {
     try fileSystem.truncate(descriptor, to: length)
     try fileSystem.synchronize(descriptor)
+  }
+}
+
+/// When a leaving command folds the save log into the store file.
+public enum SaveLogPolicy {
+  /// A store file up to this size (64 MiB) is folded by every command that leaves it last:
+  /// a fold there writes at most that much, about a tenth of a second, so the file is
+  /// complete whenever a command has returned. Above it, a one-line save must not cost a
+  /// whole rewrite: the log stays beside the file until it outgrows its share
+  /// (``SaveLog/foldsPast(storeSize:)``), a REPL leaves, or `docsh --checkpoint` runs.
+  public static let foldAlwaysUpTo = 64 << 20
+
+  /// Whether a command leaving the store at `storePath` last folds its log now: the log
+  /// holds saves, and the file is small or the log has outgrown its share of it.
+  public static func foldsOnLeaving(storePath: String) -> Bool {
+    var store = stat()
+    var log = stat()
+    guard lstat(storePath + ".wal", &log) == 0, log.st_size > 0 else { return false }
+    guard stat(storePath, &store) == 0 else { return true }
+    return Int(store.st_size) <= foldAlwaysUpTo
+      || Int(log.st_size) > SaveLog.foldsPast(storeSize: Int(store.st_size))
   }
 }

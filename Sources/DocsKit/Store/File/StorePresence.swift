@@ -7,8 +7,8 @@
 // to leave (the one that can hold it exclusively) sees that the log must be folded, so that
 // at rest the store file alone holds every save. A fold that is waiting to run holds
 // `NAME.fold` exclusively, from the moment the leaving process claims it to the end of the
-// fold (a child it starts inherits the claim), so that nobody starts a second one, and so
-// that anyone can wait for the store to be at rest.
+// fold, so that nobody starts a second one, and so that anyone can wait for the store to be
+// at rest.
 
 /// A process's presence among the sessions of a store: a shared `flock` on `NAME.sessions`.
 public final class SessionPresence {
@@ -105,52 +105,37 @@ public final class SessionPresence {
 }
 
 /// The claim on folding a store's save log: an exclusive `flock` on `NAME.fold`, held by
-/// the process that will fold (or by the child it starts, which inherits the descriptor).
+/// the process that folds.
 public final class FoldClaim {
-  /// The locked file; a child given it holds the claim for as long as it keeps it open.
-  public let descriptor: Int32
+  /// The locked file.
+  let descriptor: Int32
 
   private init(descriptor: Int32) {
     self.descriptor = descriptor
   }
 
-  /// Whether a child took the claim over (``handOver()``).
-  private var isHandedOver = false
-
   deinit {
-    // Unlocks for every process sharing the description: only once the fold is done, and
-    // never for a child holding it still.
-    if !isHandedOver { flock(descriptor, LOCK_UN) }
+    // Unlocks only once the fold is done.
+    flock(descriptor, LOCK_UN)
     Glibc.close(descriptor)
-  }
-
-  /// Leaves the claim to the child started with its descriptor: this process lets go of
-  /// its descriptor without unlocking, so the lock stays the child's until it is done.
-  public func handOver() {
-    isHandedOver = true
   }
 
   /// The claim file's name beside the store file `storeName`.
   static func fileName(forStore storeName: String) -> String { storeName + ".fold" }
 
   /// Claims the fold of the store at `storePath` (the store file's own path, links
-  /// followed); `nil` when another process holds the claim (a fold waits already, and folds
-  /// what this process saved too) or the file cannot be had.
-  public static func claim(storePath: String) -> FoldClaim? {
+  /// followed); `nil` when the file cannot be had, or, unless `waiting`, when another
+  /// process holds the claim (a fold runs already).
+  public static func claim(storePath: String, waiting: Bool = false) -> FoldClaim? {
     let path = storePath + ".fold"
     let file = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard file >= 0 else { return nil }
-    guard flock(file, LOCK_EX | LOCK_NB) == 0 else {
+    while flock(file, waiting ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
+      if waiting && errno == EINTR { continue }
       Glibc.close(file)
       return nil
     }
     return FoldClaim(descriptor: file)
-  }
-
-  /// The claim a process was started holding at `descriptor`.
-  public static func inherited(_ descriptor: Int32) -> FoldClaim {
-    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-    return FoldClaim(descriptor: descriptor)
   }
 
   /// Waits until no fold of the store at `storePath` is claimed: then the store is at rest

@@ -31,6 +31,8 @@ public struct FileStatus: Hashable, Sendable {
   public var changeNanoseconds: Int64
   /// The permission bits and file type.
   public var mode: UInt32
+  /// The user who owns it.
+  public var owner: UInt32
 
   /// Whether the file is a directory.
   public var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
@@ -42,6 +44,7 @@ public struct FileStatus: Hashable, Sendable {
     modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
     changeNanoseconds = Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec)
     mode = UInt32(raw.st_mode)
+    owner = UInt32(raw.st_uid)
   }
 }
 

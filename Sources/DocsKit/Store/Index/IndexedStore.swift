@@ -303,12 +303,14 @@ public final class IndexedStore: DocumentStore {
     let generation = header.generation ?? 0
     let known = record.identity.log
     let log: SaveLog
-    switch try file.findLog(extending: header.epoch, generation: generation) {
-    case .none:
+    switch try file.findLog(
+      extending: header.epoch, generation: generation, file: file.loadedFileStatus)
+    {
+    case .none, .empty:
       guard known.last == nil else { return distrust("its save log is gone") }
       return record.identity
     case .ignored(_, let warning):
-      if let warning { file.logWarning = warning }
+      file.logWarning = warning
       guard known.last == nil else { return distrust("its save log is gone") }
       return record.identity
     case .extends(let found):
@@ -322,6 +324,12 @@ public final class IndexedStore: DocumentStore {
           frame.checksum == last.checksum, frame.end == known.end,
           frame.generation == known.generation
         else { return distrust("its save log is not the one it read") }
+        // Every record before it must still pass its checksum: the index never shows what
+        // the log's checksums reject. Reading the frames costs what the log holds, which
+        // folds keep in proportion to the store file.
+        guard try log.endOfWholeRecords() >= frame.end else {
+          return distrust("its save log is damaged before where it read")
+        }
         verified = frame
       } catch {
         throw .system(file.logPath, operation: error.operation, errno: error.code)
@@ -329,6 +337,7 @@ public final class IndexedStore: DocumentStore {
     }
     let tail = try file.readRecords(
       of: log, from: verified?.end ?? 0, after: verified?.generation ?? generation)
+    guard tail.damage == nil else { return distrust("its save log is damaged") }
     let last = tail.last ?? verified
     file.attach(log, end: last?.end ?? log.headerLength, last: last)
     file.loadedGeneration = last?.generation ?? generation
