@@ -49,6 +49,34 @@ import Testing
     #expect(decoded == record)
   }
 
+  @Test func whatARecoveryOffersIsListedInTheWordsStatusUses() throws {
+    let harness = try Harness()
+    let context = try RecoveryJournalTests.contextWithChangesOfEveryKind(harness)
+    // A tag and a touch, the changes `show` left out.
+    let work = try #require(context.category(named: "Work"))
+    let plan = try #require(try context.document(named: "Plan", in: work.id))
+    _ = try context.tag([plan.id], with: [try Tag("urgent")])
+    let minutes = try #require(try context.document(named: "Minutes", in: work.id))
+    _ = try context.touchDocument(minutes.id)
+    let house = try #require(context.category(named: "House"))
+    let touchedAlone = try context.createDocument(named: "Touched", in: house.id, content: "t")
+    try context.save()
+    _ = try context.touchDocument(touchedAlone.id)
+    _ = try context.tag([plan.id], with: [try Tag("later")])
+    let offered = try context.pendingChanges().summary
+    let status = context.changes()
+    #expect(offered.count == status.count)
+    func properties(_ summary: ChangeSummary) -> [String: Set<DocumentProperty>] {
+      Dictionary(
+        uniqueKeysWithValues: summary.updatedDocuments.map {
+          ($0.object.name.text, $0.properties)
+        })
+    }
+    #expect(properties(offered) == properties(status))
+    #expect(properties(offered)["Plan"] == [.tags])
+    #expect(properties(offered)["Touched"] == [.modified])
+  }
+
   @Test func recoveredChangesRebuildThePendingStateOverTheStore() throws {
     let harness = try Harness()
     let context = try RecoveryJournalTests.contextWithChangesOfEveryKind(harness)

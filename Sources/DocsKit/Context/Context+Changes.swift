@@ -94,6 +94,17 @@ extension Context {
   func changedProperties(
     from then: DocumentRecord, to now: DocumentRecord
   ) -> Set<DocumentProperty> {
+    // A text that cannot be read counts as changed: the save that follows writes it and
+    // reads it again, and reports the failure there; "unchanged" would skip writing it.
+    Context.changedProperties(from: then, to: now) { try? text(of: $0) }
+  }
+
+  /// The properties that differ between two states of a document, `text` reading a content
+  /// (`nil` when it cannot: then it counts as changed). The one rule `status`, the recovery
+  /// offer and the save's delta share.
+  static func changedProperties(
+    from then: DocumentRecord, to now: DocumentRecord, text: (ContentStorage) -> String?
+  ) -> Set<DocumentProperty> {
     var properties: Set<DocumentProperty> = []
     if then.document.name.text != now.document.name.text { properties.insert(.name) }
     if then.document.categoryID != now.document.categoryID { properties.insert(.category) }
@@ -105,10 +116,8 @@ extension Context {
       case (.fault, .fault):
         properties.insert(.content)
       default:
-        // A text that cannot be read counts as changed: the save that follows writes it and
-        // reads it again, and reports the failure there; "unchanged" would skip writing it.
-        let old = try? text(of: then.content)
-        if old == nil || old != (try? text(of: now.content)) { properties.insert(.content) }
+        let old = text(then.content)
+        if old == nil || old != text(now.content) { properties.insert(.content) }
       }
     }
     // Every other change stamps a date too; a touch is the one that changes nothing else.

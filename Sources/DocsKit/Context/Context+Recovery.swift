@@ -128,10 +128,12 @@ extension PendingChanges {
       where then.category.name.text != now.category.name.text:
         summary.updatedCategories.append(Update(object: now.category, properties: [.name]))
       case (.document(let then)?, .document(let now)?):
-        var properties: Set<DocumentProperty> = []
-        if then.document.name.text != now.document.name.text { properties.insert(.name) }
-        if then.document.categoryID != now.document.categoryID { properties.insert(.category) }
-        if then.content != now.content { properties.insert(.content) }
+        // The rule `status` uses: tags and a touch's date count too. Pending contents are
+        // texts already.
+        let properties = Context.changedProperties(from: then, to: now) { content in
+          if case .text(let text) = content { return text }
+          return nil
+        }
         if !properties.isEmpty {
           summary.updatedDocuments.append(Update(object: now.document, properties: properties))
         }

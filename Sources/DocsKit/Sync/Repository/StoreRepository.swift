@@ -280,10 +280,11 @@ public final class StoreRepository {
     } catch {
       throw .store(.system(storePath, operation: error.operation, errno: error.code))
     }
-    // A save log of the file replaced extends no file now: kept aside, never applied.
+    // A save log of the file replaced extends no file now: kept aside, never applied. An
+    // empty one (as a fold leaves it) holds nothing and stays for the next save.
     let log = SaveLog.fileName(forStore: storePath)
     var status = stat()
-    if lstat(log, &status) == 0 {
+    if lstat(log, &status) == 0 && status.st_size > 0 {
       let stamp = Timestamp.now().iso8601.filter { $0.isNumber }
       _ = rename(log, log + ".ignored-" + stamp)
     }
