@@ -172,9 +172,9 @@ final class Session {
 
   /// Saves the context's changes; when what follows a save failed (its commit in a synced
   /// store), says so on standard error — the save itself stands.
-  /// - Throws: what ``Context/save(keepingMine:)`` throws.
-  func save(keepingMine: Bool = false) throws(ContextError) {
-    try context.save(keepingMine: keepingMine)
+  /// - Throws: what ``Context/save(resolving:)`` throws.
+  func save(resolving resolution: ConflictResolution? = nil) throws(ContextError) {
+    try context.save(resolving: resolution)
     if let warning = context.saveWarning { tell("docsh: warning: \(warning)") }
   }
 

@@ -21,7 +21,7 @@ extension Context: IncomingWriter {
     do {
       var delta: StoreDelta?
       try store.withSaveLock { () throws -> Void in
-        delta = try saveHoldingLock(keepingMine: true)
+        delta = try saveHoldingLock(resolving: .mine)
       }
       conflicts = []
       return delta

@@ -16,6 +16,16 @@ public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
   public var path: String
   /// What contradicts what.
   public var kind: Kind
+  /// The document in conflict (`nil` for a category): what `save --theirs` and
+  /// `save --both` act on.
+  public var id: ObjectID?
+
+  /// A conflict over the object at `path`; `id` names the document.
+  init(path: String, kind: Kind, id: ObjectID? = nil) {
+    self.path = path
+    self.kind = kind
+    self.id = id
+  }
 
   /// Whether keeping this session's values settles it (a taken name does not).
   public var isResolvableByKeepingMine: Bool { kind != .nameTaken }
@@ -209,7 +219,8 @@ extension Context {
     {
       guard try text(of: theirs.content) != text(of: mine.content) else { return }
       replay.found.append(
-        MergeConflict(path: path(mine.document, replay), kind: .bothChanged("content")))
+        MergeConflict(
+          path: path(mine.document, replay), kind: .bothChanged("content"), id: clashID))
       theirs.content = mine.content
       theirs.document.size = mine.document.size
       theirs.document.modified = mine.document.modified
@@ -231,7 +242,8 @@ extension Context {
     mine.document.categoryID = replay.categoryID(mine.document.categoryID)
     guard var merged = documentRecords[id] else {
       replay.found.append(
-        MergeConflict(path: path(mine.document, replay), kind: .changedHereDeletedThere))
+        MergeConflict(
+          path: path(mine.document, replay), kind: .changedHereDeletedThere, id: mine.document.id))
       restoreCategory(mine.document.categoryID, &replay)
       if membersByCategory[mine.document.categoryID]?[mine.document.name.key] != nil {
         replay.found.append(MergeConflict(path: path(mine.document, replay), kind: .nameTaken))
@@ -251,7 +263,8 @@ extension Context {
       else { return }
       if theirs[keyPath: keyPath] != base[keyPath: keyPath] {
         replay.found.append(
-          MergeConflict(path: path(mine.document, replay), kind: .bothChanged(property)))
+          MergeConflict(
+            path: path(mine.document, replay), kind: .bothChanged(property), id: mine.document.id))
       }
       merged[keyPath: keyPath] = mine[keyPath: keyPath]
       changed = true
@@ -306,7 +319,9 @@ extension Context {
         result = text
       case .conflict:
         replay.found.append(
-          MergeConflict(path: path(mine.document, replay), kind: .bothChanged("content")))
+          MergeConflict(
+            path: path(mine.document, replay), kind: .bothChanged("content"),
+            id: mine.document.id))
       }
     }
     guard result != theirText else { return false }
@@ -327,7 +342,9 @@ extension Context {
       && theirs.document.categoryID == base.document.categoryID && sameText
     if !unchangedThere {
       replay.found.append(
-        MergeConflict(path: path(theirs.document, replay), kind: .deletedHereChangedThere))
+        MergeConflict(
+          path: path(theirs.document, replay), kind: .deletedHereChangedThere,
+          id: theirs.document.id))
     }
     setDocument(id, to: nil)
   }

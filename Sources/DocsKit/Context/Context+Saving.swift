@@ -16,8 +16,20 @@ extension Context {
   /// - Throws: ``ContextError/conflicts(_:)`` listing the conflicts, or
   ///   ``ContextError/store(_:)`` saying why the store could not be written.
   public func save(keepingMine: Bool = false) throws(ContextError) {
+    try save(resolving: keepingMine ? .mine : nil)
+  }
+
+  /// Commits as ``save(keepingMine:)`` does, settling the conflicts found with another
+  /// session's save by `resolution` (``ConflictResolution``): those of an earlier save that
+  /// stopped, and those this one finds. Without a resolution, conflicts stop the save.
+  /// - Throws: ``ContextError/conflicts(_:)`` listing the conflicts left, or
+  ///   ``ContextError/store(_:)`` saying why the store could not be written.
+  public func save(resolving resolution: ConflictResolution?) throws(ContextError) {
     saveWarning = nil
-    if !conflicts.isEmpty && !keepingMine { throw .conflicts(conflicts) }
+    if !conflicts.isEmpty {
+      guard let resolution else { throw .conflicts(conflicts) }
+      try resolveConflicts(resolution)
+    }
     if conflicts.contains(where: { !$0.isResolvableByKeepingMine }) {
       throw .conflicts(conflicts.filter { !$0.isResolvableByKeepingMine })
     }
@@ -32,7 +44,7 @@ extension Context {
     // before any later one.
     do {
       try store.withSaveLock { () throws -> Void in
-        let delta = try saveHoldingLock(keepingMine: keepingMine)
+        let delta = try saveHoldingLock(resolving: resolution)
         if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
         foldWhenTheLogIsLarge()
       }
@@ -44,14 +56,16 @@ extension Context {
 
   /// Commits, merging first when another session saved; the store's lock is held. The
   /// delta written, `nil` when nothing was.
-  func saveHoldingLock(keepingMine: Bool) throws(ContextError) -> StoreDelta? {
+  func saveHoldingLock(resolving resolution: ConflictResolution?) throws(ContextError)
+    -> StoreDelta?
+  {
     do {
       return try commit()
     } catch {
       guard case .store(.modifiedElsewhere) = error else { throw error }
       try rebaseOntoSavedStore()
-      let blocking = keepingMine ? conflicts.filter { !$0.isResolvableByKeepingMine } : conflicts
-      guard blocking.isEmpty else { throw .conflicts(blocking) }
+      if let resolution, !conflicts.isEmpty { try resolveConflicts(resolution) }
+      guard conflicts.isEmpty else { throw .conflicts(conflicts) }
       return try commit()
     }
   }

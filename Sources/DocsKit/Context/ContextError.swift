@@ -74,8 +74,8 @@ extension ContextError: CustomStringConvertible {
       let resolvable = conflicts.allSatisfy(\.isResolvableByKeepingMine)
       let advice =
         resolvable
-        ? "nothing was written — 'save --mine' keeps your values, 'revert' takes theirs"
-        : "nothing was written — rename one of them and save again, or 'revert' to take theirs"
+        ? "nothing was written — 'save --diff' shows both versions; 'save --mine' keeps yours, 'save --theirs' takes theirs for these properties, 'save --theirs-whole' their whole documents, 'save --both' keeps yours and adds theirs as NAME (conflict DATE); your other unsaved changes are kept in each case"
+        : "nothing was written — rename one of them and save again"
       let count = conflicts.count == 1 ? "a conflict" : "\(conflicts.count) conflicts"
       return "another session saved \(count) with your changes: \(list); \(advice)"
     }

@@ -102,6 +102,17 @@ extension StoreMerge.Engine {
   /// `NAME (conflict DATE)`, or `NAME (conflict DATE 2)` and so on, the first not in
   /// `taken`, which it joins; `NAME` is shortened when the whole would be too long.
   func conflictName(for name: Name, avoiding taken: inout Set<NameKey>) -> Name {
+    StoreMerge.conflictName(for: name, date: date, avoiding: &taken)
+  }
+}
+
+extension StoreMerge {
+  /// `NAME (conflict DATE)`, or `NAME (conflict DATE 2)` and so on, the first not in
+  /// `taken`, which it joins; `NAME` is shortened when the whole would be too long. The
+  /// one spelling of a conflict's sibling, for sync and for two sessions' saves.
+  static func conflictName(
+    for name: Name, date: MergeDate, avoiding taken: inout Set<NameKey>
+  ) -> Name {
     var number = 1
     while true {
       let suffix = " (conflict \(date)" + (number == 1 ? ")" : " \(number))")

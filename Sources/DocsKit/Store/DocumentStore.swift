@@ -312,6 +312,21 @@ public protocol DocumentStore: AnyObject {
   /// Records that the graph loaded breaks a rule of the format, so the store must never
   /// be overwritten: every later ``save(_:)`` is refused.
   func markDamaged()
+
+  /// What other sessions did to the store since this one loaded or last saved it, asked
+  /// cheaply (the `stat` of the file and of its log, the frames of new records).
+  func movementSinceLoad() -> StoreMovement
+}
+
+/// What other sessions did to a store since a session loaded it.
+public enum StoreMovement: Equatable, Sendable {
+  /// Nothing: the store is as loaded.
+  case none
+  /// They saved this many times into its log.
+  case saves(Int)
+  /// The file was written whole (a fold, a sync, another program): how many saves that
+  /// holds is not known without reading it.
+  case replaced
 }
 
 extension DocumentStore {
@@ -337,6 +352,9 @@ extension DocumentStore {
 
   /// A store without a log has nothing to fold when its sessions leave.
   public func leave() -> Bool { false }
+
+  /// A store without a log is told of no other session.
+  public func movementSinceLoad() -> StoreMovement { .none }
 
   /// A store named by its path alone.
   public var filePath: String { displayName }

@@ -142,6 +142,9 @@ struct StatusReport: Sendable {
   /// How many commits of the store's repository its remote does not have yet, as last
   /// fetched; `nil` for a store in no repository, or one with no remote.
   var unpushedCommits: Int? = nil
+  /// What other sessions saved since this session's changes began, while it has changes
+  /// (``StoreMovement/none`` otherwise): `save` merges them.
+  var savedElsewhere: StoreMovement = .none
 }
 
 /// What `diff` shows: a document's content at a commit against now.
@@ -219,6 +222,8 @@ enum CommandResult: Sendable {
   case commits([StoreCommit], OutputFormat)
   /// How a document changed from a saved version to now (`diff`).
   case diff(DiffReport)
+  /// Both versions of each document a save found in conflict (`save --diff`).
+  case conflictVersions([ConflictVersions])
   /// Categories and documents as a tree (`tree`).
   case tree(TreeReport)
   /// The lines typed, oldest first (`history`).

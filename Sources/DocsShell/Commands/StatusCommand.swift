@@ -13,6 +13,7 @@ struct StatusCommand: FlagsCommand {
 
   func run(in session: Session) -> CommandResult {
     var report = StatusReport(session.context.changes(), in: session.context)
+    if report.count > 0 { report.savedElsewhere = session.context.storeMovement }
     // Counted from what was last fetched: status never touches the network.
     if let repository = try? session.collaborators.repository?.repository() {
       report.unpushedCommits = try? repository.unpushedCommitCount()

@@ -31,10 +31,32 @@ final class InteractiveLoop {
     self.terminationSignal = terminationSignal
   }
 
-  /// The prompt: `docsh:PATH> `, with `*` after PATH while there are unsaved changes.
+  /// The prompt: `docsh:PATH> `, with `*` after PATH while there are unsaved changes, and
+  /// `↓N` after it when N saves by other sessions came in since (`↓` when the file was
+  /// rewritten): `save` merges them, as git's prompt shows a branch behind its upstream.
   var prompt: String {
     let location = escapedForTerminal(session.location, allowingNewlinesAndTabs: false)
-    return "docsh:\(location)\(session.context.hasChanges ? "*" : "")> "
+    guard session.context.hasChanges else { return "docsh:\(location)> " }
+    switch session.context.storeMovement {
+    case .none: return "docsh:\(location)*> "
+    case .saves(let count): return "docsh:\(location)*↓\(count)> "
+    case .replaced: return "docsh:\(location)*↓> "
+    }
+  }
+
+  /// Before a command: a session with nothing unsaved shows the store as last saved by
+  /// anyone (another session's saves since are read in); its undo history, which described
+  /// the old view, goes with a note.
+  private func catchUpWithOtherSessions() {
+    do {
+      if case .refreshed(let droppedUndo) = try session.context.catchUpWithStore(), droppedUndo {
+        session.tell(
+          "docsh: another session saved: showing the store as it is now (the undo history of the old view is gone)"
+        )
+      }
+    } catch {
+      report(error)
+    }
   }
 
   /// Reads and runs lines until the user leaves or a signal ends the session.
@@ -52,6 +74,7 @@ final class InteractiveLoop {
       case .invalid(let reason):
         report(ShellError.unusableLine(reason: reason))
       case .line(let line):
+        if !line.trimmingBlanks().isEmpty { catchUpWithOtherSessions() }
         journal?.commandStarting()
         var entry = line
         do {

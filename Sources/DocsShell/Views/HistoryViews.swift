@@ -77,11 +77,36 @@ enum HistoryViews {
   static func diffLines(_ report: DiffReport, colors: Colors) -> [String] {
     guard !report.hunks.isEmpty else { return [] }
     let path = escapedForTerminal(report.path, allowingNewlinesAndTabs: false)
-    var lines = [
+    return [
       colors.styled("--- \(path) \(report.commit.short)", .bold),
       colors.styled("+++ \(path) now", .bold),
-    ]
-    for hunk in report.hunks {
+    ] + hunkLines(report.hunks, colors: colors)
+  }
+
+  /// `save --diff`: for each document in conflict, the other session's version (`---`)
+  /// against this session's (`+++`), as `diff` shows a change; a side that deleted it says
+  /// so.
+  static func conflictLines(_ versions: [ConflictVersions], colors: Colors) -> [String] {
+    guard !versions.isEmpty else {
+      return ["No conflicts to show: a save that finds some lists them, and keeps them for this."]
+    }
+    var lines: [String] = []
+    for version in versions {
+      let path = escapedForTerminal(version.path, allowingNewlinesAndTabs: false)
+      lines.append(
+        colors.styled("--- \(path) theirs\(version.theirs == nil ? " (deleted)" : "")", .bold))
+      lines.append(
+        colors.styled("+++ \(path) yours\(version.mine == nil ? " (deleted)" : "")", .bold))
+      let hunks = TextDiff.hunks(from: version.theirs ?? "", to: version.mine ?? "")
+      if hunks.isEmpty { lines.append("(the same text: another property differs)") }
+      lines += hunkLines(hunks, colors: colors)
+    }
+    return lines
+  }
+
+  private static func hunkLines(_ hunks: [DiffHunk], colors: Colors) -> [String] {
+    var lines: [String] = []
+    for hunk in hunks {
       lines.append(colors.styled(hunk.header, .hunk))
       for line in hunk.lines {
         let text = escapedForTerminal(line.text, allowingNewlinesAndTabs: false)

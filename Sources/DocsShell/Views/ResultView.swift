@@ -85,6 +85,8 @@ struct ResultView {
       writeTable(HistoryViews.commitTable(commits, dates: dates, colors: colors))
     case .diff(let report):
       writeTable(HistoryViews.diffLines(report, colors: colors))
+    case .conflictVersions(let versions):
+      writeTable(HistoryViews.conflictLines(versions, colors: colors))
     }
   }
 

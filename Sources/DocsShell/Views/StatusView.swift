@@ -7,7 +7,22 @@ struct StatusView {
   /// The lines of the report. Paths are escaped as table cells; the labels' colors are
   /// the view's own and never escaped.
   func lines(colors: Colors) -> [String] {
-    changeLines(colors: colors) + unpushedLines
+    changeLines(colors: colors) + savedElsewhereLines + unpushedLines
+  }
+
+  /// `2 saves by other sessions came in since your changes began; 'save' merges them.`
+  private var savedElsewhereLines: [String] {
+    switch report.savedElsewhere {
+    case .none: return []
+    case .saves(let count):
+      return [
+        "\(count == 1 ? "1 save" : "\(count) saves") by other sessions came in since your changes began; 'save' merges them."
+      ]
+    case .replaced:
+      return [
+        "Another session rewrote the store since your changes began; 'save' merges what it saved."
+      ]
+    }
   }
 
   /// `2 commits not pushed yet ('sync' sends them).`, when there are any.
@@ -65,7 +80,18 @@ struct StatusView {
         ])
       ),
       ("unpushed", report.unpushedCommits.map { .integer($0) } ?? .null),
+      ("savedElsewhere", StatusView.savedElsewhereJSON(report.savedElsewhere)),
     ])
+  }
+
+  /// How many saves came in from other sessions: a number, `true` when the file was
+  /// rewritten (a count not known), `0` when none.
+  private static func savedElsewhereJSON(_ movement: StoreMovement) -> JSONValue {
+    switch movement {
+    case .none: .integer(0)
+    case .saves(let count): .integer(count)
+    case .replaced: .bool(true)
+    }
   }
 
   private static func label(of change: StatusEntry.Change) -> (String, TerminalStyle) {

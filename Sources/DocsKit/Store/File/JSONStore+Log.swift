@@ -290,6 +290,36 @@ extension JSONStore {
   var sources: StoreSources { StoreSources(store: loadedFile, log: attached?.log.descriptor) }
 }
 
+// MARK: - Other sessions
+
+extension JSONStore {
+  /// What other sessions did since this store loaded or last saved: the `stat` of the file
+  /// and of its log, and the frames of the records past where this store read.
+  public func movementSinceLoad() -> StoreMovement {
+    guard hasLoaded, !loadFailed else { return .none }
+    let current = statusOfCurrentFile()
+    guard isSameFile(current, as: loadedStatus) else { return .replaced }
+    guard current != nil, loadedHeader.epoch != nil else { return .none }
+    var status = stat()
+    let found = lstat(logPath, &status) == 0
+    guard let attached else {
+      guard found, status.st_size > 0, let epoch = loadedHeader.epoch,
+        case .extends(let log)? = try? findLog(
+          extending: epoch, generation: loadedHeader.generation ?? 0, file: loadedStatus),
+        let frames = try? log.wholeFramesCount(from: log.headerLength)
+      else { return .none }
+      return frames > 0 ? .saves(frames) : .none
+    }
+    guard found, UInt64(status.st_ino) == attached.log.status.inode,
+      Int(status.st_size) >= attached.end
+    else { return .replaced }
+    guard Int(status.st_size) > attached.end,
+      let frames = try? attached.log.wholeFramesCount(from: attached.end)
+    else { return .none }
+    return frames > 0 ? .saves(frames) : .none
+  }
+}
+
 // MARK: - Logs kept aside
 
 /// A save log kept aside beside the store file: damaged (`NAME.wal.damaged-STAMP`) or of

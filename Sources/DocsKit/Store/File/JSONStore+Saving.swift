@@ -385,7 +385,7 @@ extension JSONStore {
     try fileSystem.makeDirectories(folder, mode: 0o700)
   }
 
-  private func isSameFile(_ current: FileStatus?, as loaded: FileStatus?) -> Bool {
+  func isSameFile(_ current: FileStatus?, as loaded: FileStatus?) -> Bool {
     switch (current, loaded) {
     case (nil, nil): return true
     case (let current?, let loaded?):

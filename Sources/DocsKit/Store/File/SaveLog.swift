@@ -402,6 +402,19 @@ final class SaveLog {
     return at
   }
 
+  /// How many whole records follow one another from `offset` on.
+  /// - Throws: ``SystemCallError`` when the log cannot be read.
+  func wholeFramesCount(from offset: Int) throws(SystemCallError) -> Int {
+    let size = try fileSystem.status(of: descriptor).size
+    var at = offset
+    var count = 0
+    while at < size, let frame = try frame(at: at, size: size) {
+      count += 1
+      at = frame.end
+    }
+    return count
+  }
+
   /// How many whole records start after `offset` (each at the start of a line, found by its
   /// frame line and proven by its checksum), however damaged the bytes between them: what
   /// tells damage inside the log from a torn tail, which no whole record follows.

@@ -62,6 +62,8 @@ extension IndexedStore {
 
   public func leave() -> Bool { file.leave() }
 
+  public func movementSinceLoad() -> StoreMovement { file.movementSinceLoad() }
+
   /// Writes the whole store file with `write`, under the lock, and brings the index in step.
   private func writeWhole(
     _ categories: [CategoryToSave],
