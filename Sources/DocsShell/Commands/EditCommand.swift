@@ -17,7 +17,7 @@ struct EditCommand: ShellCommand {
   }
 
   func run(in session: Session) throws -> CommandResult {
-    let document = try ShellPath(path).document(in: session.context, from: session.currentCategory)
+    let document = try session.document(named: path)
     guard let editor = ExternalEditor.fromEnvironment(session.settings.environment) else {
       throw ShellError.editor(.notSet)
     }

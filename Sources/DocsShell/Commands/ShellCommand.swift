@@ -31,6 +31,27 @@ struct CommandConfiguration: Sendable {
     .usage(command: name, message: message, usage: usage)
   }
 
+  /// For an unknown option that may be a name starting with a dash (`rm -dash`), how to
+  /// give it as coreutils says: ` (Try 'rm -- -dash' to name "-dash")`; empty otherwise.
+  func dashNameHint(for error: ArgumentError, in words: [String]) -> String {
+    guard case .unknownOption = error, !arguments.positionals.isEmpty,
+      let word = words.prefix(while: { $0 != "--" }).first(where: isUnknownOption)
+    else { return "" }
+    return " (Try '\(name) -- \(word)' to name \"\(word)\")"
+  }
+
+  /// Whether `word`, read alone, is an option the command does not declare.
+  private func isUnknownOption(_ word: String) -> Bool {
+    guard word.hasPrefix("-"), word != "-" else { return false }
+    do {
+      _ = try arguments.parse([word])
+      return false
+    } catch {
+      if case .unknownOption = error { return true }
+      return false
+    }
+  }
+
   /// Parses the words after the command name and its here-document.
   /// - Throws: ``ShellError/usage(command:message:usage:)`` when they do not fit the
   ///   declaration: a here-document it takes none of, an unknown option, a missing value, too
@@ -43,7 +64,7 @@ struct CommandConfiguration: Sendable {
     do {
       parsed = try arguments.parse(words)
     } catch {
-      throw usageError(error.description)
+      throw usageError(error.description + dashNameHint(for: error, in: words))
     }
     if let problem = arguments.arityProblem(parsed.positionals.count) {
       throw usageError(problem)

@@ -26,6 +26,14 @@ enum ShellError: Error, Sendable {
   case noSuchCategory(String)
   /// The path names no document.
   case noSuchDocument(String, in: String)
+  /// A pattern (`Q*`) matches no document of the category.
+  case nothingMatches(String, in: String)
+  /// A pattern given where one document is needed matches several (or none).
+  case matchesSeveral(String, count: Int)
+  /// Several documents (or a pattern) to move or copy, and DEST names no category.
+  case destinationNotCategory(String, command: String)
+  /// A name typed is not a valid name (the model's one wording of the rule).
+  case invalidName(NameError)
   /// A document path was given at the top level, where there are only categories.
   case notInCategory(String)
   /// The path has more parts than category and name.
@@ -149,6 +157,15 @@ extension ShellError: CustomStringConvertible {
       return "no category named \"\(shown(name))\""
     case .noSuchDocument(let name, let category):
       return "no document named \"\(shown(name))\" in \"\(category)\""
+    case .nothingMatches(let pattern, let category):
+      return "nothing matches \"\(shown(pattern))\" in \"\(category)\""
+    case .matchesSeveral(let pattern, let count):
+      return "\"\(shown(pattern))\" matches \(count) documents; name one"
+    case .destinationNotCategory(let destination, let command):
+      return
+        "\(command): several documents go to a category, and \"\(shown(destination))\" is none (create it with mkdir)"
+    case .invalidName(let error):
+      return error.description
     case .notInCategory(let name):
       return
         "\"\(shown(name))\": documents live in categories; cd into one or write CATEGORY/\(shown(name))"

@@ -34,12 +34,11 @@ struct WordCountCommand: ShellCommand {
 
   func run(in session: Session) throws -> CommandResult {
     var rows: [WordCountReport.Row] = []
-    for path in paths {
-      let document = try ShellPath(path).document(
-        in: session.context, from: session.currentCategory)
+    for named in try session.documents(named: paths) {
       rows.append(
         WordCountReport.Row(
-          name: path, counts: TextCounts(try session.context.content(of: document.id))))
+          name: named.shownName,
+          counts: TextCounts(try session.context.content(of: named.document.id))))
     }
     return .wordCounts(WordCountReport(rows: rows, counted: counted))
   }
