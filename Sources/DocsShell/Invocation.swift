@@ -98,7 +98,7 @@ struct Invocation: Equatable {
       sessions' saves), so that the file alone holds every save; exit
       """)
   static let noPagerOption = OptionSpec.flag(
-    "--no-pager", help: "in the REPL, never page long output of cat, ls, grep, help, history")
+    "--no-pager", help: "in the REPL, never page long output")
   static let noRC = OptionSpec.flag("--no-rc", help: "do not run the startup file")
   static let mergeFile = OptionSpec.flag(
     "--merge-file",

@@ -18,7 +18,8 @@ struct WordCountCommand: ShellCommand {
       options: [lines, words, bytes],
       positionals: [PositionalSpec("NAME", .oneOrMore, completing: .document)],
       whenMissing: "name a document"),
-    isUndoable: false)
+    isUndoable: false,
+    pagesOutput: true)
 
   let paths: [String]
   let counted: Set<WordCountReport.Count>
