@@ -170,7 +170,8 @@ extension ShellError: CustomStringConvertible {
       return
         "\"\(shown(name))\": documents live in categories; cd into one or write CATEGORY/\(shown(name))"
     case .pathTooDeep(let path):
-      return "\"\(shown(path))\": a path is at most /CATEGORY/NAME"
+      // The rule a name breaks, worded where names are checked, and what a path may be.
+      return NameError.containsSlash(path).description + " (a path is at most /CATEGORY/NAME)"
     case .wrongKind(let path, let expected):
       return "\"\(shown(path))\" is not \(expected)"
     case .noPreviousCategory:

@@ -81,6 +81,8 @@ struct ShellPath {
   func entry(
     in context: Context, from current: Category?
   ) throws(ShellError) -> (category: Category, name: String) {
+    // An empty name is refused as the model refuses a blank one, in its words.
+    if text.isEmpty { throw .invalidName(.empty) }
     if current == nil && !text.contains("/") && text != ".." && text != "." {
       if context.category(named: text) != nil { throw .wrongKind(text, expected: "a document") }
       throw .notInCategory(text)
