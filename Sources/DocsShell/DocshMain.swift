@@ -100,7 +100,7 @@ enum DocshMain {
       journal: RecoveryJournal(
         storePath: storePath, processID: getpid(), started: Timestamp.now()),
       delayMilliseconds: delay, context: session.context, timer: TerminalIdleTimer(),
-      tell: { [unowned session] in session.tell($0) })
+      tell: { [unowned session] line in TerminalEvents.printAbovePrompt { session.tell(line) } })
     TerminalEvents.onIdle { [unowned session] in journal.idle(session.context) }
     return journal
   }
@@ -359,7 +359,7 @@ private struct Launch {
   ) -> ExitStatus {
     let reader = EditLineReader(historyPath: Invocation.historyPath(environment: environment))
     TerminalEvents.installTerminationHandlers()
-    let terminal = TerminalInput(reader: reader)
+    let terminal = TerminalInput(reader: reader, endOfInputEcho: errors)
     let pager: Pager? =
       invocation.noPager || !output.isTerminal
       ? nil

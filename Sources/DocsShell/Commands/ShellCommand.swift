@@ -148,7 +148,8 @@ enum CommandRegistry {
     ExportCommand.self,
     StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
     RedoCommand.self, SyncCommand.self, LogCommand.self, DiffCommand.self, RestoreCommand.self,
-    HistoryCommand.self, SourceCommand.self, EchoCommand.self, HelpCommand.self,
+    HistoryCommand.self, SourceCommand.self, EchoCommand.self, ClearCommand.self,
+    HelpCommand.self,
     ExitCommand.self,
   ]
 
