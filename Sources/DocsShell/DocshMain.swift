@@ -71,7 +71,14 @@ enum DocshMain {
     do {
       invocation = try Invocation(arguments: arguments)
     } catch {
-      ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(error)
+      let meant = Invocation.commandWithoutC(in: arguments, exists: fileExists)
+      ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(meant ?? error)
+      return .finished(.badInvocation)
+    }
+    if let script = invocation.scriptPath,
+      let meant = Invocation.commandWithoutC(in: arguments, exists: fileExists), script == meant.word
+    {
+      ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(meant)
       return .finished(.badInvocation)
     }
     if invocation.showHelp {
