@@ -76,7 +76,8 @@ enum DocshMain {
       return .finished(.badInvocation)
     }
     if let script = invocation.scriptPath,
-      let meant = Invocation.commandWithoutC(in: arguments, exists: fileExists), script == meant.word
+      let meant = Invocation.commandWithoutC(in: arguments, exists: fileExists),
+      script == meant.word
     {
       ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(meant)
       return .finished(.badInvocation)
@@ -269,6 +270,19 @@ private struct Launch {
       fanOutLimit: environment["DOCSH_TEST_FAN_OUT_LIMIT"].flatMap { Int($0) })
   }
 
+  /// The time now, for dates shown and made (`{{date}}`, `today`). DOCSH_TEST_NOW (seconds
+  /// since 1970) is for tests: a fixed moment, so that a test of `today` does not depend on
+  /// the day it runs.
+  var clock: () -> Timestamp {
+    if let text = environment["DOCSH_TEST_NOW"], let seconds = Int64(text),
+      let (milliseconds, overflow) = Optional(seconds.multipliedReportingOverflow(by: 1000)),
+      !overflow
+    {
+      return { Timestamp(millisecondsSince1970: milliseconds) }
+    }
+    return { Timestamp.now() }
+  }
+
   /// A context on the store, committing each save when the repository is set up.
   /// - Throws: ``StoreError`` when the store cannot be read.
   func openStore() throws -> Context {
@@ -342,7 +356,7 @@ private struct Launch {
   func runNonInteractively(
     _ context: Context, refusal: SyncError?, leftBehind: [LeftBehindRecovery]
   ) -> ExitStatus {
-    var collaborators = SessionCollaborators.nonInteractive(progress: progress)
+    var collaborators = SessionCollaborators.nonInteractive(clock: clock, progress: progress)
     collaborators.repository = repository
     collaborators.reopenStore = openStore
     collaborators.interruption = ctrlC
@@ -375,7 +389,7 @@ private struct Launch {
       context: context, output: output, errors: errors, settings: settings,
       collaborators: SessionCollaborators(
         questions: terminal, typedLines: terminal, history: terminal, pager: pager,
-        clock: { Timestamp.now() }, progress: progress, repository: repository,
+        clock: clock, progress: progress, repository: repository,
         reopenStore: openStore, interruption: ctrlC))
     session.storeRefusal = refusal
     if let refusal { reporter.report(refusal, at: "docsh") }

@@ -192,7 +192,8 @@ struct Invocation: Equatable {
   /// else in single quotes.
   private static func quotedForShell(_ word: String) -> String {
     let safe = word.unicodeScalars.allSatisfy {
-      $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_./=:,@%+".unicodeScalars.contains($0)
+      $0.properties.isAlphabetic || $0.properties.numericType != nil
+        || "-_./=:,@%+".unicodeScalars.contains($0)
     }
     return safe && !word.isEmpty ? word : Tokenizer.singleQuoted(word)
   }

@@ -32,6 +32,8 @@ enum ShellError: Error, Sendable {
   case matchesSeveral(String, count: Int)
   /// Several documents (or a pattern) to move or copy, and DEST names no category.
   case destinationNotCategory(String, command: String)
+  /// `new --from` names a template the templates category does not hold.
+  case noSuchTemplate(String, category: String)
   /// A name typed is not a valid name (the model's one wording of the rule).
   case invalidName(NameError)
   /// A document path was given at the top level, where there are only categories.
@@ -166,6 +168,9 @@ extension ShellError: CustomStringConvertible {
         "\(command): several documents go to a category, and \"\(shown(destination))\" is none (create it with mkdir)"
     case .invalidName(let error):
       return error.description
+    case .noSuchTemplate(let name, let category):
+      return
+        "no template named \"\(shown(name))\" in \"\(category)\" (templates are the documents of the category DOCSH_TEMPLATES names)"
     case .notInCategory(let name):
       return
         "\"\(shown(name))\": documents live in categories; cd into one or write CATEGORY/\(shown(name))"
