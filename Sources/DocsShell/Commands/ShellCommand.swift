@@ -32,7 +32,8 @@ struct CommandConfiguration: Sendable {
   }
 
   /// For an unknown option that may be a name starting with a dash (`rm -dash`), how to
-  /// give it as coreutils says: ` (Try 'rm -- -dash' to name "-dash")`; empty otherwise.
+  /// give it as coreutils says: ` (Try 'rm -- -dash' to name "-dash")`; empty otherwise,
+  /// and for a lone letter (`wc -m`), which is an option someone expected, not a name.
   func dashNameHint(for error: ArgumentError, in words: [String]) -> String {
     guard case .unknownOption = error, !arguments.positionals.isEmpty,
       let word = words.prefix(while: { $0 != "--" }).first(where: isUnknownOption)
@@ -42,7 +43,7 @@ struct CommandConfiguration: Sendable {
 
   /// Whether `word`, read alone, is an option the command does not declare.
   private func isUnknownOption(_ word: String) -> Bool {
-    guard word.hasPrefix("-"), word != "-" else { return false }
+    guard word.hasPrefix("-"), word.count > 2 else { return false }
     do {
       _ = try arguments.parse([word])
       return false
