@@ -55,7 +55,8 @@ struct TodayCommand: ShellCommand {
       note = try context.createDocument(named: name, in: journal.id, content: content)
     }
     guard let editor = ExternalEditor.fromEnvironment(session.settings.environment) else {
-      return .messages([session.located(note).path])
+      // On standard output, for a script: `docsh -c today` makes the day's note and says it.
+      return .location(session.located(note).path)
     }
     return try session.edit(note, with: editor)
   }
