@@ -204,6 +204,14 @@ import Testing
     #expect(try output("cat Work/Plan") == "plan\nmore\n")
   }
 
+  @Test(
+    arguments: [
+      ("#hash more", "#hash"), ("# hash more", "# hash"), ("#", nil), ("#  ", nil),
+    ] as [(String, String?)])
+  func theHintNamesTheCommentsFirstWord(comment: String, word: String?) {
+    #expect(Interpreter.firstWord(of: comment) == word)
+  }
+
   // MARK: - clear
 
   @Test func clearWritesNothingToAPipe() throws {

@@ -1610,6 +1610,20 @@ def test_ctrl_d_at_the_save_question_puts_the_prompt_on_a_new_line(sandbox):
 
 
 @sandboxed
+def test_ctrl_d_at_a_yes_no_question_answers_no_on_a_line_of_its_own(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Work", dirty=True)
+    terminal.line("revert")
+    terminal.expect(r"\[y/N\] ", what="revert's question")
+    terminal.send("\x04")
+    found = terminal.expect(r"^(\^D)?\n[^\n]*nothing changed", r"nothing changed", what="the answer no")
+    check(found.index == 0, f"the error after Ctrl-D is glued to the question: {found.before!r}")
+    terminal.prompt(dirty=True, what="the prompt after declining")
+    listing = terminal.run("ls", dirty=True)
+    check("Work/" in listing, f"Ctrl-D at revert's question reverted: {listing!r}")
+
+
+@sandboxed
 def test_a_warning_while_the_prompt_waits_redraws_the_prompt(sandbox):
     store = "/proc/docsh-pty-test-store.json"  # a folder nobody can create files in
     terminal = sandbox.start(DOCSH_STORE=store, DOCSH_JOURNAL_DELAY_MS="200")

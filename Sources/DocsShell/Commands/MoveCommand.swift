@@ -118,6 +118,7 @@ enum DocumentTransfer {
   static func category(
     _ destination: String, in session: Session, command: String
   ) throws -> Category {
+    // A path that resolves to no category is answered below, with the error that says so.
     if case .category(let category) = try? session.resolve(destination) { return category }
     var name = Substring(destination)
     if name.hasPrefix("/") { name = name.dropFirst() }

@@ -35,7 +35,8 @@ struct CommandConfiguration: Sendable {
   /// give it as coreutils says: ` (Try 'rm -- -dash' to name "-dash")`; empty otherwise,
   /// and for a lone letter (`wc -m`), which is an option someone expected, not a name.
   func dashNameHint(for error: ArgumentError, in words: [String]) -> String {
-    guard case .unknownOption = error, !arguments.positionals.isEmpty,
+    guard case .unknownOption = error,
+      arguments.positionals.contains(where: { $0.kind == .document || $0.kind == .category }),
       let word = words.prefix(while: { $0 != "--" }).first(where: isUnknownOption)
     else { return "" }
     return " (Try '\(name) -- \(word)' to name \"\(word)\")"

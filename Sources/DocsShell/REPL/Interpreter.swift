@@ -163,10 +163,13 @@ final class Interpreter {
       message: message + "; \"\(word)\" began a comment (quote it: '\(word)')", usage: usage)
   }
 
-  /// The first word of a comment (`#hash` of `#hash more`); `nil` for a bare `#`.
+  /// The first word of a comment (`#hash` of `#hash more`, `# hash` of `# hash more`);
+  /// `nil` for a comment that is a `#` alone.
   static func firstWord(of comment: String) -> String? {
-    let word = comment.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init)
-    return word == "#" ? nil : word
+    let words = comment.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(2)
+    guard let first = words.first else { return nil }
+    guard first == "#" else { return String(first) }
+    return words.count == 2 ? "# " + words[words.index(after: words.startIndex)] : nil
   }
 
   /// Whether `type` may run while the store is lost: `sync` restores it; `help` and `exit`
