@@ -30,7 +30,7 @@ struct CopyCommand: ShellCommand {
   func run(in session: Session) throws -> CommandResult {
     guard let source = DocumentTransfer.singleSource(sources) else {
       let target = try DocumentTransfer.category(destination, in: session, command: "cp")
-      for named in try session.documents(named: sources) {
+      for named in try session.documents(named: sources, once: true) {
         try copy(named.document, to: target, named: nil, in: session)
       }
       return .nothing

@@ -33,7 +33,7 @@ struct MoveCommand: ShellCommand {
       let target = try DocumentTransfer.category(destination, in: session, command: "mv")
       var links = 0
       var documents = 0
-      for named in try session.documents(named: sources) {
+      for named in try session.documents(named: sources, once: true) {
         let rewrite = try session.context.moveDocument(
           named.document.id, to: target.id, renamingTo: nil, rewritingLinks: rewritesLinks)
         links += rewrite.links

@@ -177,14 +177,15 @@ extension ShellPath {
 
 extension Session {
   /// The documents `paths` name, each expanded as ``ShellPath/documents(in:from:)`` does,
-  /// in order, a document named twice kept once.
+  /// in order: a document named twice comes twice, as coreutils' `cat a a` prints it twice,
+  /// unless `once` (for commands that change documents: `mv`, `cp`, `tag`).
   /// - Throws: what expanding a path throws, for the first that fails.
-  func documents(named paths: [String]) throws -> [NamedDocument] {
+  func documents(named paths: [String], once: Bool = false) throws -> [NamedDocument] {
     var named: [NamedDocument] = []
     var seen: Set<ObjectID> = []
     for path in paths {
       for found in try ShellPath(path).documents(in: context, from: currentCategory)
-      where seen.insert(found.document.id).inserted {
+      where !once || seen.insert(found.document.id).inserted {
         named.append(found)
       }
     }

@@ -105,6 +105,6 @@ struct TagChange: Sendable {
   /// The documents the path names: one, or those whose names match its pattern.
   /// - Throws: ``ShellError`` when it names no document.
   func documents(in session: Session) throws -> [Document] {
-    try session.documents(named: [path]).map(\.document)
+    try session.documents(named: [path], once: true).map(\.document)
   }
 }
