@@ -15,9 +15,9 @@ _docsh() {
       ;;
     -c | --command)
       mapfile -t COMPREPLY < <(compgen -W 'ls cd pwd mkdir rmdir new write append edit touch
-        cat head tail wc info rm mv cp tag untag tags links backlinks tree find grep search import
-        export status save check
-        revert undo redo sync log diff restore history source echo help exit quit' -- "$cur")
+        today cat head tail wc info rm mv cp tag untag tags links backlinks tree find grep search
+        import export status save check
+        revert undo redo sync log diff restore history source echo clear help exit quit' -- "$cur")
       return
       ;;
     --color | --colour)

@@ -309,6 +309,12 @@ void docsh_wait_for_sigint(void) {
 
 // MARK: - Output
 
+int docsh_reading_now(void) { return docsh_is_reading != 0; }
+
+/// libedit's `EL_REFRESH`: it forgets what it drew (the cursor taken to be at the start of
+/// a line) and draws the prompt and the buffer again.
+void docsh_redraw_line(void) { rl_forced_update_display(); }
+
 /// Ends the line libedit left the cursor on.
 void docsh_print_newline(void) {
   FILE *out = rl_outstream != NULL ? rl_outstream : stdout;

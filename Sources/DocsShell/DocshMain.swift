@@ -72,7 +72,15 @@ enum DocshMain {
     do {
       invocation = try Invocation(arguments: arguments)
     } catch {
-      ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(error)
+      let meant = Invocation.commandWithoutC(in: arguments, exists: fileExists)
+      ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(meant ?? error)
+      return .finished(.badInvocation)
+    }
+    if let script = invocation.scriptPath,
+      let meant = Invocation.commandWithoutC(in: arguments, exists: fileExists),
+      script == meant.word
+    {
+      ErrorReporter(errors: errors, colors: .disabled).reportBadInvocation(meant)
       return .finished(.badInvocation)
     }
     if invocation.showHelp {
@@ -101,7 +109,7 @@ enum DocshMain {
       journal: RecoveryJournal(
         storePath: storePath, processID: getpid(), started: Timestamp.now()),
       delayMilliseconds: delay, context: session.context, timer: TerminalIdleTimer(),
-      tell: { [unowned session] in session.tell($0) })
+      tell: { [unowned session] line in TerminalEvents.printAbovePrompt { session.tell(line) } })
     TerminalEvents.onIdle { [unowned session] in journal.idle(session.context) }
     return journal
   }
@@ -263,6 +271,19 @@ private struct Launch {
       fanOutLimit: environment["DOCSH_TEST_FAN_OUT_LIMIT"].flatMap { Int($0) })
   }
 
+  /// The time now, for dates shown and made (`{{date}}`, `today`). DOCSH_TEST_NOW (seconds
+  /// since 1970) is for tests: a fixed moment, so that a test of `today` does not depend on
+  /// the day it runs.
+  var clock: () -> Timestamp {
+    if let text = environment["DOCSH_TEST_NOW"], let seconds = Int64(text),
+      let (milliseconds, overflow) = Optional(seconds.multipliedReportingOverflow(by: 1000)),
+      !overflow
+    {
+      return { Timestamp(millisecondsSince1970: milliseconds) }
+    }
+    return { Timestamp.now() }
+  }
+
   /// A context on the store, committing each save when the repository is set up.
   /// - Throws: ``StoreError`` when the store cannot be read.
   func openStore() throws -> Context {
@@ -362,7 +383,7 @@ private struct Launch {
   func runNonInteractively(
     _ context: Context, refusal: SyncError?, leftBehind: [LeftBehindRecovery]
   ) -> ExitStatus {
-    var collaborators = SessionCollaborators.nonInteractive(progress: progress)
+    var collaborators = SessionCollaborators.nonInteractive(clock: clock, progress: progress)
     collaborators.repository = repository
     collaborators.reopenStore = openStore
     collaborators.interruption = ctrlC
@@ -386,7 +407,7 @@ private struct Launch {
   ) -> ExitStatus {
     let reader = EditLineReader(historyPath: Invocation.historyPath(environment: environment))
     TerminalEvents.installTerminationHandlers()
-    let terminal = TerminalInput(reader: reader)
+    let terminal = TerminalInput(reader: reader, endOfInputEcho: errors)
     let pager: Pager? =
       invocation.noPager || !output.isTerminal
       ? nil
@@ -395,7 +416,7 @@ private struct Launch {
       context: context, output: output, errors: errors, settings: settings,
       collaborators: SessionCollaborators(
         questions: terminal, typedLines: terminal, history: terminal, pager: pager,
-        clock: { Timestamp.now() }, progress: progress, repository: repository,
+        clock: clock, progress: progress, repository: repository,
         reopenStore: openStore, interruption: ctrlC))
     session.storeRefusal = refusal
     if let refusal { reporter.report(refusal, at: "docsh") }

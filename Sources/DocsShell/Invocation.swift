@@ -12,6 +12,16 @@ enum InvocationError: Error, Equatable, Sendable {
   case noStore
   /// The script cannot be opened.
   case unreadableScript(path: String, errno: Int32)
+  /// The first word is a docsh command and no file: `docsh ls`, with the `-c` run it meant.
+  case commandWithoutC(String, suggestion: String)
+}
+
+extension InvocationError {
+  /// The command word of ``commandWithoutC(_:suggestion:)``; `nil` for the other cases.
+  var word: String? {
+    if case .commandWithoutC(let word, _) = self { return word }
+    return nil
+  }
 }
 
 extension InvocationError: CustomStringConvertible {
@@ -25,6 +35,8 @@ extension InvocationError: CustomStringConvertible {
       return "--merge-file takes BASE CURRENT OTHER and optionally PATH, as git's %O %A %B %P"
     case .noStore: return "no store: give --store PATH or set DOCSH_STORE or HOME"
     case .unreadableScript(let path, let code): return "\(path): \(systemMessage(code))"
+    case .commandWithoutC(let word, let suggestion):
+      return "\(word): no such file; to run the docsh command, type: \(suggestion)"
     }
   }
 }
@@ -107,7 +119,7 @@ struct Invocation: Equatable {
       them) to the store, save, remove FILE, and exit
       """)
   static let noPagerOption = OptionSpec.flag(
-    "--no-pager", help: "in the REPL, never page long output of cat, ls, grep, help, history")
+    "--no-pager", help: "in the REPL, never page long output")
   static let noRC = OptionSpec.flag("--no-rc", help: "do not run the startup file")
   static let mergeFile = OptionSpec.flag(
     "--merge-file",
@@ -161,6 +173,39 @@ struct Invocation: Equatable {
     guard parsed.positionals.count <= 1 else { throw .severalScripts(parsed.positionals) }
     scriptPath = parsed.positionals.first
     if scriptPath != nil && !commands.isEmpty { throw .commandsAndScript }
+  }
+
+  /// For `docsh ls Work` (a docsh command where a SCRIPT goes, and no file of that name as
+  /// `exists` says): the error that suggests `docsh -c 'ls Work'`, as git suggests the
+  /// command it guesses; `nil` when the words are anything else.
+  static func commandWithoutC(
+    in words: [String], exists: (String) -> Bool
+  ) -> InvocationError? {
+    let classified = arguments.classify(words)
+    guard
+      let position = classified.firstIndex(where: {
+        if case .positional = $0 { return true }
+        return false
+      }),
+      case .positional(let word) = classified[position],
+      CommandRegistry.command(named: word) != nil, !exists(word),
+      let start = words.firstIndex(of: word)
+    else { return nil }
+    let before = words[..<start].map(quotedForShell)
+    let commandText = words[start...].map(Tokenizer.escapeWord).joined(separator: " ")
+    let suggestion = (["docsh"] + before + ["-c", Tokenizer.singleQuoted(commandText)])
+      .joined(separator: " ")
+    return .commandWithoutC(word, suggestion: suggestion)
+  }
+
+  /// `word` as a POSIX shell reads it back: as it is when it holds only safe characters,
+  /// else in single quotes.
+  private static func quotedForShell(_ word: String) -> String {
+    let safe = word.unicodeScalars.allSatisfy {
+      $0.properties.isAlphabetic || $0.properties.numericType != nil
+        || "-_./=:,@%+".unicodeScalars.contains($0)
+    }
+    return safe && !word.isEmpty ? word : Tokenizer.singleQuoted(word)
   }
 
   // MARK: - Help

@@ -18,12 +18,18 @@ import Testing
     }
   }
 
-  @Test func onlyTheLastPositionalIsUnbounded() {
+  /// `mv SOURCE… DEST` as cp(1) and mv(1): an unbounded positional may come before
+  /// positionals of one word each, never before another unbounded or optional one, so the
+  /// words split one way only.
+  @Test func atMostOneUnboundedPositionalAndOnlySingleWordsAfterIt() {
     for (name, spec) in Self.declarations {
-      for positional in spec.positionals.dropLast() {
+      guard let unbounded = spec.positionals.firstIndex(where: { $0.maximum == nil }) else {
+        continue
+      }
+      for positional in spec.positionals[(unbounded + 1)...] {
         #expect(
-          positional.maximum != nil,
-          "\(name): \(positional.name) takes any number of words but is not the last")
+          positional.arity == .one,
+          "\(name): \(positional.name) follows an unbounded positional but is not one word")
       }
     }
   }

@@ -64,7 +64,8 @@ import Testing
     harness.run("mkdir Work; new Work/Plan x")
     let completer = Completer(session: harness.session)
     #expect(
-      completer.candidates(after: [], partial: "t") == ["tag", "tags", "tail", "touch", "tree"])
+      completer.candidates(after: [], partial: "t")
+        == ["tag", "tags", "tail", "today", "touch", "tree"])
     #expect(completer.candidates(after: ["wc"], partial: "-") == ["-c", "-l", "-w"])
     #expect(completer.candidates(after: ["head", "-n", "3"], partial: "Work/") == ["Work/Plan"])
     #expect(completer.candidates(after: ["echo"], partial: "-") == ["-n"])

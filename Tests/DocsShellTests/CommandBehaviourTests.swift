@@ -142,9 +142,11 @@ import Testing
     harness.run("tag Work/Plan Urgent")
     #expect(completer.candidates(after: ["grep", "--tag"], partial: "u") == ["Urgent"])
     #expect(completer.candidates(after: ["untag", "Work/Plan"], partial: "") == ["Urgent"])
-    // grep's options end at its pattern; new takes none, so a dash is a name.
+    // grep's options end at its pattern; new's (--from) come before its name, so a dash
+    // after the name is a name or text.
     #expect(completer.candidates(after: ["grep", "plan"], partial: "-") == [])
-    #expect(completer.candidates(after: ["new"], partial: "-") == [])
+    #expect(completer.candidates(after: ["new"], partial: "-") == ["--from"])
+    #expect(completer.candidates(after: ["new", "Plan"], partial: "-") == [])
   }
 
   /// A category that cannot be loaded (the file was cut short under the session) makes the

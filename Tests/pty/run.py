@@ -1544,6 +1544,124 @@ def test_crash_random_kills_lose_nothing_the_journal_had(sandbox):
         check(result.stdout.decode().strip() == content, f"Work/{name} holds {result.stdout!r} (seed {seed})")
 
 
+# MARK: - 20. A note-taker's first hour (issue 40)
+
+
+def setup_many_documents(sandbox, count=30):
+    """Work/d1 … Work/dN, each tagged tK and linking to the next, and a category Archive."""
+    lines = ["mkdir Work Archive", "cd Work"]
+    for number in range(1, count + 1):
+        lines.append(f"new d{number} see [[d{number % count + 1}]]")
+        lines.append(f"tag d{number} t{number}")
+    sandbox.setup("\n".join(lines))
+
+
+@sandboxed
+def test_every_command_whose_output_passes_a_screen_pages(sandbox):
+    setup_many_documents(sandbox)
+    terminal = sandbox.start(dimensions=SMALL_WINDOW, DOCSH_PAGER="wc -l")
+    # The test pager prints how many lines it was given: a number alone means it paged.
+    for command, lines in [
+        ("find d", 30), ("ls Work", 30), ("tags", 30), ("wc Work/d*", 31), ("tree", 35),
+    ]:
+        output = terminal.run(command)
+        check(output.strip() == str(lines), f"{command} in a 10-row window was not paged: {tail(output)}")
+    terminal.run("cd Work", "/Work")
+    output = terminal.run("rm d*", "/Work", dirty=True)
+    output = terminal.run("status", "/Work", dirty=True)
+    check(re.fullmatch(r"\s*\d+\s*", output) and int(output) > 10, f"a long status was not paged: {tail(output)}")
+
+
+@sandboxed
+def test_clear_clears_the_screen_and_writes_nothing_to_a_pipe(sandbox):
+    terminal = sandbox.start()
+    terminal.line("clear")
+    terminal.prompt(what="the prompt after clear")
+    raw = output_between(last_raw(terminal), "clear", "docsh:")
+    check("\x1b[H\x1b[2J" in raw, f"clear wrote no clear-screen sequence: {raw!r}")
+    result = sandbox.docsh("-c", "clear")
+    check(result.returncode == 0 and result.stdout == b"", f"clear to a pipe wrote {result.stdout!r}")
+
+
+@sandboxed
+def test_exit_answered_y_says_what_it_saved(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Work", dirty=True)
+    terminal.run("mkdir Home", dirty=True)
+    terminal.line("exit")
+    terminal.expect(re.escape("Save 2 unsaved changes before leaving? [Y/n/c] "), what="the save question")
+    terminal.line("y")
+    terminal.expect(r"Saved 2 changes \(generation \d+\)\.", what="the save's report after answering y")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+
+
+@sandboxed
+def test_ctrl_d_at_the_save_question_puts_the_prompt_on_a_new_line(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Work", dirty=True)
+    terminal.line("exit")
+    terminal.expect(SAVE_QUESTION, what="the save question")
+    terminal.send("\x04")
+    found = terminal.expect(r"\n" + re.escape(prompt_text("/", True)), re.escape(prompt_text("/", True)),
+                            what="the prompt after Ctrl-D at the question")
+    check(found.index == 0, f"the prompt after Ctrl-D is glued to the question: {found.before!r}")
+    output = terminal.run("pwd", dirty=True)
+    check(output.strip() == "/", f"pwd after Ctrl-D at the question printed {output!r}")
+
+
+@sandboxed
+def test_ctrl_d_at_a_yes_no_question_answers_no_on_a_line_of_its_own(sandbox):
+    terminal = sandbox.start()
+    terminal.run("mkdir Work", dirty=True)
+    terminal.line("revert")
+    terminal.expect(r"\[y/N\] ", what="revert's question")
+    terminal.send("\x04")
+    found = terminal.expect(r"^(\^D)?\n[^\n]*nothing changed", r"nothing changed", what="the answer no")
+    check(found.index == 0, f"the error after Ctrl-D is glued to the question: {found.before!r}")
+    terminal.prompt(dirty=True, what="the prompt after declining")
+    listing = terminal.run("ls", dirty=True)
+    check("Work/" in listing, f"Ctrl-D at revert's question reverted: {listing!r}")
+
+
+@sandboxed
+def test_a_warning_while_the_prompt_waits_redraws_the_prompt(sandbox):
+    store = "/proc/docsh-pty-test-store.json"  # a folder nobody can create files in
+    terminal = sandbox.start(DOCSH_STORE=store, DOCSH_JOURNAL_DELAY_MS="200")
+    terminal.line("mkdir Work")
+    terminal.prompt(dirty=True, what="the prompt after mkdir")
+    # The journal is written once the terminal was idle: its warning comes while the prompt waits.
+    terminal.expect(r"warning: cannot keep the unsaved changes in a recovery file[^\n]*\n",
+                    what="the journal's warning")
+    terminal.prompt(dirty=True, what="the prompt drawn again below the warning")
+    output = terminal.run("pwd", dirty=True)
+    check(output.strip() == "/", f"the command typed after the warning gave {output!r}")
+
+
+@sandboxed
+def test_a_comment_after_text_is_noted_and_a_usage_error_names_it(sandbox):
+    sandbox.setup("mkdir Work\ncd Work\nnew Plan a")
+    terminal = sandbox.start()
+    terminal.run("cd Work", "/Work")
+    output = terminal.run("append Plan hello #inline", "/Work", dirty=True)
+    check('"#inline" began a comment' in output, f"append with a comment said {output!r}")
+    output = terminal.run("tag Plan #hash", "/Work", dirty=True)
+    check("\"#hash\" began a comment (quote it: '#hash')" in output, f"tag Plan #hash said {output!r}")
+
+
+@sandboxed
+def test_wildcard_errors_are_colored_only_when_colors_are_on(sandbox):
+    sandbox.setup("mkdir Work")
+    for arguments, colored in [(("--color", "always"), True), (("--color", "never"), False)]:
+        terminal = sandbox.start(*arguments)
+        terminal.line("cat Work/Q*")
+        terminal.prompt(what=f"the prompt after cat Work/Q* with {arguments}")
+        raw = output_between(last_raw(terminal), "cat Work/Q*", "docsh:")
+        check('nothing matches "Q*"' in clean(raw), f"cat Work/Q* said {raw!r}")
+        check(("\x1b[" in raw) == colored, f"with {arguments} the error was {raw!r}")
+        terminal.line("exit")
+        terminal.exit_status()
+
+
 # MARK: - Running
 
 

@@ -82,4 +82,11 @@ void docsh_arm_idle_timer(int idle_milliseconds, int longest_milliseconds);
 /// Ends the line libedit left the cursor on.
 void docsh_print_newline(void);
 
+/// Whether `readline()` is reading a line now (between `docsh_set_reading(1)` and `(0)`).
+int docsh_reading_now(void);
+
+/// Draws the prompt and the line being typed again, from the start of the line the cursor
+/// is on: after something was printed while `readline()` waited for a key.
+void docsh_redraw_line(void);
+
 #endif

@@ -134,9 +134,26 @@ extension NameError: CustomStringConvertible {
     case .containsSlash(let name):
       return "a name cannot contain \"/\": \"\(name.count <= 80 ? name : name.prefix(79) + "…")\""
     case .containsControlCharacter(_, let value):
-      let hex = String(value, radix: 16, uppercase: true)
-      return
-        "a name cannot contain the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)"
+      return "a name cannot contain the control character \(codePoint(value))"
     }
+  }
+}
+
+/// `U+0009`: a code point as Unicode writes it, at least four hex digits.
+func codePoint(_ value: UInt32) -> String {
+  let hex = String(value, radix: 16, uppercase: true)
+  return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+}
+
+extension Character {
+  /// How the errors about names and tags show a character they refuse: `a space`, `U+0009`
+  /// for another invisible one (white space, control), else the character in quotes.
+  var shownInErrors: String {
+    guard let scalar = unicodeScalars.first else { return "?" }
+    if scalar == " " { return "a space" }
+    if scalar.properties.isWhitespace || scalar.value < 0x20 || Name.isForbidden(scalar) {
+      return codePoint(scalar.value)
+    }
+    return "\"" + String(self) + "\""
   }
 }

@@ -111,13 +111,8 @@ extension TagError: CustomStringConvertible {
       return
         "a tag may hold at most \(Tag.maximumByteCount) bytes of UTF-8, this one has \(byteCount)"
     case .invalidCharacter(let tag, let character):
-      let shown =
-        character.unicodeScalars.first.map { scalar -> String in
-          scalar.properties.isWhitespace || scalar.value < 0x20
-            ? "U+" + String(scalar.value, radix: 16, uppercase: true) : String(character)
-        } ?? "?"
       return
-        "\"\(tag.count <= 40 ? tag : tag.prefix(39) + "…")\" is not a tag: a tag holds letters, digits, \"-\", \"_\" and \"/\", not \"\(shown)\""
+        "\"\(tag.count <= 40 ? tag : tag.prefix(39) + "…")\" is not a tag: a tag holds letters, digits, \"-\", \"_\" and \"/\", not \(character.shownInErrors)"
     case .misplacedSlash(let tag):
       return
         "\"\(tag)\" is not a tag: \"/\" separates words of a tag, it cannot start, end or double"

@@ -12,6 +12,8 @@ enum ArgumentKind: Sendable {
   case command
   /// A tag name (of those the store's documents hold).
   case tag
+  /// A template: a document of the templates category.
+  case template
 }
 
 /// One option a command (or docsh itself) takes: its names, and the value it takes if any.
@@ -184,6 +186,10 @@ enum OptionPlacement: Sendable {
   /// Only declared flags, bundled or not, before the first other word, which starts the
   /// positionals even when it starts with a dash (`--` too), as bash's `echo` reads its words.
   case leadingFlags
+  /// Only declared options (with their values) before the first other word, which starts
+  /// the positionals even when it starts with a dash; a `--` there ends the options and is
+  /// dropped (`new --from Meeting -- -draft`).
+  case leadingOptions
 }
 
 /// Why words do not fit a declaration, before any command-specific wording.
@@ -295,6 +301,7 @@ struct ArgumentSpec: Sendable {
       }
       return classified + words[index...].map { .positional($0) }
     }
+    if placement == .leadingOptions { return classifyLeadingOptions(words) }
     var classified: [ClassifiedWord] = []
     var index = 0
     var optionsEnded = false
@@ -317,6 +324,31 @@ struct ArgumentSpec: Sendable {
       }
     }
     return classified
+  }
+
+  /// The words of a ``OptionPlacement/leadingOptions`` declaration: declared options first,
+  /// then positionals.
+  private func classifyLeadingOptions(_ words: [String]) -> [ClassifiedWord] {
+    var classified: [ClassifiedWord] = []
+    var index = 0
+    while index < words.count {
+      let word = words[index]
+      if word == "--" {
+        index += 1
+        break
+      }
+      let name = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
+      if word.hasPrefix("--"), option(named: name) != nil {
+        index += 1
+        classified.append(classifyLong(word, next: words, at: &index))
+      } else if let flags = declaredFlags(word) {
+        index += 1
+        classified += flags.map { .option($0, value: nil) }
+      } else {
+        break
+      }
+    }
+    return classified + words[index...].map { .positional($0) }
   }
 
   /// `--name`, `--name VALUE` or `--name=VALUE`; a value that is the next word moves `index`.

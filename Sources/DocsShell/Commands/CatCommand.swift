@@ -9,7 +9,8 @@ struct CatCommand: ShellCommand {
     discussion: """
       To a terminal, control characters show escaped; to a pipe or file the content is
       written byte for byte. -n numbers the lines as coreutils' cat -n: the number
-      right-aligned in six columns, then a tab, counting on across documents.
+      right-aligned in six columns, then a tab, counting on across documents. A name with
+      * ? [ ] prints every document it matches.
       """,
     example: "cat Plan Work/Notes",
     arguments: ArgumentSpec(
@@ -28,12 +29,9 @@ struct CatCommand: ShellCommand {
   }
 
   func run(in session: Session) throws -> CommandResult {
-    var documents: [Document] = []
-    for path in paths {
-      documents.append(
-        try ShellPath(path).document(in: session.context, from: session.currentCategory))
+    let contents = try session.documents(named: paths).map { named in
+      try session.context.content(of: named.document.id)
     }
-    let contents = try documents.map { document in try session.context.content(of: document.id) }
     return numbersLines ? .numberedContents(contents) : .contents(contents)
   }
 }

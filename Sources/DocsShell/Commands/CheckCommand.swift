@@ -11,7 +11,7 @@ struct CheckCommand: ShellCommand {
       from the command line. Links to documents that do not exist ([[Missing]]) are listed
       after the report, as CATEGORY/NAME:LINE: [[TARGET]]; they are no problem of the store.
       """,
-    example: "check", isUndoable: false)
+    example: "check", isUndoable: false, pagesOutput: true)
 
   init(_ arguments: ParsedArguments) {}
 

@@ -232,6 +232,8 @@ enum CommandResult: Sendable {
   case runFile(String)
   /// A request to the interpreter: leave (`exit`).
   case exit
+  /// `clear`: the screen cleared, on a terminal.
+  case clearScreen
 
   /// The failure to report after the result is shown, for commands that show what they found
   /// and still fail (`check` of a store with problems).

@@ -10,14 +10,17 @@ enum ContentInput: Sendable {
   /// Nothing given on the line.
   case none
 
-  /// The arguments of `new`, `write` and `append`: a document path, then the text words.
-  static func arguments(naming what: String) -> ArgumentSpec {
+  /// The arguments of `new`, `write` and `append`: `options` (only before the name, so that
+  /// a name or text may start with a dash), a document path, then the text words.
+  static func arguments(naming what: String, options: [OptionSpec] = []) -> ArgumentSpec {
     ArgumentSpec(
+      options: options,
       positionals: [
         PositionalSpec("NAME", completing: .document),
         PositionalSpec("TEXT", .zeroOrMore, completing: .text),
       ],
-      placement: .none, takesHereDocument: true, whenMissing: "name the document to \(what)")
+      placement: options.isEmpty ? .none : .leadingOptions, takesHereDocument: true,
+      whenMissing: "name the document to \(what)")
   }
 
   /// The text given in `arguments`: the words after the document's path, or the

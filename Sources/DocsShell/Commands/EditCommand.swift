@@ -17,11 +17,19 @@ struct EditCommand: ShellCommand {
   }
 
   func run(in session: Session) throws -> CommandResult {
-    let document = try ShellPath(path).document(in: session.context, from: session.currentCategory)
+    let document = try session.document(named: path)
     guard let editor = ExternalEditor.fromEnvironment(session.settings.environment) else {
       throw ShellError.editor(.notSet)
     }
-    let old = try session.context.content(of: document.id)
+    return try session.edit(document, with: editor)
+  }
+}
+
+extension Session {
+  /// Opens `document` in `editor` and keeps what it leaves, as `edit` does.
+  /// - Throws: ``ShellError/editor(_:)`` when the editor fails; what the model throws.
+  func edit(_ document: Document, with editor: ExternalEditor) throws -> CommandResult {
+    let old = try context.content(of: document.id)
     let new: String
     do {
       new = try editor.edit(old)
@@ -29,7 +37,7 @@ struct EditCommand: ShellCommand {
       throw ShellError.editor(error)
     }
     guard new != old else { return .messages(["edit: no changes"]) }
-    try session.context.setContent(new, of: document.id)
+    try context.setContent(new, of: document.id)
     return .nothing
   }
 }

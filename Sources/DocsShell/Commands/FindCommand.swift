@@ -14,7 +14,8 @@ struct FindCommand: ShellCommand {
       options: [ValueOption<String>.tag.spec, .json],
       positionals: [PositionalSpec("TEXT", .zeroOrMore, completing: .text)],
       placement: .beforePositionals, whenMissing: "give the text to look for"),
-    isUndoable: false)
+    isUndoable: false,
+    pagesOutput: true)
 
   let text: String
   let tags: [Tag]

@@ -99,11 +99,9 @@ extension ExcerptCommand {
 
   func run(in session: Session) throws -> CommandResult {
     var excerpts: [Excerpt] = []
-    for path in paths {
-      let document = try ShellPath(path).document(
-        in: session.context, from: session.currentCategory)
-      let content = try session.context.content(of: document.id)
-      excerpts.append(Excerpt(name: path, text: String(selection.lines(of: content))))
+    for named in try session.documents(named: paths) {
+      let content = try session.context.content(of: named.document.id)
+      excerpts.append(Excerpt(name: named.shownName, text: String(selection.lines(of: content))))
     }
     // coreutils' tail reads nothing when it is to print no line, and prints no headers.
     return .excerpts(selection == .last(0) ? [] : excerpts)

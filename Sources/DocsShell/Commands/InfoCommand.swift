@@ -20,7 +20,7 @@ struct InfoCommand: ShellCommand {
   }
 
   func run(in session: Session) throws -> CommandResult {
-    let document = try ShellPath(path).document(in: session.context, from: session.currentCategory)
+    let document = try session.document(named: path)
     return .documentInfo(session.located(document), format)
   }
 }

@@ -27,7 +27,7 @@ struct LinksCommand: ShellCommand {
   }
 
   func run(in session: Session) throws -> CommandResult {
-    let document = try ShellPath(path).document(in: session.context, from: session.currentCategory)
+    let document = try session.document(named: path)
     let links = try session.context.links(of: document.id).map { resolved in
       LocatedLink(link: resolved.link, target: resolved.target.map(session.located))
     }
@@ -61,7 +61,7 @@ struct BacklinksCommand: ShellCommand {
   }
 
   func run(in session: Session) throws -> CommandResult {
-    let document = try ShellPath(path).document(in: session.context, from: session.currentCategory)
+    let document = try session.document(named: path)
     let backlinks = try session.context.backlinks(to: document.id).map { backlink in
       LocatedBacklink(source: session.located(backlink.source), backlink: backlink)
     }

@@ -13,22 +13,38 @@ struct MoveCommand: ShellCommand {
       Moving or renaming a document rewrites the [[links]] naming it in the documents that
       hold them, in the same undo step, and says how many; renaming a category rewrites the
       [[Category/Name]] links into it. --no-links keeps them as they were.
+      Several SOURCEs, or one with * ? [ ] (mv *.txt Archive), move every document they
+      name into the category DEST, keeping their names.
       """,
     example: "mv Plan ../Archive/Plan-2026",
-    arguments: .pair(
-      PositionalSpec("SOURCE", completing: .document),
-      PositionalSpec("DEST", completing: .document), options: [noLinks],
-      wrongCount: "give a source and a destination"))
+    arguments: DocumentTransfer.arguments(options: [noLinks]))
 
-  let (source, destination): (String, String)
+  let sources: [String]
+  let destination: String
   let rewritesLinks: Bool
 
   init(_ arguments: ParsedArguments) {
-    (source, destination) = arguments.pair
+    (sources, destination) = DocumentTransfer.split(arguments)
     rewritesLinks = !arguments.isSet(Self.noLinks)
   }
 
   func run(in session: Session) throws -> CommandResult {
+    guard let source = DocumentTransfer.singleSource(sources) else {
+      let target = try DocumentTransfer.category(destination, in: session, command: "mv")
+      var links = 0
+      var documents = 0
+      for named in try session.documents(named: sources, once: true) {
+        let rewrite = try session.context.moveDocument(
+          named.document.id, to: target.id, renamingTo: nil, rewritingLinks: rewritesLinks)
+        links += rewrite.links
+        documents += rewrite.documents
+      }
+      return Self.rewriteMessage(links: links, documents: documents)
+    }
+    return try move(source, in: session)
+  }
+
+  private func move(_ source: String, in session: Session) throws -> CommandResult {
     let context = session.context
     switch try session.resolve(source) {
     case .top:
@@ -66,5 +82,50 @@ struct MoveCommand: ShellCommand {
     let linkCount = links == 1 ? "1 link" : "\(links) links"
     let documentCount = documents == 1 ? "1 document" : "\(documents) documents"
     return .messages(["Rewrote \(linkCount) in \(documentCount)."])
+  }
+}
+
+/// What `mv` and `cp` share: `SOURCE… DEST`, and where several documents go.
+enum DocumentTransfer {
+  /// `SOURCE… DEST`: one or more sources, then the destination.
+  static func arguments(options: [OptionSpec]) -> ArgumentSpec {
+    ArgumentSpec(
+      options: options,
+      positionals: [
+        PositionalSpec("SOURCE", .oneOrMore, completing: .document),
+        PositionalSpec("DEST", completing: .document),
+      ],
+      whenMissing: "give a source and a destination")
+  }
+
+  /// The sources and the destination of `arguments` (at least two positional words).
+  static func split(_ arguments: ParsedArguments) -> (sources: [String], destination: String) {
+    (Array(arguments.positionals.dropLast()), arguments.positionals.last ?? "")
+  }
+
+  /// The one source when there is one without a wildcard (which may rename); `nil` when the
+  /// sources stand for a set of documents that goes into a category.
+  static func singleSource(_ sources: [String]) -> String? {
+    guard sources.count == 1, let source = sources.first, !ShellPath(source).hasWildcard else {
+      return nil
+    }
+    return source
+  }
+
+  /// The category `destination` names, for several documents: a category path (`/Archive`,
+  /// `Archive/`), or a plain name that is a category's (`mv *.txt Archive`).
+  /// - Throws: ``ShellError/destinationNotCategory(_:command:)`` when it names none.
+  static func category(
+    _ destination: String, in session: Session, command: String
+  ) throws -> Category {
+    // A path that resolves to no category is answered below, with the error that says so.
+    if case .category(let category) = try? session.resolve(destination) { return category }
+    var name = Substring(destination)
+    if name.hasPrefix("/") { name = name.dropFirst() }
+    if name.hasSuffix("/") { name = name.dropLast() }
+    if !name.contains("/"), let category = session.context.category(named: String(name)) {
+      return category
+    }
+    throw ShellError.destinationNotCategory(destination, command: command)
   }
 }

@@ -9,7 +9,8 @@ struct RemoveCommand: ShellCommand {
     discussion: """
       With -r, a category named is deleted with all of its documents, as rmdir does: one
       that holds documents only after you confirm, unless -f. Documents named beside it are
-      deleted too. A document other documents link to ([[Name]]) is deleted only after rm
+      deleted too. A name with * ? [ ] deletes every document it matches (none
+      matching is an error, and nothing is deleted). A document other documents link to ([[Name]]) is deleted only after rm
       says which and you confirm, unless -f. 'undo' brings everything back.
       """,
     example: "rm Draft Work/Old",
@@ -46,9 +47,10 @@ struct RemoveCommand: ShellCommand {
       if isRecursive && session.currentCategory == nil && !path.contains("/") {
         throw ShellError.noSuchCategory(path)
       }
-      let document = try ShellPath(path).document(
-        in: session.context, from: session.currentCategory)
-      if !documents.contains(where: { $0.id == document.id }) { documents.append(document) }
+      for named in try session.documents(named: [path])
+      where !documents.contains(where: { $0.id == named.document.id }) {
+        documents.append(named.document)
+      }
     }
     if !isForced { documents = try confirmedDespiteLinks(documents, in: session) }
     return try CategoryDeletion(paths: categoryPaths, force: isForced, command: "rm")

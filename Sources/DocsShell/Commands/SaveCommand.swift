@@ -46,7 +46,13 @@ struct SaveCommand: FlagsCommand {
     let count = session.settings.isInteractive ? session.context.changes().count : 0
     try session.save(resolving: chosen.first?.1)
     guard session.settings.isInteractive else { return .nothing }
+    return .messages([Self.report(saved: count, in: session)])
+  }
+
+  /// `Saved 3 changes (generation 12).`, or `Nothing to save (…)`: what `save` and the
+  /// answer to leaving's question say.
+  static func report(saved count: Int, in session: Session) -> String {
     let what = count == 0 ? "Nothing to save" : "Saved \(count) change\(count == 1 ? "" : "s")"
-    return .messages(["\(what) (generation \(session.context.generation))."])
+    return "\(what) (generation \(session.context.generation))."
   }
 }

@@ -31,6 +31,29 @@ struct CommandConfiguration: Sendable {
     .usage(command: name, message: message, usage: usage)
   }
 
+  /// For an unknown option that may be a name starting with a dash (`rm -dash`), how to
+  /// give it as coreutils says: ` (Try 'rm -- -dash' to name "-dash")`; empty otherwise,
+  /// and for a lone letter (`wc -m`), which is an option someone expected, not a name.
+  func dashNameHint(for error: ArgumentError, in words: [String]) -> String {
+    guard case .unknownOption = error,
+      arguments.positionals.contains(where: { $0.kind == .document || $0.kind == .category }),
+      let word = words.prefix(while: { $0 != "--" }).first(where: isUnknownOption)
+    else { return "" }
+    return " (Try '\(name) -- \(word)' to name \"\(word)\")"
+  }
+
+  /// Whether `word`, read alone, is an option the command does not declare.
+  private func isUnknownOption(_ word: String) -> Bool {
+    guard word.hasPrefix("-"), word.count > 2 else { return false }
+    do {
+      _ = try arguments.parse([word])
+      return false
+    } catch {
+      if case .unknownOption = error { return true }
+      return false
+    }
+  }
+
   /// Parses the words after the command name and its here-document.
   /// - Throws: ``ShellError/usage(command:message:usage:)`` when they do not fit the
   ///   declaration: a here-document it takes none of, an unknown option, a missing value, too
@@ -43,7 +66,7 @@ struct CommandConfiguration: Sendable {
     do {
       parsed = try arguments.parse(words)
     } catch {
-      throw usageError(error.description)
+      throw usageError(error.description + dashNameHint(for: error, in: words))
     }
     if let problem = arguments.arityProblem(parsed.positionals.count) {
       throw usageError(problem)
@@ -118,7 +141,8 @@ enum CommandRegistry {
     ListCommand.self, ChangeCategoryCommand.self, PrintLocationCommand.self,
     MakeCategoryCommand.self, RemoveCategoryCommand.self,
     NewDocumentCommand.self, WriteDocumentCommand.self, AppendCommand.self,
-    EditCommand.self, TouchCommand.self, CatCommand.self, HeadCommand.self, TailCommand.self,
+    EditCommand.self, TodayCommand.self, TouchCommand.self, CatCommand.self, HeadCommand.self,
+    TailCommand.self,
     WordCountCommand.self, InfoCommand.self, RemoveCommand.self, MoveCommand.self,
     CopyCommand.self, TagCommand.self, UntagCommand.self, TagsCommand.self, LinksCommand.self,
     BacklinksCommand.self,
@@ -127,7 +151,8 @@ enum CommandRegistry {
     ExportCommand.self,
     StatusCommand.self, SaveCommand.self, CheckCommand.self, RevertCommand.self, UndoCommand.self,
     RedoCommand.self, SyncCommand.self, LogCommand.self, DiffCommand.self, RestoreCommand.self,
-    HistoryCommand.self, SourceCommand.self, EchoCommand.self, HelpCommand.self,
+    HistoryCommand.self, SourceCommand.self, EchoCommand.self, ClearCommand.self,
+    HelpCommand.self,
     ExitCommand.self,
   ]
 

@@ -26,6 +26,16 @@ enum ShellError: Error, Sendable {
   case noSuchCategory(String)
   /// The path names no document.
   case noSuchDocument(String, in: String)
+  /// A pattern (`Q*`) matches no document of the category.
+  case nothingMatches(String, in: String)
+  /// A pattern given where one document is needed matches several (or none).
+  case matchesSeveral(String, count: Int)
+  /// Several documents (or a pattern) to move or copy, and DEST names no category.
+  case destinationNotCategory(String, command: String)
+  /// `new --from` names a template the templates category does not hold.
+  case noSuchTemplate(String, category: String)
+  /// A name typed is not a valid name (the model's one wording of the rule).
+  case invalidName(NameError)
   /// A document path was given at the top level, where there are only categories.
   case notInCategory(String)
   /// The path has more parts than category and name.
@@ -149,11 +159,24 @@ extension ShellError: CustomStringConvertible {
       return "no category named \"\(shown(name))\""
     case .noSuchDocument(let name, let category):
       return "no document named \"\(shown(name))\" in \"\(category)\""
+    case .nothingMatches(let pattern, let category):
+      return "nothing matches \"\(shown(pattern))\" in \"\(category)\""
+    case .matchesSeveral(let pattern, let count):
+      return "\"\(shown(pattern))\" matches \(count) documents; name one"
+    case .destinationNotCategory(let destination, let command):
+      return
+        "\(command): several documents go to a category, and \"\(shown(destination))\" is none (create it with mkdir)"
+    case .invalidName(let error):
+      return error.description
+    case .noSuchTemplate(let name, let category):
+      return
+        "no template named \"\(shown(name))\" in \"\(category)\" (templates are the documents of the category DOCSH_TEMPLATES names)"
     case .notInCategory(let name):
       return
         "\"\(shown(name))\": documents live in categories; cd into one or write CATEGORY/\(shown(name))"
     case .pathTooDeep(let path):
-      return "\"\(shown(path))\": a path is at most /CATEGORY/NAME"
+      // The rule a name breaks, worded where names are checked, and what a path may be.
+      return NameError.containsSlash(path).description + " (a path is at most /CATEGORY/NAME)"
     case .wrongKind(let path, let expected):
       return "\"\(shown(path))\" is not \(expected)"
     case .noPreviousCategory:

@@ -1,5 +1,9 @@
 import DocsKit
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What a path typed in the shell names: the top, a category, or a document's place (which
 /// may not hold a document yet).
 enum ResolvedPath: Equatable {
@@ -77,6 +81,8 @@ struct ShellPath {
   func entry(
     in context: Context, from current: Category?
   ) throws(ShellError) -> (category: Category, name: String) {
+    // An empty name is refused as the model refuses a blank one, in its words.
+    if text.isEmpty { throw .invalidName(.empty) }
     if current == nil && !text.contains("/") && text != ".." && text != "." {
       if context.category(named: text) != nil { throw .wrongKind(text, expected: "a document") }
       throw .notInCategory(text)
@@ -124,5 +130,76 @@ struct ShellPath {
       if insistsOnCategory { throw .noSuchCategory(name) }
       return (category, name)
     }
+  }
+}
+
+// MARK: - Wildcards
+
+/// A document a typed name stands for, with the name to show for it: the path as typed, or,
+/// for a wildcard, the typed path with the document's name in place of the pattern.
+struct NamedDocument: Sendable {
+  /// What output calls it (`head`'s `==> NAME <==`, `wc`'s last column).
+  let shownName: String
+  /// The document.
+  let document: Document
+}
+
+extension ShellPath {
+  /// Whether the name part (after the last `/`) holds a wildcard of bash's globbing: `*`,
+  /// `?` or `[`.
+  var hasWildcard: Bool {
+    let name = text.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+    return name.contains { $0 == "*" || $0 == "?" || $0 == "[" }
+  }
+
+  /// The documents the path names, as bash expands a pattern: the one it names, or, when
+  /// its name holds a wildcard (`*`, `?`, `[…]`), every document of its category whose name
+  /// matches, in the category's order. A document whose name is the pattern itself, as
+  /// typed, is that document alone (names may hold `*`).
+  /// - Throws: ``ShellError/nothingMatches(_:in:)`` when a pattern matches no document;
+  ///   what ``document(in:from:)`` throws for a plain name.
+  func documents(in context: Context, from current: Category?) throws -> [NamedDocument] {
+    guard hasWildcard else {
+      return [NamedDocument(shownName: text, document: try document(in: context, from: current))]
+    }
+    let (category, pattern) = try entry(in: context, from: current)
+    if let exact = try context.document(named: pattern, in: category.id) {
+      return [NamedDocument(shownName: text, document: exact)]
+    }
+    let prefix = text.lastIndex(of: "/").map { text[...$0] } ?? ""
+    let matched = try context.documents(in: category.id).filter {
+      fnmatch(pattern, $0.name.text, 0) == 0
+    }
+    guard !matched.isEmpty else { throw ShellError.nothingMatches(pattern, in: category.name.text) }
+    return matched.map { NamedDocument(shownName: prefix + $0.name.text, document: $0) }
+  }
+}
+
+extension Session {
+  /// The documents `paths` name, each expanded as ``ShellPath/documents(in:from:)`` does,
+  /// in order: a document named twice comes twice, as coreutils' `cat a a` prints it twice,
+  /// unless `once` (for commands that change documents: `mv`, `cp`, `tag`).
+  /// - Throws: what expanding a path throws, for the first that fails.
+  func documents(named paths: [String], once: Bool = false) throws -> [NamedDocument] {
+    var named: [NamedDocument] = []
+    var seen: Set<ObjectID> = []
+    for path in paths {
+      for found in try ShellPath(path).documents(in: context, from: currentCategory)
+      where !once || seen.insert(found.document.id).inserted {
+        named.append(found)
+      }
+    }
+    return named
+  }
+
+  /// The one document `path` names; a wildcard must match exactly one.
+  /// - Throws: ``ShellError/matchesSeveral(_:count:)`` when a pattern matches more than one;
+  ///   what ``ShellPath/documents(in:from:)`` throws.
+  func document(named path: String) throws -> Document {
+    let found = try ShellPath(path).documents(in: context, from: currentCategory)
+    guard found.count == 1, let first = found.first else {
+      throw ShellError.matchesSeveral(path, count: found.count)
+    }
+    return first.document
   }
 }

@@ -7,7 +7,8 @@ struct StatusCommand: FlagsCommand {
     abstract: "show the unsaved changes: new, changed (which properties), deleted",
     example: "status",
     arguments: ArgumentSpec(options: [.json], whenExtra: "takes no names"),
-    isUndoable: false)
+    isUndoable: false,
+    pagesOutput: true)
 
   let arguments: ParsedArguments
 

@@ -1,9 +1,5 @@
 import DocsKit
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `tag`: put tags on documents.
 struct TagCommand: ShellCommand {
   static let configuration = CommandConfiguration(
@@ -109,17 +105,6 @@ struct TagChange: Sendable {
   /// The documents the path names: one, or those whose names match its pattern.
   /// - Throws: ``ShellError`` when it names no document.
   func documents(in session: Session) throws -> [Document] {
-    let shellPath = ShellPath(path)
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    guard name.contains(where: { "*?[".contains($0) }) else {
-      return [try shellPath.document(in: session.context, from: session.currentCategory)]
-    }
-    let (category, pattern) = try shellPath.entry(
-      in: session.context, from: session.currentCategory)
-    let matched = try session.context.documents(in: category.id).filter {
-      fnmatch(pattern, $0.name.text, 0) == 0
-    }
-    guard !matched.isEmpty else { throw ShellError.noSuchDocument(pattern, in: category.name.text) }
-    return matched
+    try session.documents(named: [path], once: true).map(\.document)
   }
 }

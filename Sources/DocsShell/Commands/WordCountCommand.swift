@@ -18,7 +18,8 @@ struct WordCountCommand: ShellCommand {
       options: [lines, words, bytes],
       positionals: [PositionalSpec("NAME", .oneOrMore, completing: .document)],
       whenMissing: "name a document"),
-    isUndoable: false)
+    isUndoable: false,
+    pagesOutput: true)
 
   let paths: [String]
   let counted: Set<WordCountReport.Count>
@@ -34,12 +35,11 @@ struct WordCountCommand: ShellCommand {
 
   func run(in session: Session) throws -> CommandResult {
     var rows: [WordCountReport.Row] = []
-    for path in paths {
-      let document = try ShellPath(path).document(
-        in: session.context, from: session.currentCategory)
+    for named in try session.documents(named: paths) {
       rows.append(
         WordCountReport.Row(
-          name: path, counts: TextCounts(try session.context.content(of: document.id))))
+          name: named.shownName,
+          counts: TextCounts(try session.context.content(of: named.document.id))))
     }
     return .wordCounts(WordCountReport(rows: rows, counted: counted))
   }

@@ -31,6 +31,9 @@ struct Completer {
       let option = arguments.option(takingTheWordAfter: last)
     {
       if option.allowedValues.isEmpty, option.valueKind == .tag { return tagNames(partial) }
+      if option.allowedValues.isEmpty, option.valueKind == .template {
+        return templateNames(partial)
+      }
       return matching(option.allowedValues, partial)
     }
     let position = arguments.positionalCount(in: typed)
@@ -45,8 +48,18 @@ struct Completer {
     case .document?: return documentPaths(partial)
     case .file?: return filePaths(partial)
     case .tag?: return tagNames(partial)
+    case .template?: return templateNames(partial)
     case .text?, nil: return []
     }
+  }
+
+  /// The names of the templates (the documents of the templates category) starting with
+  /// `partial`.
+  private func templateNames(_ partial: String) -> [String] {
+    guard let category = session.context.category(named: session.noteSettings.templatesCategory)
+    else { return [] }
+    return matching(
+      ((try? session.context.documents(in: category.id)) ?? []).map(\.name.text), partial)
   }
 
   /// The tags of the store starting with `partial`, ignoring case and accents.

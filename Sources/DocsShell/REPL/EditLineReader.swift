@@ -246,6 +246,16 @@ enum TerminalEvents {
     docsh_arm_idle_timer(Int32(clamping: idle), Int32(clamping: longest))
   }
 
+  /// Runs `write`, which prints a line to the terminal (a warning of the journal), so that it
+  /// does not land on the prompt: while a line is being read, on a line of its own, with the
+  /// prompt and what was typed drawn again below it; otherwise as it is.
+  static func printAbovePrompt(_ write: () -> Void) {
+    guard docsh_reading_now() != 0 else { return write() }
+    docsh_print_newline()
+    write()
+    docsh_redraw_line()
+  }
+
   /// Disarms the idle timer.
   static func disarmIdleTimer() {
     docsh_arm_idle_timer(-1, 0)

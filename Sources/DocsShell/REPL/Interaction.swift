@@ -42,9 +42,15 @@ final class TerminalInput: QuestionAsking, TypedLineReading, HistoryKeeping {
   /// The reader of the terminal.
   private(set) var reader: any LineReader
 
-  /// Input read through `reader`.
-  init(reader: any LineReader) {
+  /// Where a newline goes when Ctrl-D answers a question, so the next line does not start
+  /// after the `^D` libedit left; `nil`: nowhere.
+  private let endOfInputEcho: TextOutput?
+
+  /// Input read through `reader`; a question ended by Ctrl-D ends its line on
+  /// `endOfInputEcho`.
+  init(reader: any LineReader, endOfInputEcho: TextOutput? = nil) {
     self.reader = reader
+    self.endOfInputEcho = endOfInputEcho
   }
 
   /// Reads a command line (or a line of its here-document) with `prompt`.
@@ -53,8 +59,14 @@ final class TerminalInput: QuestionAsking, TypedLineReading, HistoryKeeping {
   }
 
   func ask(_ question: String) -> String? {
-    guard case .line(let answer) = reader.readLine(prompt: question) else { return nil }
-    return answer
+    switch reader.readLine(prompt: question) {
+    case .line(let answer): return answer
+    case .endOfInput:
+      // Ctrl-D answers no; what follows starts on a line of its own.
+      endOfInputEcho?.writeLine("")
+      return nil
+    case .interrupted, .invalid: return nil
+    }
   }
 
   func readTypedLine() -> String? {

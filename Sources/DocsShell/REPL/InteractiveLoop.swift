@@ -117,13 +117,21 @@ final class InteractiveLoop {
     guard count > 0 else { return true }
     let what = count == 1 ? "1 unsaved change" : "\(count) unsaved changes"
     while true {
-      guard
-        case .line(let answer) = terminal.readLine(prompt: "Save \(what) before leaving? [Y/n/c] ")
-      else { return false }
+      let answer: String
+      switch terminal.readLine(prompt: "Save \(what) before leaving? [Y/n/c] ") {
+      case .line(let line): answer = line
+      case .endOfInput:
+        // Ctrl-D stays, as c does; the next prompt starts on a line of its own.
+        session.errors.writeLine("")
+        return false
+      case .interrupted, .invalid: return false
+      }
       switch answer.trimmingBlanks().lowercased() {
       case "", "y", "yes":
         do {
           try session.save()
+          session.output.writeLine(SaveCommand.report(saved: count, in: session))
+          session.output.flush()
           return true
         } catch {
           report(error)

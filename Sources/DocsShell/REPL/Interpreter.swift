@@ -71,9 +71,22 @@ final class Interpreter {
     if let refusal = session.storeRefusal, !Interpreter.runsWithoutTheStore(type) {
       throw refusal
     }
-    let arguments = try type.configuration.parse(
-      Array(parsed.words.dropFirst()), hereDocument: hereDocument)
+    let arguments: ParsedArguments
+    do {
+      arguments = try type.configuration.parse(
+        Array(parsed.words.dropFirst()), hereDocument: hereDocument)
+    } catch {
+      throw Interpreter.mentioningComment(parsed.comment, in: error)
+    }
     let command = try type.init(arguments)
+    // bash's rule stands, but a person typing `append Plan text #tag` is told what it did.
+    if let word = parsed.comment.flatMap(Interpreter.firstWord), session.settings.isInteractive,
+      type.configuration.arguments.positionals.contains(where: { $0.kind == .text })
+    {
+      session.tell(
+        "docsh: note: \"\(word)\" began a comment and was left out; quote it ('\(word)') to keep it"
+      )
+    }
     if type.configuration.pagesOutput, let pager = session.collaborators.pager {
       try runPaged(command, of: type, through: pager, words: parsed.words)
     } else {
@@ -137,6 +150,26 @@ final class Interpreter {
     }
     pager.show(session.output.releaseHeld(), on: session.output, errors: session.errors)
     if let failure { throw failure }
+  }
+
+  /// A usage error that says, when a comment ended the line, that `#` began it: `tag Plan
+  /// #hash` lacks its tag because `#hash` was a comment.
+  static func mentioningComment(_ comment: String?, in error: ShellError) -> ShellError {
+    guard case .usage(let command, let message, let usage) = error,
+      let word = comment.flatMap(firstWord)
+    else { return error }
+    return .usage(
+      command: command,
+      message: message + "; \"\(word)\" began a comment (quote it: '\(word)')", usage: usage)
+  }
+
+  /// The first word of a comment (`#hash` of `#hash more`, `# hash` of `# hash more`);
+  /// `nil` for a comment that is a `#` alone.
+  static func firstWord(of comment: String) -> String? {
+    let words = comment.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(2)
+    guard let first = words.first else { return nil }
+    guard first == "#" else { return String(first) }
+    return words.count == 2 ? "# " + words[words.index(after: words.startIndex)] : nil
   }
 
   /// Whether `type` may run while the store is lost: `sync` restores it; `help` and `exit`

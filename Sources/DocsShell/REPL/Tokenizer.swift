@@ -4,11 +4,16 @@ struct ParsedCommand: Equatable, Sendable {
   var words: [String]
   /// The line that ends this command's here-document, or `nil` when it takes none.
   var hereDocumentDelimiter: String?
+  /// The comment that ended the command's line, from its `#` (`#inline words`); `nil` when
+  /// none did. Kept so that an error can say a `#` swallowed words meant as arguments.
+  var comment: String?
 
-  /// Makes a command from its words and, optionally, a here-document delimiter.
-  init(words: [String], hereDocumentDelimiter: String? = nil) {
+  /// Makes a command from its words and, optionally, a here-document delimiter and the
+  /// comment that ended it.
+  init(words: [String], hereDocumentDelimiter: String? = nil, comment: String? = nil) {
     self.words = words
     self.hereDocumentDelimiter = hereDocumentDelimiter
+    self.comment = comment
   }
 }
 
@@ -95,7 +100,10 @@ enum Tokenizer {
         try scanner.finishCommand()
         index += 1
       case .hash where !scanner.inWord:
+        let start = index
         while index < count, bytes[index] != .newline { index += 1 }
+        scanner.comment = String(
+          decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
       case .singleQuote:
         var close = index + 1
         while close < count && bytes[close] != .singleQuote { close += 1 }
@@ -415,6 +423,8 @@ private struct CommandScanner {
   var delimiter: String?
   /// The delimiter of an earlier command's here-document: no command may follow it.
   var earlierDelimiter: String?
+  /// The comment read since the last command ended.
+  var comment: String?
 
   mutating func startHereDocument(column: Int) throws(TokenizerError) {
     if let delimiter { throw .hereDocumentNotLast(delimiter: delimiter) }
@@ -440,9 +450,11 @@ private struct CommandScanner {
   mutating func finishCommand() throws(TokenizerError) {
     try finishWord()
     if expectingDelimiter { throw .missingHereDocumentDelimiter(column: delimiterColumn) }
+    defer { comment = nil }
     guard !words.isEmpty || delimiter != nil else { return }
     if let earlierDelimiter { throw .hereDocumentNotLast(delimiter: earlierDelimiter) }
-    commands.append(ParsedCommand(words: words, hereDocumentDelimiter: delimiter))
+    commands.append(
+      ParsedCommand(words: words, hereDocumentDelimiter: delimiter, comment: comment))
     earlierDelimiter = delimiter
     words.removeAll()
     delimiter = nil

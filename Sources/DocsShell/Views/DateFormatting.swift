@@ -107,6 +107,27 @@ struct DateFormatting: Sendable {
       + ":" + twoDigits(fields.second) + "." + paddedNumber(fields.millisecond, 3) + " " + offset
   }
 
+  /// The local calendar day `days` after the one holding the moment, in ISO 8601:
+  /// `2026-11-29` (`days` -1: the day before). Days are counted on the local calendar, so a
+  /// change of summer time on the way moves no date.
+  func isoDay(_ milliseconds: Int64, addingDays days: Int = 0) -> String {
+    let moment = Timestamp(millisecondsSince1970: milliseconds)
+    let localSeconds =
+      moment.secondsSince1970 + Int64(timeZone.secondsEast(moment.secondsSince1970))
+    // Rounded down, also before 1970.
+    let dayNumber =
+      (localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400) + Int64(days)
+    let fields = Timestamp(millisecondsSince1970: dayNumber * 86_400_000).calendarFields()
+    return paddedNumber(fields.year, 4) + "-" + twoDigits(fields.month) + "-"
+      + twoDigits(fields.day)
+  }
+
+  /// The local time to the minute: `14:53`.
+  func hoursAndMinutes(_ milliseconds: Int64) -> String {
+    let fields = localFields(milliseconds).fields
+    return twoDigits(fields.hour) + ":" + twoDigits(fields.minute)
+  }
+
   /// Six months as `ls` counts them: half of 365.2425 days.
   static let sixMonthsInMilliseconds: Int64 = 15_778_476_000
 

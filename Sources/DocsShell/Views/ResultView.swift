@@ -73,6 +73,10 @@ struct ResultView {
       writeLines(HelpView.help(of: command))
     case .history(let entries):
       writeLines(HistoryView.lines(entries))
+    case .clearScreen:
+      // As clear(1) does: home the cursor, erase the screen and the scrollback (ED 3); to a
+      // pipe or a file, nothing.
+      if output.isTerminal { output.write("\u{1B}[H\u{1B}[2J\u{1B}[3J") }
     case .tree(let report):
       writeTable(TreeView(report: report).lines(colors: colors))
     case .syncReport(let report):
