@@ -1662,6 +1662,63 @@ def test_wildcard_errors_are_colored_only_when_colors_are_on(sandbox):
         terminal.exit_status()
 
 
+# MARK: - 21. Two sessions see each other (issue 36)
+
+
+@sandboxed
+def test_a_session_with_nothing_unsaved_shows_what_another_session_saved(sandbox):
+    sandbox.setup("mkdir Work; new Work/Plan Ship on Monday")
+    reader = sandbox.start()
+    writer = sandbox.start()
+    check("Ship on Monday" in reader.run("cat Work/Plan"), "the reader sees the plan")
+    writer.run("write Work/Plan Ship on Tuesday", dirty=True)
+    writer.run("new Work/Other hello", dirty=True)
+    writer.run("save")
+    # No unsaved changes: the next command shows the store as the other session saved it.
+    check("Ship on Tuesday" in reader.run("cat Work/Plan"), "the reader sees the new text")
+    check("Other" in reader.run("ls Work"), "the reader sees the new document")
+    check("No unsaved changes." in reader.run("status"), "nothing unsaved in the reader")
+    # And beside a -c run too.
+    sandbox.setup("new Work/FromScript made by -c")
+    check("FromScript" in reader.run("ls Work"), "the reader sees what -c saved")
+
+
+@sandboxed
+def test_a_session_with_changes_is_told_the_store_moved_on_and_save_merges(sandbox):
+    sandbox.setup("mkdir Work; new Work/Plan Ship on Monday")
+    mine = sandbox.start()
+    mine.run("new Work/Draft my draft", dirty=True)
+    sandbox.setup("new Work/One one")
+    sandbox.setup("new Work/Two two")
+    # The prompt says two saves came in under the unsaved change, as git's says "behind".
+    mine.line("status")
+    before = mine.expect(re.escape("docsh:/*↓2> "), what="the prompt with *↓2").before
+    check("2 saves by other sessions came in" in before, f"status says so: {before!r}")
+    mine.run("save")
+    listing = mine.run("ls Work")
+    for name in ("Draft", "One", "Two", "Plan"):
+        check(name in listing, f"{name} after the merge: {listing!r}")
+
+
+@sandboxed
+def test_a_conflict_is_settled_by_keeping_both_and_the_unrelated_change_stays(sandbox):
+    sandbox.setup("mkdir Work; new Work/Plan Ship on Monday")
+    mine = sandbox.start()
+    mine.run("write Work/Plan Ship on Friday", dirty=True)
+    mine.run("new Work/Notes unrelated", dirty=True)
+    sandbox.setup("write Work/Plan Ship on Tuesday")
+    mine.line("save")
+    refused = mine.expect(re.escape("docsh:/*"), what="the prompt after the refused save").before
+    check("Work/Plan: content changed here and in the other session" in refused, f"names it: {refused!r}")
+    check("save --both" in refused and "save --theirs" in refused, f"offers the options: {refused!r}")
+    mine.expect(re.escape("> "), what="the end of the prompt")
+    shown = mine.run("save --diff", dirty=True)
+    check("-Ship on Tuesday" in shown and "+Ship on Friday" in shown, f"both versions: {shown!r}")
+    mine.run("save --both")
+    listing = sandbox.listing("Work")
+    check("Plan (conflict " in listing and "Notes" in listing, f"both kept: {listing!r}")
+
+
 # MARK: - Running
 
 
