@@ -513,6 +513,7 @@ def main():
         million = corpus("million", *MILLION, 1, False, lean=True)
     savelog_rows(new_row, D, docsh, personal, large, million)
     promise_rows(new_row, D, personal, large)
+    catch_up_row(new_row, docsh, large)
 
     # ------------------------------------------------------------ report
     total = time.monotonic() - started
@@ -1078,6 +1079,30 @@ def promise_rows_unguarded(new_row, D, personal, large):
         _, syncs = strace_store_folder(command, store)
         r.update(docsh=syncs, anchor=1, unit=lambda v: "%d" % v, status="ok", runs=1)
         r["ratio"] = r["docsh"] / r["anchor"]
+
+
+def catch_up_row(new_row, docsh, large):
+    """Row 61 (issue 36): 100 `ls` in one REPL session on the large store, no other session,
+    against the same with the docsh built before sessions looked for each other's saves
+    (DOCSH_BEFORE): what looking costs a command that finds nothing changed."""
+    count = 100
+    r = new_row(61, "%d `ls \"/Category 007\"` in one REPL session, large store, no other "
+                "session" % count, 1.1, anchor_label="the same with the docsh before (DOCSH_BEFORE)")
+    if skipped(r):
+        return
+    before = os.environ.get("DOCSH_BEFORE")
+    if not before:
+        r["status"] = "failed"
+        r["error"] = "failed: set DOCSH_BEFORE to the docsh of the commit before issue 36"
+        return
+    store = os.path.join(large["dir"], "store.json")
+    script = sq(os.path.join(HERE, "repl_session.py"))
+
+    def session(binary):
+        return "%s %s %s %s %d off %s" % (sq(sys.executable), script, sq(binary), sq(store),
+                                          count, sq('ls "/Category 007"'))
+    timed_row(r, session(docsh), session(before), extra_docsh=True, anchor_name="docsh before")
+    r["per_unit"] = (count, "command")
 
 
 def docsh_version(docsh):

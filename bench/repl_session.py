@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """One interactive docsh session driven through a pseudo-terminal (stdlib only), for row 27.
 
-    repl_session.py DOCSH STORE COUNT JOURNAL_DELAY
+    repl_session.py DOCSH STORE COUNT JOURNAL_DELAY [COMMAND]
 
 Starts DOCSH on STORE in a pseudo-terminal (so it runs its REPL, with its recovery journal),
 types COUNT `write` commands on documents of the personal corpus, each after the prompt of
 the one before, then leaves without saving. JOURNAL_DELAY is passed as
 DOCSH_JOURNAL_DELAY_MS (`0`: the journal is written after every command; `off`: no journal).
-Exits 0 when every prompt came back, 1 otherwise.
+With COMMAND, types COUNT times COMMAND instead (one that changes nothing: each prompt is
+the clean one), then `exit` (row 61). Exits 0 when every prompt came back, 1 otherwise.
 """
 
 import os
@@ -21,6 +22,7 @@ TIMEOUT = 30.0
 
 def main():
     docsh, store, count, delay = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    command = sys.argv[5].encode() if len(sys.argv) > 5 else None
     environment = dict(os.environ)
     environment.update({
         "DOCSH_STORE": store, "DOCSH_HISTORY": "/dev/null", "TERM": "dumb",
@@ -48,6 +50,14 @@ def main():
         seen = seen[seen.index(text) + len(text):]
 
     wait_for(b"docsh:/> ")
+    if command is not None:
+        for _ in range(count):
+            os.write(master, command + b"\r")
+            wait_for(b"docsh:/> ")
+        os.write(master, b"exit\r")
+        _, status = os.waitpid(pid, 0)
+        os.close(master)
+        sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)
     for n in range(count):
         os.write(master, b'write "/Category %03d/Document %05d" edited %d\r'
                  % (n % 20, n % 20 * 50 + n // 20 % 50, n))
