@@ -27,6 +27,17 @@ public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
     self.id = id
   }
 
+  /// Two conflicts are one when they name the same object and contradiction, as the user
+  /// reads them; the id only tells a resolution which document to act on.
+  public static func == (lhs: MergeConflict, rhs: MergeConflict) -> Bool {
+    lhs.path == rhs.path && lhs.kind == rhs.kind
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(path)
+    hasher.combine(kind)
+  }
+
   /// Whether keeping this session's values settles it (a taken name does not).
   public var isResolvableByKeepingMine: Bool { kind != .nameTaken }
 

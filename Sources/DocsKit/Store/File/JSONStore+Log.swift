@@ -306,7 +306,7 @@ extension JSONStore {
       guard found, status.st_size > 0, let epoch = loadedHeader.epoch,
         case .extends(let log)? = try? findLog(
           extending: epoch, generation: loadedHeader.generation ?? 0, file: loadedStatus),
-        let frames = try? log.wholeFramesCount(from: log.headerLength)
+        let frames = try? log.wholeRun(from: log.headerLength).count
       else { return .none }
       return frames > 0 ? .saves(frames) : .none
     }
@@ -314,7 +314,7 @@ extension JSONStore {
       Int(status.st_size) >= attached.end
     else { return .replaced }
     guard Int(status.st_size) > attached.end,
-      let frames = try? attached.log.wholeFramesCount(from: attached.end)
+      let frames = try? attached.log.wholeRun(from: attached.end).count
     else { return .none }
     return frames > 0 ? .saves(frames) : .none
   }

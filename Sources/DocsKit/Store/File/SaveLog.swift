@@ -393,26 +393,16 @@ final class SaveLog {
     return at
   }
 
-  /// Where the whole records from the first on end: at the first that is not whole.
+  /// How many whole records follow one another from `offset` on, and where they end (at
+  /// the first that is not whole).
   /// - Throws: ``SystemCallError`` when the log cannot be read.
-  func endOfWholeRecords() throws(SystemCallError) -> Int {
+  func wholeRun(from offset: Int) throws(SystemCallError) -> (count: Int, end: Int) {
     let size = try fileSystem.status(of: descriptor).size
-    var at = headerLength
-    while at < size, let frame = try frame(at: at, size: size) { at = frame.end }
-    return at
-  }
-
-  /// How many whole records follow one another from `offset` on.
-  /// - Throws: ``SystemCallError`` when the log cannot be read.
-  func wholeFramesCount(from offset: Int) throws(SystemCallError) -> Int {
-    let size = try fileSystem.status(of: descriptor).size
-    var at = offset
-    var count = 0
-    while at < size, let frame = try frame(at: at, size: size) {
-      count += 1
-      at = frame.end
+    var run = (count: 0, end: offset)
+    while run.end < size, let frame = try frame(at: run.end, size: size) {
+      run = (run.count + 1, frame.end)
     }
-    return count
+    return run
   }
 
   /// How many whole records start after `offset` (each at the start of a line, found by its

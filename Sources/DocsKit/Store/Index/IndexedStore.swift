@@ -327,7 +327,7 @@ public final class IndexedStore: DocumentStore {
         // Every record before it must still pass its checksum: the index never shows what
         // the log's checksums reject. Reading the frames costs what the log holds, which
         // folds keep in proportion to the store file.
-        guard try log.endOfWholeRecords() >= frame.end else {
+        guard try log.wholeRun(from: log.headerLength).end >= frame.end else {
           return distrust("its save log is damaged before where it read")
         }
         verified = frame
