@@ -23,26 +23,54 @@ struct StoreDeparture {
   /// log is due (always when `inForeground`: a REPL).
   func leave(_ context: Context, folding inForeground: Bool) {
     let path = context.storeFilePath
-    guard context.leaveStore(), environment["DOCSH_FOLD"] != "never" else { return }
+    guard environment["DOCSH_FOLD"] != "never" else {
+      _ = context.leaveStore()
+      return
+    }
     let always = inForeground || environment["DOCSH_FOLD"] == "foreground"
-    guard always || SaveLogPolicy.foldsOnLeaving(storePath: path) else { return }
-    // Held until the fold is done; a run that finds it held waits, so that when this one
-    // returns the fold that takes its saves has ended too.
-    guard let claim = FoldClaim.claim(storePath: path, waiting: true) else { return }
-    withExtendedLifetime(claim) { fold() }
+    let isDue = always || SaveLogPolicy.foldsOnLeaving(storePath: path)
+    if isDue, !context.hasChanges, SaveLogPolicy.logHoldsSaves(storePath: path) {
+      // Nothing unsaved: the leaving context is the store as saved, and folds it itself
+      // (refused, and left to the last one, while another session has the store open).
+      withClaim(path) { fold(context) }
+      _ = context.leaveStore()
+      return
+    }
+    guard context.leaveStore(), isDue else { return }
+    // The leaving context holds unsaved changes: a context of its own folds what is saved.
+    withClaim(path) {
+      do {
+        fold(try openStore())
+      } catch {
+        warn(error)
+      }
+    }
   }
 
-  /// Folds the log now, saying why on standard error when it cannot: it gives up at once,
-  /// leaving the file and the log as they were, for the next run that leaves to try again.
-  func fold() {
+  /// Runs `body` holding the claim to fold the store at `path`, waiting for it when another
+  /// process holds it, so that when this run returns the fold that takes its saves has
+  /// ended too.
+  private func withClaim(_ path: String, _ body: () -> Void) {
+    guard let claim = FoldClaim.claim(storePath: path, waiting: true) else { return }
+    withExtendedLifetime(claim) { body() }
+  }
+
+  /// Folds the log of `context`'s store now, saying why on standard error when it cannot:
+  /// it gives up at once, leaving the file and the log as they were, for the next run that
+  /// leaves to try again.
+  func fold(_ context: Context) {
     do {
-      try openStore().foldSaveLog()
+      try context.foldSaveLog()
     } catch ContextError.otherSessionsOpen {
       // Another session came in meanwhile: it folds as it leaves.
     } catch {
-      errors.writeLine(
-        "docsh: warning: the save log was not folded into the store (\(error)); every save is in the log beside it, and the next run that leaves tries again"
-      )
+      warn(error)
     }
+  }
+
+  private func warn(_ error: any Error) {
+    errors.writeLine(
+      "docsh: warning: the save log was not folded into the store (\(error)); every save is in the log beside it, and the next run that leaves tries again"
+    )
   }
 }

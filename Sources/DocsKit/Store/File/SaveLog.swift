@@ -576,6 +576,13 @@ final class SaveLog {
 
 /// When a leaving command folds the save log into the store file.
 public enum SaveLogPolicy {
+  /// Whether the save log beside the store at `storePath` holds anything (a fold leaves it
+  /// empty).
+  public static func logHoldsSaves(storePath: String) -> Bool {
+    var log = stat()
+    return lstat(storePath + ".wal", &log) == 0 && log.st_size > 0
+  }
+
   /// A store file up to this size (64 MiB) is folded by every command that leaves it last:
   /// a fold there writes at most that much, about a tenth of a second, so the file is
   /// complete whenever a command has returned. Above it, a one-line save must not cost a
