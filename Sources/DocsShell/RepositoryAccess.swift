@@ -66,10 +66,17 @@ final class RepositoryAccess {
   /// Why the store cannot be used as it is and how to get it back, when its file is missing
   /// or damaged in a docsh repository whose last commit holds it; `nil` otherwise.
   /// - Parameter loadError: why the store did not load, when it did not.
+  /// When git cannot answer in a folder that is in a repository, the answer is that the
+  /// store may be lost: it is never opened as empty (a save there, synced later, would
+  /// travel as deletions).
   func lostStore(loadError: StoreError?) -> SyncError? {
-    guard let repository = try? setUpRepository() else { return nil }
-    if let loadError { return (try? repository.damagedStoreError(for: loadError)) ?? nil }
-    return (try? repository.missingStoreError()) ?? nil
+    do throws(SyncError) {
+      guard let repository = try setUpRepository() else { return nil }
+      if let loadError { return try repository.damagedStoreError(for: loadError) }
+      return try repository.missingStoreError()
+    } catch {
+      return .storeMaybeLost(path: storePath, reason: error.description)
+    }
   }
 }
 

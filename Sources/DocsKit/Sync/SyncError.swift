@@ -21,6 +21,9 @@ public enum SyncError: Error, Sendable, Equatable {
   case storeMissing(path: String, commit: String)
   /// The store file does not load, but the last commit holds a store.
   case storeDamaged(path: String, reason: String, commit: String)
+  /// The store file is missing or does not load in a git repository, and git could not
+  /// say whether the repository holds it: it is never opened as an empty store.
+  case storeMaybeLost(path: String, reason: String)
   /// Reading or writing the store file failed.
   case store(StoreError)
   /// The store in a commit (the remote's, usually) is not a valid docsh store.
@@ -59,6 +62,9 @@ extension SyncError: CustomStringConvertible {
     case .storeDamaged(let path, let reason, let commit):
       return
         "\(path) does not load (\(reason)), but the last commit (\(commit)) holds the store: 'sync' restores it"
+    case .storeMaybeLost(let path, let reason):
+      return
+        "\(path): the store file is missing or damaged in a git repository, and git could not say whether the repository holds it (\(reason)); nothing was opened — make git work there (or move .git aside) and run docsh again"
     case .store(let error):
       return error.description
     case .notAStoreAtCommit(let commit, let reason):

@@ -59,7 +59,7 @@ struct ErrorReport: Sendable {
   /// every other failure of git or of a sync is a command that failed.
   private static func status(of error: SyncError) -> ExitStatus {
     switch error {
-    case .storeMissing, .storeDamaged, .store: return .storeFailed
+    case .storeMissing, .storeDamaged, .storeMaybeLost, .store: return .storeFailed
     default: return .commandFailed
     }
   }

@@ -375,6 +375,31 @@ import Testing
 
   // MARK: - A lost store
 
+  @Test(arguments: ["git missing from PATH", "a broken repository"])
+  func aStoreGitCannotSpeakForIsNeverOpenedAsEmpty(failure: String) throws {
+    try startBoth()
+    try desktop.succeed("write Work/Plan plan 1")
+    try FileManager.default.removeItem(atPath: desktop.storePath)
+    var extra: [String: String] = [:]
+    if failure == "git missing from PATH" {
+      let empty = desktop.storePath + "-no-git-bin"
+      try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+      extra["PATH"] = empty
+    } else {
+      let head = (desktop.storePath as NSString).deletingLastPathComponent + "/.git/HEAD"
+      try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: head))
+    }
+    for command in ["ls", "new Work/Other x"] {
+      let result = try desktop.run(command, extra: extra)
+      #expect(result.status == 3, "\(failure): \(command): \(result.errors)")
+      #expect(
+        result.errors.contains("git could not say whether the repository holds it"),
+        "\(failure): \(command): \(result.errors)")
+    }
+    // Nothing above made an empty store in its place.
+    #expect(!FileManager.default.fileExists(atPath: desktop.storePath))
+  }
+
   @Test(arguments: [false, true])
   func aLostStoreIsRefusedByEveryCommandButSyncWhichRestoresIt(damaged: Bool) throws {
     try startBoth()

@@ -29,9 +29,18 @@ extension StoreRepository {
   }
 
   /// HEAD, when it holds the store.
+  /// - Throws: ``SyncError`` when git cannot be run, or HEAD names no commit although docsh
+  ///   committed here (a broken repository cannot say whether it holds the store).
   private func commitHoldingStore() throws(SyncError) -> CommitID? {
-    guard let head = try git.commit("HEAD"), try treeHoldsStore(head) else { return nil }
-    return head
+    guard let head = try git.commit("HEAD") else {
+      if let committed = ledger().committed {
+        throw .gitFailed(
+          step: "read HEAD",
+          message: "HEAD names no commit, but docsh committed \(committed.head.short) here")
+      }
+      return nil
+    }
+    return try treeHoldsStore(head) ? head : nil
   }
 
   /// Whether `error` says the file is damaged, as opposed to unreadable or newer.
