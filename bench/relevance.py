@@ -243,7 +243,7 @@ def docsh_run(binary, documents, work, category, joiner=" "):
     def run(text):
         # The query as typed, each word one shell word: no quoting of our own. Joined with
         # OR, the words are the anchors' (punctuation alone is no alternative).
-        typed = as_plain_words(text).split() if joiner == " " else re.findall(r"\w+", text)
+        typed = as_plain_words(text).split() if joiner == " " else re.findall(r"\w+", as_plain_words(text))
         words = joiner.join(shell_quote(w) for w in typed)
         command = "search -n 10 --json -- " + words
         result = subprocess.run([binary, "--no-save", "-s", store, "-c", command],

@@ -3,14 +3,18 @@
 collection of `relevance.py` in seconds (docsh itself is then measured by relevance.py).
 
     bench/relevance_model.py DATA [--only cranfield,cisi]
+    bench/relevance_model.py DATA --loco CACHE     # choose by leaving each collection out
 
 Tokens are SQLite's own (`unicode61 remove_diacritics 2`, and `porter` on top for stems,
 read through `fts5vocab` by position), as docsh's tokenizer makes them, except that docsh
 also folds the marks unicode61 leaves (no matter for these English collections). Each
 variant in VARIANTS is scored on every collection; the table prints nDCG@10 and the mean.
+With --loco, every setting of GRID is scored (per query, cached in CACHE) and each
+collection's setting is chosen on the others (see leave_one_out).
 """
 
 import argparse
+import json
 import math
 import os
 import sqlite3
@@ -233,14 +237,19 @@ def evaluate(collection, p):
 
 BASE = {"k1": 2.0, "b": 0.6, "name": 3.0, "stem": 0.8, "rule": "sum"}
 
-# docsh before issue 28, and what it ranks by since (RankingPlan's constants).
+# docsh before issue 28, before issue 41, and what it ranks by since (RankingPlan's
+# constants, chosen by --loco).
 BEFORE = dict(BASE, exact_tier=None, exact_above_name=False)
-KEPT = dict(BASE, k1=3.0, b=0.7, name=2.0, stem=0.8, k3=5.0, fields=True, name_tier=False,
-            exact_tier="any", exact_above_name=True)
+TIERED = dict(BASE, k1=3.0, b=0.7, name=2.0, stem=0.8, k3=5.0, fields=True, name_tier=False,
+              exact_tier="any", exact_above_name=True)
+KEPT = dict(BASE, k1=2.0, b=0.75, name=3.0, stem=0.55, k3=2.0, fields="bm25f",
+            name_tier=False, exact_tier=None, exact_above_name=True)
 
 VARIANTS = [
-    ("docsh before (k1 2, b .6, name tier, name x3, other form .8)", BEFORE),
-    ("docsh now (typed tier, per column, k1 3, b .7, name x2, other form .8, k3 5)", KEPT),
+    ("docsh before issue 28 (k1 2, b .6, name tier, name x3, other form .8)", BEFORE),
+    ("docsh before issue 41 (typed tier, per column, k1 3, b .7, name x2, other .8, k3 5)",
+     TIERED),
+    ("docsh now (BM25F, k1 2, b .75, name x3, other form .55, k3 2)", KEPT),
 ]
 
 
@@ -264,6 +273,10 @@ def main():
     collections = [(n, Collection(n, os.path.join(arguments.data, n))) for n in names]
     if arguments.loco is not None:
         table = scored_grid(collections, arguments.loco)
+        table = with_rules(names, table, collections, keeps_promises)
+        if arguments.loco:
+            with open(arguments.loco, "w") as f:
+                json.dump(table, f)
         free = leave_one_out(names, table)
         folds, overall, means = leave_one_out(names, table, keeps_promises)
         for title, (f, o, m) in (("Every setting of the grid", free),
@@ -278,7 +291,6 @@ def main():
             print("chosen on all: %s: %s\n" % (o, " ".join(
                 "%s %.4f" % (n, m[o][n]) for n in names)))
         if arguments.loco_out:
-            import json
             with open(arguments.loco_out, "w") as f:
                 json.dump({"grid": {k: list(v) for k, v in GRID.items()},
                            "settings": len(means),
@@ -350,7 +362,6 @@ def label(v):
 def scored_grid(collections, cache):
     """{label: {collection: [nDCG@10 per query]}} for every setting of the grid, read from
     `cache` (JSON) where it holds them."""
-    import json
     table = {}
     if cache and os.path.exists(cache):
         with open(cache) as f:
@@ -374,7 +385,39 @@ def scored_grid(collections, cache):
     if cache:
         with open(cache, "w") as f:
             json.dump(table, f)
-    return {k: v for k, v in table.items() if k in dict(settings)}
+    known = dict(settings)
+    return {k: v for k, v in table.items()
+            if k in known or any(k.endswith(suffix) and k[:-len(suffix)] in known
+                                 for suffix, _ in RULES)}
+
+
+# Rules tried on top of the grid's best settings (each fold's ten best on the others), as
+# a label suffix and the parameters they add: the grid times these would take too long.
+RULES = [
+    # A word's document count taken once per document holding any form, not summed over
+    # the counting phrases (a document holding both the stem as a token and a marked stem
+    # counted twice).
+    (" df-once", {"df": "union"}),
+]
+
+
+def with_rules(names, table, collections, allowed, top=10):
+    """`table` with RULES scored on each fold's `top` best allowed settings."""
+    settings = dict(grid())
+    means = {k: {n: sum(v[n]) / len(v[n]) for n in names} for k, v in table.items()
+             if allowed(k) and k in settings}
+    wanted = set()
+    for left in names:
+        others = [n for n in names if n != left]
+        ranked = sorted(means, key=lambda k: -sum(means[k][n] for n in others))
+        wanted.update(ranked[:top])
+    for setting in sorted(wanted):
+        for suffix, extra in RULES:
+            row = table.setdefault(setting + suffix, {})
+            for n, c in collections:
+                if n not in row:
+                    row[n] = per_query(c, dict(settings[setting], **extra))
+    return table
 
 
 def keeps_promises(setting):
