@@ -61,6 +61,7 @@ import Testing
 
   /// A short document holding other forms of every searched word is more relevant than a
   /// long one holding one of the words as typed: the typed form is a signal, not a wall.
+  /// (Documents holding neither word keep both words' IDF above 0.)
   @Test func otherFormsOfEveryWordOutrankOneTypedWordInALongDocument() throws {
     let long = (0..<60).map { "word\($0)" }.joined(separator: " ")
     let setup = try docsh(
@@ -69,6 +70,9 @@ import Testing
       new Notes/Long \(long) planning \(long)
       new Notes/Short the plans of our meetings
       new Notes/Other nothing to find
+      new Notes/More nothing here either
+      new Notes/Most still nothing
+      new Notes/Last not a thing
       """)
     #expect(setup.status == 0, "\(setup.errors)")
     for unsaved in ["", "write Notes/Long \(long) planning \(long)"] {
