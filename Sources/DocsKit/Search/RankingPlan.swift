@@ -18,9 +18,9 @@
 /// Every rule and constant was chosen by leaving each of six judged collections out in turn
 /// and scoring it with the setting best on the other five, among those that keep the typed
 /// form a signal and README's `search planning` example (bench/relevance_model.py --loco;
-/// bench/README.md, "Relevance"): BM25F over per-column BM25 and one length, no tier,
-/// k1 = 2, b = 0.75, k3 = 2, a name weighing 3, another form 0.55 — the same setting on
-/// all six and in five of the six folds.
+/// bench/README.md, "Relevance"): BM25F (rather than BM25 per column summed, or one length
+/// for both), no tier, k1 = 2, b = 0.75, k3 = 2, a name weighing 3, another form 0.55 — the
+/// setting best on all six, and the one chosen in four folds of six (k3 = 8 in the others).
 struct RankingPlan: Sendable, Equatable {
   static let k1 = 2.0
   static let b = 0.75
