@@ -174,7 +174,8 @@ def rank(collection, prepared, p, both_tiers=False):
             # BM25 per column (as tantivy, Lucene), summed; other forms at p["stem"].
             tn = a[:, 1] + p["stem"] * a[:, 3]
             tc = a[:, 2] + p["stem"] * a[:, 4]
-            nn = k1 * (1 - b + b * c.name_lengths[docs] / c.name_average)
+            bn = p.get("b_name", b)
+            nn = k1 * (1 - bn + bn * c.name_lengths[docs] / c.name_average)
             nc = k1 * (1 - b + b * c.content_lengths[docs] / c.content_average)
             s = idf * (p["name"] * tn * (k1 + 1) / (tn + nn) + tc * (k1 + 1) / (tc + nc))
             if p.get("fields") == "bm25f":
@@ -398,6 +399,11 @@ RULES = [
     # the counting phrases (a document holding both the stem as a token and a marked stem
     # counted twice).
     (" df-once", {"df": "union"}),
+    # Names not normalized by their length (BM25F's b for the name 0), or half as much.
+    (" b-name-0", {"b_name": 0.0}),
+    (" b-name-half", {"b_name": 0.375}),
+    # Lucene's IDF, log(1 + (N - n + 0.5) / (n + 0.5)), never below 0.
+    (" idf-lucene", {"idf": "lucene"}),
 ]
 
 
