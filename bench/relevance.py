@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Relevance of docsh's `search` on four judged collections, against SQLite FTS5 and tantivy.
+"""Relevance of docsh's `search` on six judged collections, against SQLite FTS5 and tantivy.
 
     bench/relevance.py DATA [--docsh PATH] [--only cranfield,cisi] [--or] [--out FILE]
 
 DATA holds a folder per collection: cranfield (cran.all.1400, cran.qry, cranqrel), cisi
 (CISI.ALL, CISI.QRY, CISI.REL), cacm (cacm.all, query.text, qrels.text), medline (MED.ALL,
-MED.QRY, MED.REL); see bench/README.md, "Relevance", for where to get them (they are not
+MED.QRY, MED.REL), adi (ADI.ALL, ADI.QRY, ADI.REL), npl (doc-text, query-text, rlv-ass);
+see bench/README.md, "Relevance", for where to get them (they are not
 committed); a missing one is skipped. For each, the script builds a docsh store (name =
-title, content = abstract) as a generated store.json, runs each judged query as typed
+title, or the first line where a collection has no titles; content = abstract) as a generated store.json, runs each judged query as typed
 through `docsh -c 'search -n 10 --json …'` (with `--or`, also with its words joined by OR),
 and computes nDCG@10; then the same for SQLite FTS5 (`unicode61` and `porter unicode61`,
 bm25, the query's words joined with OR, through python's sqlite3) and tantivy (`pip install
@@ -49,6 +50,10 @@ COLLECTIONS = {
              "judgments": "qrels.text", "about": "computing titles and abstracts"},
     "medline": {"title": "MEDLINE", "documents": "MED.ALL", "queries": "MED.QRY",
                 "judgments": "MED.REL", "about": "medical abstracts"},
+    "adi": {"title": "ADI", "documents": "ADI.ALL", "queries": "ADI.QRY",
+            "judgments": "ADI.REL", "about": "documentation titles and abstracts"},
+    "npl": {"title": "NPL", "documents": "doc-text", "queries": "query-text",
+            "judgments": "rlv-ass", "about": "electronics abstracts", "format": "npl"},
 }
 
 FIELD = re.compile(r"^\.([A-Z])\s*$")
@@ -73,16 +78,45 @@ def read_fields(path):
     return records
 
 
+def read_slashed(path):
+    """Records of an NPL-format file: a number on a line of its own, the text, and a line
+    holding `/` alone; a list of (number, text)."""
+    records = []
+    lines = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.strip() == "/":
+                if lines:
+                    records.append((int(lines[0]), "".join(lines[1:])))
+                lines = []
+            elif lines or line.strip():
+                lines.append(line)
+    return records
+
+
+def first_line_name(text, number):
+    """The name of a document without a title: its first line, as a user who names a note
+    by how it starts (the number only when the text is empty)."""
+    for line in text.splitlines():
+        if line.strip():
+            return " ".join(line.split())
+    return "document %d" % number
+
+
 def load(name, folder):
     """Documents ({id, title, abstract}), queries ([(number, text)]) and judgments
-    ({query number: {document id: gain}}) of collection `name` in `folder`."""
+    ({query number: {document id: gain}}) of collection `name` in `folder`. A document
+    without a title (MEDLINE's, NPL's) is named by its first line; its content is the
+    whole text, that line included."""
     spec = COLLECTIONS[name]
+    if spec.get("format") == "npl":
+        return load_npl(folder, spec)
     documents = []
     for record in read_fields(os.path.join(folder, spec["documents"])):
         number = int(record["I"])
-        # MEDLINE's documents have no title: they are named by their number.
-        title = " ".join(record.get("T", "").split()) or "%s %d" % (spec["title"], number)
-        documents.append({"id": number, "title": title, "abstract": record.get("W", "").strip()})
+        abstract = record.get("W", "").strip()
+        title = " ".join(record.get("T", "").split()) or first_line_name(abstract, number)
+        documents.append({"id": number, "title": title, "abstract": abstract})
     records = read_fields(os.path.join(folder, spec["queries"]))
     if name == "cranfield":
         # Queries are numbered 1…225 in file order in cranqrel (their .I numbers have gaps).
@@ -108,6 +142,21 @@ def load(name, folder):
                 judgments.setdefault(query, {})[document] = gain
     # Only judged queries count (CISI judges 76 of its 112).
     queries = [(n, text) for n, text in queries if n in judgments and text]
+    return documents, queries, judgments
+
+
+def load_npl(folder, spec):
+    """NPL: doc-text and query-text in the slashed format, rlv-ass a query number, the
+    numbers of its relevant documents, and `/`."""
+    documents = [{"id": number, "title": first_line_name(text, number),
+                  "abstract": text.strip()}
+                 for number, text in read_slashed(os.path.join(folder, spec["documents"]))]
+    queries = [(number, " ".join(text.split()))
+               for number, text in read_slashed(os.path.join(folder, spec["queries"]))]
+    judgments = {}
+    for number, text in read_slashed(os.path.join(folder, spec["judgments"])):
+        judgments[number] = {int(d): 1 for d in text.split()}
+    queries = [(n, text) for n, text in queries if judgments.get(n) and text]
     return documents, queries, judgments
 
 
@@ -194,7 +243,7 @@ def docsh_run(binary, documents, work, category, joiner=" "):
     def run(text):
         # The query as typed, each word one shell word: no quoting of our own. Joined with
         # OR, the words are the anchors' (punctuation alone is no alternative).
-        typed = as_plain_words(text).split() if joiner == " " else re.findall(r"\w+", text)
+        typed = as_plain_words(text).split() if joiner == " " else re.findall(r"\w+", as_plain_words(text))
         words = joiner.join(shell_quote(w) for w in typed)
         command = "search -n 10 --json -- " + words
         result = subprocess.run([binary, "--no-save", "-s", store, "-c", command],
@@ -256,6 +305,17 @@ def tantivy_run(documents):
 
 # MARK: - Main
 
+# What follows this line in the results file is written by hand and kept across runs.
+NOTES = "<!-- notes: kept across runs -->"
+
+
+def short_label(label):
+    """An anchor's label, short: `FTS5 plain`, `FTS5 Porter`, `tantivy`."""
+    if label.startswith("tantivy"):
+        return "tantivy"
+    return "FTS5 Porter" if "porter" in label else "FTS5 plain"
+
+
 def measure(name, folder, docsh, work, with_or):
     """(documents, queries, [(label, nDCG@10 or None, queries with no result)])."""
     documents, queries, judgments = load(name, folder)
@@ -295,7 +355,10 @@ def main():
     parser.add_argument("--only", help="comma-separated collections to measure")
     parser.add_argument("--or", dest="with_or", action="store_true",
                         help="also run docsh with the words joined by OR")
-    parser.add_argument("--out", default=os.path.join(HERE, "results", "relevance.md"))
+    parser.add_argument("--out", default=os.path.join(HERE, "results", "relevance.md"),
+                        help="the table; what follows a line `%s` in it is kept" % NOTES)
+    parser.add_argument("--left-out", default=os.path.join(HERE, "results", "relevance_loco.json"),
+                        help="relevance_model.py --loco's choices: docsh's left-out scores")
     arguments = parser.parse_args()
 
     names = [n for n in COLLECTIONS if not arguments.only or n in arguments.only.split(",")]
@@ -316,7 +379,8 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     table = ["# Relevance (nDCG@10)", "",
-             "`bench/relevance.py`: each collection a one-category docsh store (name = title, "
+             "`bench/relevance.py`: each collection a one-category docsh store (name = title, or "
+             "the first line where the collection has no titles: MEDLINE, NPL; "
              "content = abstract), each judged query run as typed; gain = 5 − code for "
              "Cranfield's codes 1–4, 1 for every judged document of the others, 0 else.", ""]
     labels = []
@@ -346,12 +410,36 @@ def main():
                 ratios.append(scores[label][n] / best if best else 0)
             ratio = "%.3f" % min(ratios)
         table.append("| %s | %s | %s | %s |" % (label, " | ".join(cells), mean, ratio))
+    left_out = {}
+    if os.path.exists(arguments.left_out):
+        with open(arguments.left_out) as f:
+            left_out = json.load(f)["left_out"]
+    if left_out and anchors:
+        table += ["", "docsh's own numbers: each collection scored with the setting chosen on "
+                  "the others (`relevance_model.py --loco`, the model of docsh's ranking), "
+                  "against the best anchor:", "",
+                  "| collection | docsh, left out | best anchor | ratio | chosen on the others |",
+                  "|---|---|---|---|---|"]
+        for n, *_ in measured:
+            if n not in left_out:
+                continue
+            best_label = max(anchors, key=lambda a: scores[a].get(n) or 0)
+            best = scores[best_label].get(n) or 0
+            value = left_out[n]["ndcg10"]
+            table.append("| %s | %.4f | %.4f (%s) | %s | %s |" % (
+                COLLECTIONS[n]["title"], value, best, short_label(best_label),
+                "%.3f" % (value / best) if best else "", left_out[n]["chosen"]))
     empties = [(n, label, e) for n, _, _, _, rows in measured for label, _, e in rows if e]
     if empties:
         table += ["", "Queries with no result: " + "; ".join(
             "%s, %s: %d" % (COLLECTIONS[n]["title"], label, e) for n, label, e in empties) + "."]
     text = "\n".join(table) + "\n"
     print(text)
+    if os.path.exists(arguments.out):
+        with open(arguments.out) as f:
+            kept = f.read()
+        if NOTES in kept:
+            text += "\n" + kept[kept.index(NOTES):]
     os.makedirs(os.path.dirname(arguments.out), exist_ok=True)
     with open(arguments.out, "w") as f:
         f.write(text)

@@ -2,10 +2,9 @@
 // changed since (written, renamed, moved, new) are matched here on what they are now, and
 // deleted ones are left out. Without an index, everything is matched here.
 extension Context {
-  /// The documents matching `query`, best first: those holding a searched word as typed
-  /// before those found only through its other forms, then by BM25 over the query's words
+  /// The documents matching `query`, best first by BM25F over the query's words
   /// (``RankingPlan``): more of the words, rarer ones, more occurrences in a document of
-  /// similar length, occurrences in the name rank higher.
+  /// similar length, occurrences in the name, and the forms as typed rank higher.
   /// - Parameters:
   ///   - category: only this category's documents; every category when `nil`.
   ///   - limit: at most this many hits; `nil` or 0 for all.
@@ -48,8 +47,7 @@ extension Context {
           Candidate(
             document: document,
             content: documentRecords[hit.document.id]?.content
-              ?? .fault(hit.document.contentLocation), bm25: hit.bm25,
-            holdsTypedForm: hit.holdsTypedForm, text: nil))
+              ?? .fault(hit.document.contentLocation), bm25: hit.bm25, text: nil))
       }
       let statistics =
         result.statistics
@@ -69,9 +67,7 @@ extension Context {
       found = try searchWithoutIndex(compiled, in: category, tokenizer: tokenizer)
     }
     found.sort {
-      $0.holdsTypedForm != $1.holdsTypedForm
-        ? $0.holdsTypedForm
-        : $0.bm25 != $1.bm25 ? $0.bm25 > $1.bm25 : categoryThenName($0.document, $1.document)
+      $0.bm25 != $1.bm25 ? $0.bm25 > $1.bm25 : categoryThenName($0.document, $1.document)
     }
     if let limit, found.count > limit { found.removeSubrange(limit...) }
     var hits: [SearchHit] = []
@@ -94,7 +90,6 @@ extension Context {
     var document: Document
     var content: ContentStorage
     var bm25: Double
-    var holdsTypedForm: Bool
     var text: String?
   }
 
@@ -135,14 +130,11 @@ extension Context {
     let inContent = query.occurrences(in: contentTokens).map(\.count)
     guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { return nil }
     let plan = query.ranking.completed(with: statistics)
-    let (score, _) = plan.score(
+    let bm25 = plan.score(
       nameCounts: inName, contentCounts: inContent,
       lengths: ColumnLengths(name: nameTokens.count, content: contentTokens.count),
       averages: statistics.averageLengths, idf: plan.idf(rows: statistics.documentCount))
-    let (bm25, holdsTypedForm) = RankingPlan.split(score)
-    return Candidate(
-      document: document, content: content, bm25: bm25, holdsTypedForm: holdsTypedForm,
-      text: text)
+    return Candidate(document: document, content: content, bm25: bm25, text: text)
   }
 
   /// Matches every document of the scope here, with statistics of the scope.
@@ -183,14 +175,13 @@ extension Context {
     for (index, candidate) in candidates.enumerated() {
       let (inName, inContent, lengths) = perDocument[index]
       guard query.matches(zip(inName, inContent).map { $0 + $1 }) else { continue }
-      let (score, _) = plan.score(
+      let bm25 = plan.score(
         nameCounts: inName, contentCounts: inContent, lengths: lengths,
         averages: statistics.averageLengths, idf: idf)
-      let (bm25, holdsTypedForm) = RankingPlan.split(score)
       found.append(
         Candidate(
           document: candidate.document, content: candidate.content, bm25: bm25,
-          holdsTypedForm: holdsTypedForm, text: texts[index]))
+          text: texts[index]))
     }
     return found
   }
@@ -214,8 +205,7 @@ extension Context {
     let contentTokens = tokenizer.tokens(of: text)
     return SearchHit(
       document: candidate.document,
-      score: Ranking.score(bm25: candidate.bm25, holdsTypedForm: candidate.holdsTypedForm),
-      holdsTypedForm: candidate.holdsTypedForm,
+      score: Ranking.score(bm25: candidate.bm25),
       nameHighlights: Snippets.highlights(
         in: candidate.document.name.text, tokens: nameTokens, matched: matchedTokens(nameTokens)),
       snippet: Snippets.make(

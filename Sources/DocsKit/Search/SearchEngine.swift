@@ -12,13 +12,8 @@
 public struct SearchHit: Hashable, Sendable {
   /// The document.
   public var document: Document
-  /// How well it matches; higher is better. Documents holding a searched word as typed (or
-  /// a phrase, a prefix) score above 1, those found only through other forms of the words
-  /// below 1.
+  /// How well it matches, between 0 and 1; higher is better.
   public var score: Double
-  /// Whether the document holds a searched word as typed (or a phrase, a prefix), not only
-  /// other forms of the words: such documents rank first.
-  public var holdsTypedForm: Bool
   /// The ranges of the searched words in the document's name.
   public var nameHighlights: [Range<String.Index>]
   /// A one-line piece of the content around the best match.
@@ -149,8 +144,7 @@ struct CompiledQuery: Sendable {
     required = builder.required
     excluded = builder.excluded
     ranking = RankingPlan(
-      groups: builder.groups, weights: builder.weights, typedForms: builder.typedForms,
-      queryCounts: builder.queryCounts)
+      groups: builder.groups, weights: builder.weights, queryCounts: builder.queryCounts)
     countingPhrases = builder.counting.map { group in group.compactMap { builder.indexes[$0] } }
   }
 
@@ -164,6 +158,7 @@ struct CompiledQuery: Sendable {
     // Ranking: the group (word) of each phrase, its weight, and each group's counting phrase.
     var groups: [Int] = []
     var weights: [Double] = []
+    /// For each phrase, whether it is a word as typed (or a phrase, a prefix): it weighs 1.
     var typedForms: [Bool] = []
     var counting: [[Phrase]] = []
     var queryCounts: [Int] = []
@@ -388,10 +383,9 @@ public struct SearchStatistics: Sendable {
 
 /// The score a hit shows.
 enum Ranking {
-  /// The score a hit shows: the bm25 squeezed into 0…1, plus 1 in the typed tier.
-  static func score(bm25: Double, holdsTypedForm: Bool) -> Double {
-    let squeezed = bm25 / (bm25 + 1)
-    return holdsTypedForm ? 1 + squeezed : squeezed
+  /// The score a hit shows: the bm25 squeezed into 0…1.
+  static func score(bm25: Double) -> Double {
+    bm25 / (bm25 + 1)
   }
 }
 

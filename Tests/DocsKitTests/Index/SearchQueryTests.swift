@@ -138,8 +138,8 @@ import Testing
       // One occurrence in a short name weighs more than one in a content of five words.
       #expect(hits.map(\.document.name.text) == ["thrice", "Garden notes", "once"])
       #expect(hits.map(\.score) == hits.map(\.score).sorted(by: >))
-      // Every hit holds the word as typed.
-      #expect(hits.allSatisfy { $0.score > 1 && $0.holdsTypedForm })
+      // Scores are squeezed into 0…1.
+      #expect(hits.allSatisfy { $0.score > 0 && $0.score < 1 })
       #expect(hits[1].nameHighlights.map { String(hits[1].document.name.text[$0]) } == ["Garden"])
       #expect(!hits[0].snippet.text.contains("\n"))
     }
@@ -181,10 +181,11 @@ import Testing
     }
   }
 
-  /// The typed tier holds where the index picks the best few itself (rows that cannot reach
-  /// the lowest kept are not scored exactly): a long document holding the word as typed
-  /// once ranks above a short one holding other forms many times.
-  @Test func theTypedTierHoldsWithinALimit() throws {
+  /// Where the index picks the best few itself (rows that cannot reach the lowest kept are
+  /// not scored exactly), the order is the full scan's: the typed form weighs inside the
+  /// score, so a short document holding other forms many times ranks above a long one
+  /// holding the word as typed once.
+  @Test func theTypedFormIsASignalNotATierWithinALimit() throws {
     let harness = try Harness()
     let setup = try harness.openContext()
     let category = try setup.createCategory(named: "C")
@@ -201,12 +202,16 @@ import Testing
     ] {
       _ = try open()
       let context = try open()
-      #expect(
-        try context.search(SearchQuery("planning"), limit: 1).map(\.document.name.text) == [
-          "typed"
-        ])
-      let all = try context.search(SearchQuery("planning"), limit: 0)
-      #expect(all.map(\.holdsTypedForm) == [true] + Array(repeating: false, count: 6))
+      let all = try context.search(SearchQuery("planning"), limit: 0).map(\.document.name.text)
+      #expect(all.count == 7)
+      #expect(all.first == "forms")
+      let typed = try #require(all.firstIndex(of: "typed"))
+      #expect(typed > 0)
+      for limit in 1...3 {
+        #expect(
+          try context.search(SearchQuery("planning"), limit: limit).map(\.document.name.text)
+            == Array(all.prefix(limit)), "\(limit)")
+      }
     }
   }
 }

@@ -54,8 +54,7 @@ final class RankCall {
       nameCounts: UnsafeBufferPointer(nameCounts),
       contentCounts: UnsafeBufferPointer(contentCounts),
       lengths: lengths, averages: averages, idf: UnsafeBufferPointer(idf),
-      scratch: frequencies
-    ).score
+      scratch: frequencies)
   }
 
   /// The score below which a row cannot be kept; `nil` while fewer than `limit` are scored.

@@ -198,9 +198,7 @@ extension StoreIndex {
       guard let category = StoreIndex.objectID(row.bytes(8)),
         let document = StoreIndex.document(row, category: category, base: row.int(9))
       else { return }
-      let (bm25, holdsTypedForm) = RankingPlan.split(row.real(10))
-      hits.append(
-        IndexSearchHit(document: document, bm25: bm25, holdsTypedForm: holdsTypedForm))
+      hits.append(IndexSearchHit(document: document, bm25: row.real(10)))
     }
     return hits
   }
@@ -315,15 +313,13 @@ enum IndexCountingTerm: Sendable, Equatable {
 public struct IndexSearchHit: Sendable {
   /// The document as the index holds it.
   var document: StoredDocument
-  /// Its bm25, higher is better.
+  /// Its score (``RankingPlan``), higher is better.
   var bm25: Double
-  /// Whether it holds a word as typed (``RankingPlan``'s typed tier).
-  var holdsTypedForm: Bool
 }
 
 /// What a full-text search of the index found.
 public struct IndexSearchResult: Sendable {
-  /// The hits, best first: the typed tier, then by bm25.
+  /// The hits, best first.
   var hits: [IndexSearchHit]
   /// The collection's counts, when asked for.
   var statistics: SearchStatistics?
