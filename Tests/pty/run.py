@@ -1719,6 +1719,53 @@ def test_a_conflict_is_settled_by_keeping_both_and_the_unrelated_change_stays(sa
     check("Plan (conflict " in listing and "Notes" in listing, f"both kept: {listing!r}")
 
 
+@sandboxed
+def test_each_save_option_settles_a_conflict_and_keeps_the_unrelated_change(sandbox):
+    expected = {
+        "--mine": ("Ship on Friday", False),
+        "--theirs": ("Ship on Tuesday", False),
+        "--theirs-whole": ("Ship on Tuesday", False),
+    }
+    for option, (plan, sibling) in expected.items():
+        store = sandbox.path(f"store{option}.json")
+        result = sandbox.docsh("-s", store, "-c", "mkdir Work; new Work/Plan Ship on Monday")
+        check(result.returncode == 0, f"{option}: setup failed: {result.stderr!r}")
+        mine = sandbox.start("-s", store)
+        mine.run("write Work/Plan Ship on Friday", dirty=True)
+        mine.run("new Work/Notes unrelated", dirty=True)
+        result = sandbox.docsh("-s", store, "-c", "write Work/Plan Ship on Tuesday")
+        check(result.returncode == 0, f"{option}: the other session's save failed")
+        mine.line("save")
+        mine.expect(re.escape("save --theirs-whole"), what=f"{option}: the options in the message")
+        mine.run(f"save {option}")
+        result = sandbox.docsh("-s", store, "--no-save", "-c", "cat Work/Plan; cat Work/Notes")
+        out = result.stdout.decode(errors="replace")
+        check(plan in out and "unrelated" in out, f"{option}: saved {out!r}")
+        listing = sandbox.docsh("-s", store, "--no-save", "-c", "ls Work").stdout.decode()
+        check(("Plan (conflict " in listing) == sibling, f"{option}: {listing!r}")
+        mine.line("exit")
+        mine.exit_status()
+
+
+@sandboxed
+def test_recovery_show_lists_every_change_it_offers(sandbox):
+    sandbox.setup("mkdir Work; new Work/Plan plan; new Work/Old old")
+    terminal = sandbox.start(DOCSH_JOURNAL_DELAY_MS="0")
+    terminal.run("tag Work/Plan urgent", dirty=True)
+    terminal.run("mv Work/Old Work/Renamed", dirty=True)
+    terminal.run("new Work/Fresh fresh", dirty=True)
+    wait_for(lambda: journal_holds(sandbox, "fresh"), "the journal of the changes")
+    terminal.child.kill(signal.SIGKILL)
+    terminal.exit_status()
+    terminal = sandbox.spawn()
+    terminal.expect(RECOVER_QUESTION, what="the recovery question")
+    terminal.line("show")
+    found = terminal.expect(RECOVER_QUESTION, what="the question again after show").before
+    for pattern in (r"changed:\s+Work/Plan \(tags\)", r"changed:\s+Work/Renamed \(name\)",
+                    r"new:\s+Work/Fresh"):
+        check(re.search(pattern, found), f"show lacks {pattern}: {found!r}")
+
+
 # MARK: - Running
 
 
