@@ -53,7 +53,8 @@ func isOtherSessionsOpen(_ error: any Error) -> Bool {
       JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
     #expect(frame["length"] as? Int == lines[2].utf8.count)
     let checksum = String(CRC32C.checksum(Array(lines[2].utf8)), radix: 16)
-    #expect(frame["crc32c"] as? String == String(repeating: "0", count: 8 - checksum.count) + checksum)
+    #expect(
+      frame["crc32c"] as? String == String(repeating: "0", count: 8 - checksum.count) + checksum)
     let body = try #require(
       JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])
     let documents = try #require(body["documents"] as? [[String: Any]])

@@ -44,9 +44,9 @@ struct DocshProcess {
     }
     var base = [
       "HOME": home, "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1",
-        // A run folds the save log before it ends, so that a test reads the file at once
-        // (the background fold has tests of its own).
-        "DOCSH_FOLD": "foreground",
+      // A run folds the save log before it ends, so that a test reads the file at once
+      // (the background fold has tests of its own).
+      "DOCSH_FOLD": "foreground",
     ]
     base.merge(environment) { $1 }
     process.environment = base

@@ -102,7 +102,8 @@ import Testing
     let home = folder.path("home")
     let keepLog = ["DOCSH_FOLD": "never"]
     for command in ["mkdir Notes; new Notes/a alpha", "new Notes/b beta"] {
-      let run = try DocshProcess.run(["-s", store, "-c", command], environment: keepLog, home: home)
+      let run = try DocshProcess.run(
+        ["-s", store, "-c", command], environment: keepLog, home: home)
       #expect(run.status == 0, "\(run.errors)")
     }
     #expect(FileManager.default.fileExists(atPath: store + ".wal"))

@@ -276,7 +276,9 @@ import Testing
     }
     let git = try WrappedGit(
       in: sandbox.folder.path("wrapped"),
-      before: "env | grep '^GIT_CONFIG_[KV]' | sort | tr '\\n' ' ' >> \"$(dirname \"$0\")/env\"; echo >> \"$(dirname \"$0\")/env\"")
+      before:
+        "env | grep '^GIT_CONFIG_[KV]' | sort | tr '\\n' ' ' >> \"$(dirname \"$0\")/env\"; echo >> \"$(dirname \"$0\")/env\""
+    )
     try laptop.succeed("write Work/Plan plan 1; sync", extra: git.environment)
     #expect(!FileManager.default.fileExists(atPath: marker))
     let runs = try String(contentsOfFile: git.folder + "/env", encoding: .utf8)
@@ -314,7 +316,8 @@ import Testing
       ["--store", machine.storePath, "-c", "sync"], environment: machine.environment,
       home: machine.home, wrapper: ["/usr/bin/time", "-f", "%M", "-o", report])
     // The last line (time says first when the command failed).
-    let peak = try String(contentsOfFile: report, encoding: .utf8)
+    let peak =
+      try String(contentsOfFile: report, encoding: .utf8)
       .split(separator: "\n").last.map(String.init) ?? ""
     try FileManager.default.removeItem(atPath: report)
     return (result, try #require(Int(peak)))
@@ -399,7 +402,9 @@ struct RemoteCrafter {
   func blob(zeros count: Int) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", "head -c \(count) /dev/zero | git -C '\(remote)' hash-object -w --stdin"]
+    process.arguments = [
+      "-c", "head -c \(count) /dev/zero | git -C '\(remote)' hash-object -w --stdin",
+    ]
     process.environment = sandbox.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -445,7 +450,8 @@ struct RemoteCrafter {
       var raw: [UInt8] = []
       var digits = Array(object.utf8)[...]
       while digits.count >= 2 {
-        raw.append(try #require(UInt8(String(decoding: digits.prefix(2), as: UTF8.self), radix: 16)))
+        raw.append(
+          try #require(UInt8(String(decoding: digits.prefix(2), as: UTF8.self), radix: 16)))
         digits = digits.dropFirst(2)
       }
       let isTree = if case .tree = item { true } else { false }

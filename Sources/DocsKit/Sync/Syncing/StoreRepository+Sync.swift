@@ -309,7 +309,8 @@ extension StoreRepository {
   /// Fetches `origin`, with git's checks of every object on (``Git/hardening``).
   /// - Throws: ``SyncError/refusedByGitChecks(message:)`` when they refuse an object.
   private func fetchOrigin() throws(SyncError) {
-    let output = try git.run("fetch from origin", ["fetch", "--quiet", "origin"], accepting: [0, 1, 128])
+    let output = try git.run(
+      "fetch from origin", ["fetch", "--quiet", "origin"], accepting: [0, 1, 128])
     guard !output.succeeded else { return }
     let errors = String(decoding: output.errorOutput, as: UTF8.self)
     if errors.contains("fsck error") {
