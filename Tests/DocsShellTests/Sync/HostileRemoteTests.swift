@@ -169,6 +169,24 @@ import Testing
     #expect(try desktop.contents() == expected, sourceLocation: sourceLocation)
   }
 
+  @Test func aFreshMachineTakesNothingOfARefusedRemoteAndEverythingOnceItIsReverted() throws {
+    try startBoth()
+    let before = try crafterHead()
+    let hostile = try push(.folderEqualButForCase)
+    let fresh = try SyncMachine("fresh", in: sandbox)
+    let result = try fresh.run("sync '\(remote)'")
+    #expect(result.status != 0)
+    #expect(
+      result.errors.contains(
+        "origin's commit \(hostile.prefix(7)) is refused: KEEPCAT/ and Keepcat/: two names"),
+      "\(result.errors)")
+    expectPrintable(result)
+    #expect(try fresh.run("ls").output == "")
+    try RemoteCrafter(sandbox: sandbox, remote: remote).revert(to: before)
+    try fresh.sync()
+    #expect(try fresh.contents() == laptop.contents())
+  }
+
   // MARK: - Refused by git's own checks
 
   /// Trees git's fsck refuses as a fetch brings them.
