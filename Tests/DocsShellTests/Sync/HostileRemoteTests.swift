@@ -281,6 +281,20 @@ import Testing
     #expect(try desktop.contents() == expected)
   }
 
+  @Test func aRemoteCommitsSubjectWithEscapesIsPrintedEscapedByLog() throws {
+    try startBoth()
+    let crafter = try RemoteCrafter(sandbox: sandbox, remote: remote)
+    let plan = try crafter.blob(Array("plan from a clone\n".utf8))
+    try crafter.commit("\u{1B}]0;pwned\u{7}\u{1B}[2J edited") { root in
+      try root.change("Work") { $0.entries[Array("Plan".utf8)] = .file("100644", plan) }
+    }
+    try laptop.sync()
+    let result = try laptop.run("log")
+    #expect(result.status == 0, "\(result.errors)")
+    expectPrintable(result)
+    #expect(result.output.contains("\\e]0;pwned\\x07\\e[2J edited"), "\(result.output)")
+  }
+
   // MARK: - git, hardened
 
   @Test func noHookRunsAndEveryGitOfDocshRunsWithGitsChecksOn() throws {
