@@ -28,18 +28,25 @@ struct DocshProcess {
   typealias Folder = TemporaryFolder
 
   /// Runs docsh with `arguments`, `input` on standard input and `environment` added to a
-  /// minimal one (HOME in `home`, no colors, UTC).
+  /// minimal one (HOME in `home`, no colors, UTC); through `wrapper` when given (a program
+  /// and its arguments before docsh's path: `/usr/bin/time -f %M -o FILE`).
   static func run(
-    _ arguments: [String], input: String = "", environment: [String: String] = [:], home: String
+    _ arguments: [String], input: String = "", environment: [String: String] = [:], home: String,
+    wrapper: [String] = []
   ) throws -> Result {
     let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
+    if let program = wrapper.first {
+      process.executableURL = URL(fileURLWithPath: program)
+      process.arguments = wrapper.dropFirst() + [executable.path] + arguments
+    } else {
+      process.executableURL = executable
+      process.arguments = arguments
+    }
     var base = [
       "HOME": home, "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8", "NO_COLOR": "1",
-        // A run folds the save log before it ends, so that a test reads the file at once
-        // (the background fold has tests of its own).
-        "DOCSH_FOLD": "foreground",
+      // A run folds the save log before it ends, so that a test reads the file at once
+      // (the background fold has tests of its own).
+      "DOCSH_FOLD": "foreground",
     ]
     base.merge(environment) { $1 }
     process.environment = base

@@ -32,6 +32,12 @@ public enum SyncError: Error, Sendable, Equatable {
   case pushKeptFailing(attempts: Int)
   /// The remote has several branches and none is the obvious one to follow.
   case ambiguousRemoteBranch([String])
+  /// The remote's commit `commit` holds an entry docsh refuses to take in (``RemoteRefusal``):
+  /// nothing was changed; reverting that commit on the remote lets the next sync through.
+  case refusedRemote(RemoteRefusal, commit: String)
+  /// git's checks (`fetch.fsckObjects`) refused an object the fetch brought; `message` is
+  /// git's line naming it. Nothing was changed.
+  case refusedByGitChecks(message: String)
   /// No commit of this name.
   case noSuchCommit(String)
   /// The store holds no document at this path at that commit.
@@ -45,7 +51,8 @@ extension SyncError: CustomStringConvertible {
     case .gitUnavailable(let error):
       return error.description
     case .gitFailed(let step, let message):
-      return "\(step): \(message)"
+      // git's line may quote a remote's text (a name, a server's message).
+      return "\(step): \(PrintableText.escaped(message))"
     case .notARepository(let folder):
       return "\(folder) is not in a git repository: 'sync REMOTE' sets one up"
     case .notSetUp(let folder):
@@ -75,6 +82,12 @@ extension SyncError: CustomStringConvertible {
     case .ambiguousRemoteBranch(let branches):
       return
         "origin has several branches (\(branches.joined(separator: ", "))) and none matches this one: check one out with git, then sync"
+    case .refusedRemote(let refusal, let commit):
+      return
+        "origin's commit \(commit) is refused: \(refusal); nothing was changed: revert it on the remote (git revert \(commit), then push) and sync again"
+    case .refusedByGitChecks(let message):
+      return
+        "fetch from origin: git's checks refuse an object of the remote (\(PrintableText.escaped(message))); nothing was changed: remove the commit that brought it from the remote's history (a revert keeps it) and sync again"
     case .noSuchCommit(let revision):
       return "no commit \"\(revision)\" in the store's history"
     case .noSuchDocument(let path, let commit):

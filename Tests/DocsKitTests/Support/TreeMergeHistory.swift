@@ -189,6 +189,8 @@ struct TreeMergeHistory {
         guard files.removeValue(forKey: path) != nil else { return "deleted nothing: \(path)" }
       case .rename:
         return "a rename: \(change)"
+      case .putEntry:
+        return "an entry that is not a file: \(change)"
       case .putMark:
         return "a blob of a whole-store stream: \(change)"
       }

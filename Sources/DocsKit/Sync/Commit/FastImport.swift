@@ -8,6 +8,9 @@ struct FastImportCommit {
     case put(String, [UInt8])
     /// The file at this path is this existing blob.
     case putBlob(String, GitBlobID)
+    /// The entry at this path is this object with this mode (`100755`, `120000` for a
+    /// symbolic link, `160000` for a submodule's commit), as another tree has it.
+    case putEntry(String, mode: String, GitBlobID)
     /// The file at this path is the blob given this mark earlier in the stream
     /// (``blobCommand(_:mark:)``).
     case putMark(String, Int)
@@ -58,6 +61,8 @@ struct FastImportCommit {
         data(bytes)
       case .putBlob(let path, let blob):
         line("M 100644 \(blob.hex) " + FastImportCommit.quoted(path))
+      case .putEntry(let path, let mode, let object):
+        line("M \(mode) \(object.hex) " + FastImportCommit.quoted(path))
       case .putMark(let path, let mark):
         line("M 100644 :\(mark) " + FastImportCommit.quoted(path))
       case .delete(let path):

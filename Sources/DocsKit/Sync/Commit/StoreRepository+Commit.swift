@@ -404,7 +404,7 @@ extension StoreRepository {
       let entries = try TreeReader(git: git, layout: layout).listing(
         head.hex + ":" + layout.folder(of: before), recursive: true)
       names[id] = entries.compactMap { entry -> Name? in
-        guard !entry.isFolder, let last = entry.name.split(separator: "/").last,
+        guard !entry.isFolder, entry.blob != nil, let last = entry.name.split(separator: "/").last,
           !last.hasPrefix("."), let name = FileNameEncoding.decode(String(last)),
           !changed.contains(name.key)
         else { return nil }

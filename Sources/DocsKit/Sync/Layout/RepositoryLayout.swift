@@ -303,15 +303,21 @@ extension RepositoryLayout {
   }
 
   /// The files other than docsh's that the remote changed and this side did not (a user's
-  /// files at the top, files a sync warned about): taken as the remote has them.
+  /// files at the top, files a sync warned about): taken as the remote has them, with their
+  /// `modes` (a symbolic link or submodule stays one, never rewritten as a file).
   func otherFileChanges(
-    _ remoteChanges: [String: GitBlobID?], localChanges: [String: GitBlobID?],
-    managed: Set<String>
+    _ remoteChanges: [String: GitBlobID?], modes: [String: String] = [:],
+    localChanges: [String: GitBlobID?], managed: Set<String>
   ) -> [FastImportCommit.Change] {
     var changes: [FastImportCommit.Change] = []
     for (path, blob) in remoteChanges.sorted(by: { $0.key < $1.key })
     where localChanges[path] == nil && !managed.contains(path) {
-      changes.append(blob.map { .putBlob(path, $0) } ?? .delete(path))
+      guard let blob else {
+        changes.append(.delete(path))
+        continue
+      }
+      let mode = modes[path] ?? "100644"
+      changes.append(mode == "100644" ? .putBlob(path, blob) : .putEntry(path, mode: mode, blob))
     }
     return changes
   }

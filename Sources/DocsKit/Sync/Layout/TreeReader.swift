@@ -6,7 +6,31 @@ public struct SyncWarning: Hashable, Sendable, CustomStringConvertible {
   /// Why docsh does not take it in.
   public var reason: String
 
-  public var description: String { "\(path): \(reason); left in the repository as it is" }
+  /// One line, printable whatever bytes the remote's names hold.
+  public var description: String {
+    PrintableText.escaped("\(path): \(reason); left in the repository as it is")
+  }
+}
+
+/// An entry of a remote's tree that docsh refuses to take in, because taking it would cost a
+/// document or hand the terminal bytes it acts on: a sync that meets one changes nothing.
+public struct RemoteRefusal: Hashable, Sendable, CustomStringConvertible {
+  /// The entry's path, printable (``PrintableText``): escapes for control characters and
+  /// for bytes that are not UTF-8.
+  public var path: String
+  /// The rule it breaks.
+  public var rule: String
+  /// Paths git can be asked about (`rev-list -- PATH…`): the entry's own when it is UTF-8,
+  /// else its folder's; none when neither is.
+  var lookup: [String]
+
+  /// One line, printable whatever bytes the remote's names hold.
+  public var description: String { PrintableText.escaped("\(path): \(rule)") }
+
+  /// The largest document a remote may bring, in bytes (32 MiB): a file over it is refused by
+  /// its size, read from the object's header before its bytes, so that what a sync holds in
+  /// memory stays bounded whatever a remote packs small.
+  public static let maximumDocumentSize = 32 << 20
 }
 
 /// The store as one commit's tree holds it: every category's id and name, and the documents
@@ -25,6 +49,8 @@ struct TreeReading {
   var docshFiles: Set<String> = []
   /// What could not be read, by path.
   var warnings: [String: String] = [:]
+  /// What must not be taken in (a sync of a remote reading any refuses as a whole).
+  var refusals: [RemoteRefusal] = []
   /// The documents read from files without docsh's header, and the categories of folders
   /// without a record: taken in from other tools, so new to docsh's history.
   var madeElsewhere: Set<ObjectID> = []
@@ -42,6 +68,15 @@ struct TreeReading {
   }
 }
 
+extension TreeReading {
+  /// Records that `path` must not be taken in, breaking `rule`; `lookup` as
+  /// ``RemoteRefusal/lookup``.
+  mutating func refuse(_ path: String, _ rule: String, lookup: [String]) {
+    refusals.append(
+      RemoteRefusal(path: PrintableText.escaped(path), rule: rule, lookup: lookup))
+  }
+}
+
 /// Reads ``TreeReading``s through git.
 struct TreeReader {
   let git: Git
@@ -54,10 +89,19 @@ struct TreeReader {
   /// category folders). A plain text file becomes a document whose id is derived from its
   /// path and bytes (two machines taking in the same file make the same document) and whose
   /// date is `date`; a folder without a record, a category whose id derives from its name.
-  /// - Parameter progress: told of each folder read, as that many of `wanted.count`.
+  ///
+  /// Every entry is checked before it becomes a category or a document (``checked(_:in:)``):
+  /// what would cost a document — a name that is not UTF-8, a symbolic link or submodule in
+  /// a category, two names equal but for case or Unicode normalization, two categories of
+  /// one id, a document over `maximumDocumentSize` — is recorded in
+  /// ``TreeReading/refusals``; what docsh merely cannot read is a warning.
+  /// - Parameters:
+  ///   - progress: told of each folder read, as that many of `wanted.count`.
+  ///   - maximumDocumentSize: when given (a remote's commit), documents are sized with
+  ///     `cat-file --batch-check` first and one over it is refused unread.
   func read(
     _ commit: CommitID, folders wanted: Set<String>, date: Timestamp,
-    progress: (any ProgressObserver)? = nil
+    maximumDocumentSize: Int? = nil, progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> TreeReading {
     var reading = TreeReading()
     // Paths are looked up in the commit's tree, not through the commit: git would read the
@@ -68,6 +112,7 @@ struct TreeReader {
     // Dot files are git's or a tool's (`.gitattributes`, `.github`): never documents.
     for entry in top where !entry.name.hasPrefix(".") {
       let path = layout.prefix + entry.name
+      guard checked(entry, in: &reading) else { continue }
       guard entry.isFolder else {
         if let blob = entry.blob { reading.files[path] = blob }
         reading.warnings[path] = "a file at the top level is not in a category"
@@ -84,7 +129,7 @@ struct TreeReader {
       categoryFolders.map { root + ":" + $0.folder + "/" + CategoryFile.fileName },
       step: "read the repository")
     var categories: [SnapshotCategory] = []
-    var keys = Set<NameKey>()
+    var keys: [NameKey: String] = [:]
     // Most of the folders wanted (a whole tree: a second machine's first sync, a lost store
     // written anew): one recursive listing of the tree, not one listing per folder.
     let listed =
@@ -105,10 +150,21 @@ struct TreeReader {
         }
         reading.docshFiles.insert(folder + "/" + CategoryFile.fileName)
       }
-      guard keys.insert(name.key).inserted, reading.folders[id] == nil else {
-        reading.warnings[folder + "/"] = "another category has this name or id"
+      // Never one instead of the other: the one read first would replace (a record's id)
+      // or delete (a name's key) the other's documents.
+      if let other = keys[name.key] {
+        reading.refuse(
+          other + "/ and " + folder + "/",
+          "two names equal but for case or Unicode normalization", lookup: [other, folder])
         continue
       }
+      if let other = reading.folders[id] {
+        reading.refuse(
+          other + "/ and " + folder + "/", "two categories whose records hold one id",
+          lookup: [other, folder])
+        continue
+      }
+      keys[name.key] = folder
       reading.folders[id] = folder
       if isFannedOut { reading.fannedOut.insert(id) }
       if wanted.contains(folder) {
@@ -120,7 +176,8 @@ struct TreeReader {
       categories.append(SnapshotCategory(id: id, name: name, documents: []))
     }
     try readDocuments(
-      of: pending, into: &categories, date: date, reading: &reading, progress: progress)
+      of: pending, into: &categories, date: date, maximumSize: maximumDocumentSize,
+      reading: &reading, progress: progress)
     reading.snapshot = StoreSnapshot(generation: 0, categories: categories)
     return reading
   }
@@ -131,7 +188,8 @@ struct TreeReader {
   /// once. `progress` is told of each folder read.
   private func readDocuments(
     of pending: [(category: Int, files: [Candidate])], into categories: inout [SnapshotCategory],
-    date: Timestamp, reading: inout TreeReading, progress: (any ProgressObserver)?
+    date: Timestamp, maximumSize: Int?, reading: inout TreeReading,
+    progress: (any ProgressObserver)?
   ) throws(SyncError) {
     var start = 0
     while start < pending.count {
@@ -142,8 +200,8 @@ struct TreeReader {
         end += 1
       }
       let batch = pending[start..<end]
-      var contents = try git.blobs(
-        batch.flatMap { $0.files.map(\.blob.hex) }, step: "read the repository")[...]
+      var contents = try contentsOf(
+        batch.flatMap(\.files), maximumSize: maximumSize, reading: &reading)[...]
       for (category, files) in batch {
         categories[category].documents = documents(
           of: files, contents: Array(contents.prefix(files.count)), date: date, into: &reading)
@@ -152,6 +210,50 @@ struct TreeReader {
       progress?.advanceTask(to: end)
       start = end
     }
+  }
+
+  /// The bytes of the files `files`, in order, through one `cat-file --batch`; with
+  /// `maximumSize`, sized first through one `cat-file --batch-check`, a file over it refused
+  /// and not read (`nil`).
+  private func contentsOf(
+    _ files: [Candidate], maximumSize: Int?, reading: inout TreeReading
+  ) throws(SyncError) -> [[UInt8]?] {
+    guard let maximumSize else {
+      return try git.blobs(files.map(\.blob.hex), step: "read the repository")
+    }
+    let sizes = try git.objectSizes(files.map(\.blob.hex), step: "read the repository")
+    var wanted: [String] = []
+    for (file, size) in zip(files, sizes) {
+      if let size, size > maximumSize {
+        reading.refuse(
+          file.path,
+          "it is \(size) bytes, over the \(maximumSize >> 20) MiB a document from a remote may be",
+          lookup: [file.path])
+      } else {
+        wanted.append(file.blob.hex)
+      }
+    }
+    var read = try git.blobs(wanted, step: "read the repository")[...]
+    return zip(files, sizes).map { _, size in
+      if let size, size > maximumSize { return nil }
+      return read.popFirst() ?? nil
+    }
+  }
+
+  /// Whether `entry` may be read further; otherwise why not is recorded in `reading`: a
+  /// name that is not UTF-8 is refused (it cannot be carried to a commit unchanged), a
+  /// symbolic link or submodule at the top is left as it is with a warning.
+  private func checked(_ entry: Entry, in reading: inout TreeReading) -> Bool {
+    let path = layout.prefix + entry.name
+    guard entry.isUTF8 else {
+      reading.refuse(path, "its name is not UTF-8", lookup: [])
+      return false
+    }
+    if let special = entry.special {
+      reading.warnings[path] = special + " is no document or category"
+      return false
+    }
+    return true
   }
 
   /// Every file of the tree `root` below the prefix, by category folder (its path), each
@@ -187,9 +289,19 @@ struct TreeReader {
       entries = try listing(root + ":" + folder, recursive: fannedOut)
     }
     var candidates: [Candidate] = []
-    var names = Set<NameKey>()
+    var names: [NameKey: String] = [:]
     for entry in entries where !entry.name.hasPrefix(".") {
       let path = folder + "/" + entry.name
+      guard entry.isUTF8 else {
+        reading.refuse(path, "its name is not UTF-8", lookup: [folder])
+        continue
+      }
+      // Taken as a document, a link would be pushed back as a file; left out, the
+      // document it replaced would be deleted: refused.
+      if let special = entry.special {
+        reading.refuse(path, special + " in a category is no document", lookup: [path])
+        continue
+      }
       let parts = entry.name.split(separator: "/", omittingEmptySubsequences: false)
       guard let blob = entry.blob, parts.count == 1 || RepositoryLayout.isBucket(parts[0]) else {
         reading.warnings[folder + "/" + parts[0] + "/"] =
@@ -207,10 +319,13 @@ struct TreeReader {
         reading.warnings[path] = "not a document name docsh accepts"
         continue
       }
-      guard names.insert(name.key).inserted else {
-        reading.warnings[path] = "another document of the category has this name"
+      if let other = names[name.key] {
+        reading.refuse(
+          other + " and " + path, "two names equal but for case or Unicode normalization",
+          lookup: [other, path])
         continue
       }
+      names[name.key] = path
       candidates.append((path, name, blob))
     }
     if let record = entries.first(where: { $0.name == CategoryFile.fileName }),
@@ -268,7 +383,9 @@ struct TreeReader {
         continue
       }
       guard ids.insert(document.id).inserted else {
-        reading.warnings[candidate.path] = "another document has the same id"
+        reading.refuse(
+          candidate.path, "another document of the category has its id",
+          lookup: [candidate.path])
         continue
       }
       reading.docshFiles.insert(candidate.path)
@@ -283,6 +400,10 @@ struct TreeReader {
     var isFolder: Bool
     /// The blob of a file (a folder has none).
     var blob: GitBlobID?
+    /// What it is when neither a file nor a folder: `a symbolic link`, `a submodule`.
+    var special: String? = nil
+    /// Whether its name is UTF-8 (otherwise `name` is its printable spelling).
+    var isUTF8 = true
   }
 
   /// The entries of the tree `revision` (`COMMIT:path`), which must exist: a listing that
@@ -290,11 +411,22 @@ struct TreeReader {
   /// `recursive`: the files of its subfolders too, named by their paths from it.
   func listing(_ revision: String, recursive: Bool = false) throws(SyncError) -> [Entry] {
     try git.treeEntries(revision, recursive: recursive, step: "read the repository")
-      .compactMap { entry in
+      .map { entry in
         switch entry.kind {
-        case .tree: Entry(name: entry.path, isFolder: true, blob: nil)
-        case .blob: Entry(name: entry.path, isFolder: false, blob: GitBlobID(hex: entry.object))
-        case .commit: nil  // a submodule is no document
+        case .tree:
+          Entry(name: entry.path, isFolder: true, blob: nil, isUTF8: entry.isUTF8)
+        case .blob where entry.isSymbolicLink:
+          Entry(
+            name: entry.path, isFolder: false, blob: nil, special: "a symbolic link",
+            isUTF8: entry.isUTF8)
+        case .blob:
+          Entry(
+            name: entry.path, isFolder: false, blob: GitBlobID(hex: entry.object),
+            isUTF8: entry.isUTF8)
+        case .commit:
+          Entry(
+            name: entry.path, isFolder: false, blob: nil, special: "a submodule",
+            isUTF8: entry.isUTF8)
         }
       }
   }

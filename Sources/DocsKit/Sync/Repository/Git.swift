@@ -17,6 +17,11 @@ public struct CommitID: Hashable, Sendable, CustomStringConvertible {
 
 /// Runs git for one folder through a ``GitRunner``, turning a failure into a
 /// ``SyncError/gitFailed(step:message:)`` that names the step in the user's words.
+///
+/// Every run is hardened from outside (``hardening``), since anything can push to a remote:
+/// no hook runs, objects fetched are checked by git's fsck (`..`, `.git` in any spelling, `/`
+/// in a name, duplicate entries, bad modes are refused as they arrive), and no attributes
+/// (a tree's `.gitattributes` included) select a filter, textconv or driver.
 struct Git {
   let runner: any GitRunner
   /// The folder git runs in.
@@ -32,7 +37,8 @@ struct Git {
   ) throws(SyncError) -> GitOutput {
     let output: GitOutput
     do {
-      output = try runner.run(arguments, in: folder, environment: environment, input: input)
+      output = try runner.run(
+        arguments, in: folder, environment: hardened(environment), input: input)
     } catch {
       throw .gitUnavailable(error)
     }
@@ -47,11 +53,55 @@ struct Git {
   ) throws(SyncError) -> GitOutput {
     let output: GitOutput
     do {
-      output = try runner.run(arguments, in: folder, environment: [:], inputFile: inputFile)
+      output = try runner.run(
+        arguments, in: folder, environment: hardened([:]), inputFile: inputFile)
     } catch {
       throw .gitUnavailable(error)
     }
     return try checked(output, of: step, accepting: accepting)
+  }
+
+  /// The configuration every git process of docsh runs with, given the way git passes
+  /// configuration to a process and its children (`GIT_CONFIG_COUNT`), over any other:
+  /// - `core.hooksPath=/dev/null`: no hook (not even `reference-transaction`, which
+  ///   `update-ref` runs) — nothing can be made below `/dev/null`, unlike an empty folder;
+  /// - `fetch.fsckObjects` and `transfer.fsckObjects`: a fetch checks every object it brings
+  ///   and refuses the pack when one is malformed (git's own defence against CVE-2014-9390,
+  ///   CVE-2018-11235 and their kin);
+  /// - `core.attributesFile=/dev/null` and `attr.tree` the empty tree: no attributes from the
+  ///   user's file or (git 2.42 on, in a bare repository) from HEAD's tree, so nothing a
+  ///   remote commits selects a filter, textconv or merge driver;
+  /// - `core.fsmonitor=false`: no monitor program started;
+  /// - `core.bigFileThreshold` at the largest document a remote may bring
+  ///   (``RemoteRefusal/maximumDocumentSize``): git streams a larger blob as a fetch unpacks
+  ///   it instead of holding it whole (512 MiB at git's default), so that a blob of 200 MiB
+  ///   that packs small costs its size in memory nowhere.
+  ///
+  /// `protocol.file.allow` and `safe.directory` stay at git's defaults.
+  static let hardening: [(key: String, value: String)] = [
+    ("core.hooksPath", "/dev/null"),
+    ("fetch.fsckObjects", "true"),
+    ("transfer.fsckObjects", "true"),
+    ("core.attributesFile", "/dev/null"),
+    ("attr.tree", StoreRepository.emptyTree),
+    ("core.fsmonitor", "false"),
+    ("core.bigFileThreshold", String(RemoteRefusal.maximumDocumentSize)),
+  ]
+
+  /// `environment` with ``hardening`` added after the configuration the process's or the
+  /// runner's environment already gives that way (kept: it comes first, ours wins).
+  private func hardened(_ environment: [String: String]) -> [String: String] {
+    let given =
+      environment["GIT_CONFIG_COUNT"] ?? runner.environment["GIT_CONFIG_COUNT"]
+      ?? SystemGitRunner.currentEnvironment()["GIT_CONFIG_COUNT"]
+    let first = given.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+    var result = environment
+    for (offset, setting) in Git.hardening.enumerated() {
+      result["GIT_CONFIG_KEY_\(first + offset)"] = setting.key
+      result["GIT_CONFIG_VALUE_\(first + offset)"] = setting.value
+    }
+    result["GIT_CONFIG_COUNT"] = String(first + Git.hardening.count)
+    return result
   }
 
   /// `output`, unless its status is outside `accepting`: a failure of `step`.
@@ -124,6 +174,24 @@ struct Git {
     return results
   }
 
+  /// The sizes of the objects `revisions` name, read through one `git cat-file
+  /// --batch-check` from the objects' headers, without reading their contents (a blob of
+  /// 200 MiB that packs small costs nothing here); `nil` for each that does not exist.
+  /// - Throws: when git fails.
+  func objectSizes(_ revisions: [String], step: String) throws(SyncError) -> [Int?] {
+    guard !revisions.isEmpty else { return [] }
+    let input = Array(revisions.map { $0 + "\n" }.joined().utf8)
+    let output = try run(step, ["cat-file", "--batch-check"], input: input)
+    let lines = output.lines
+    guard lines.count == revisions.count else {
+      throw .gitFailed(step: step, message: "git cat-file stopped early")
+    }
+    return lines.map { line in
+      let fields = line.split(separator: " ")
+      return fields.count == 3 ? Int(fields[2]) : nil  // "<name> missing"
+    }
+  }
+
   /// One entry of a tree, as `git ls-tree` names it.
   struct TreeEntry: Sendable {
     /// `100644`, `100755`, `040000`, `120000` or `160000`.
@@ -132,13 +200,20 @@ struct Git {
     var kind: Kind
     /// The object: a blob, a tree or a commit.
     var object: String
-    /// Its path from the tree listed.
+    /// Its path from the tree listed; when its bytes are not UTF-8, the printable spelling
+    /// of ``PrintableText/escaped(_:)`` (and ``isUTF8`` is `false`).
     var path: String
+    /// Whether the path's bytes are UTF-8: a path that is not can only be named, never
+    /// used as a path again.
+    var isUTF8 = true
 
     /// What an entry is.
     enum Kind: Sendable {
       case blob, tree, commit
     }
+
+    /// A symbolic link (`120000`): a blob holding the link's target, never a document.
+    var isSymbolicLink: Bool { mode == "120000" }
   }
 
   /// The entries of the tree `revision` (`COMMIT` or `COMMIT:path`) through `git ls-tree -z`:
@@ -165,11 +240,13 @@ struct Git {
       case "commit": kind = .commit
       default: continue
       }
+      let pathBytes = record[(tab + 1)...]
+      let path = String(validating: pathBytes, as: UTF8.self)
       entries.append(
         TreeEntry(
           mode: String(decoding: fields[0], as: UTF8.self), kind: kind,
           object: String(decoding: fields[2], as: UTF8.self),
-          path: String(decoding: record[(tab + 1)...], as: UTF8.self)))
+          path: path ?? PrintableText.escaped(pathBytes), isUTF8: path != nil))
     }
     return entries
   }

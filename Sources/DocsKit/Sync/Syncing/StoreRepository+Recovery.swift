@@ -102,9 +102,9 @@ extension StoreRepository {
   }
 
   /// Every category and document of `commit`'s tree.
-  func wholeTree(of commit: CommitID, progress: (any ProgressObserver)?) throws(SyncError)
-    -> TreeReading
-  {
+  func wholeTree(
+    of commit: CommitID, maximumDocumentSize: Int? = nil, progress: (any ProgressObserver)?
+  ) throws(SyncError) -> TreeReading {
     let reader = TreeReader(git: git, layout: layout)
     let folders = Set(
       try reader.listing(commit.hex + ":" + layout.prefix).filter(\.isFolder)
@@ -113,7 +113,8 @@ extension StoreRepository {
     defer { progress?.endTask() }
     // A file without docsh's header is dated by the commit, as a sync takes it in.
     return try reader.read(
-      commit, folders: folders, date: try commitDate(commit), progress: progress)
+      commit, folders: folders, date: try commitDate(commit),
+      maximumDocumentSize: maximumDocumentSize, progress: progress)
   }
 
   // MARK: - A move of HEAD left half done

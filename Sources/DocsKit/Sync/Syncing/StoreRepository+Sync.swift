@@ -140,7 +140,7 @@ extension StoreRepository {
       var head = try commitLocked(progress: progress)
       if wasOldLayout { report.notes.append(.convertedRepository) }
       observer?.syncReached(.fetching)
-      try git.run("fetch from origin", ["fetch", "--quiet", "origin"])
+      try fetchOrigin()
       let upstream = try upstreamBranch()
       let remote = try refCommit("refs/remotes/origin/" + upstream)
       if let remote, head != remote {
@@ -187,7 +187,8 @@ extension StoreRepository {
     report: inout SyncReport
   ) throws(SyncError) -> CommitID? {
     let localChanges = try changedPaths(from: base, to: local)
-    let remoteChanges = try changedPaths(from: base, to: remote)
+    let remoteEntries = try changedEntries(from: base, to: remote)
+    let remoteChanges = remoteEntries.mapValues(\.new)
     var folders = Set<String>()
     for path in Array(localChanges.keys) + Array(remoteChanges.keys) {
       if let folder = layout.folderPath(of: path) { folders.insert(folder) }
@@ -202,7 +203,17 @@ extension StoreRepository {
       try local.map { local throws(SyncError) in
         local == base ? baseSide : try reader.read(local, folders: folders, date: date)
       } ?? TreeReading()
-    let remoteSide = try reader.read(remote, folders: folders, date: date)
+    let remoteSide = try reader.read(
+      remote, folders: folders, date: date,
+      maximumDocumentSize: RemoteRefusal.maximumDocumentSize)
+    try refuseIfNeeded(remoteSide, of: remote, since: base)
+    if let path = remoteChanges.keys.first(where: { $0.hasPrefix(Self.notUTF8Mark) }) {
+      throw .refusedRemote(
+        RemoteRefusal(
+          path: String(path.dropFirst(Self.notUTF8Mark.count)),
+          rule: "its name is not UTF-8", lookup: []),
+        commit: try commitToRevert([], in: remote, since: base))
+    }
     for (path, reason) in remoteSide.warnings.sorted(by: { $0.key < $1.key })
     where remoteChanges[path.hasSuffix("/") ? String(path.dropLast()) : path] != nil
       || remoteChanges.keys.contains(where: { $0.hasPrefix(path) })
@@ -222,7 +233,7 @@ extension StoreRepository {
       from: parentSide, to: merge.merged, folders: folders)
     if !isFastForward {
       treeChanges += layout.otherFileChanges(
-        remoteChanges, localChanges: localChanges,
+        remoteChanges, modes: remoteEntries.mapValues(\.mode), localChanges: localChanges,
         managed: baseSide.docshFiles.union(localSide.docshFiles).union(remoteSide.docshFiles))
     }
     let target: CommitID
@@ -271,7 +282,9 @@ extension StoreRepository {
   private func adopt(
     _ remote: CommitID, into report: inout SyncReport, progress: (any ProgressObserver)?
   ) throws(SyncError) -> Bool {
-    let side = try wholeTree(of: remote, progress: progress)
+    let side = try wholeTree(
+      of: remote, maximumDocumentSize: RemoteRefusal.maximumDocumentSize, progress: progress)
+    try refuseIfNeeded(side, of: remote, since: nil)
     let everything = Set(side.folders.values)
     for (path, reason) in side.warnings.sorted(by: { $0.key < $1.key }) {
       report.warnings.append(SyncWarning(path: path, reason: reason))
@@ -290,6 +303,54 @@ extension StoreRepository {
     report.incoming += incoming.count
     return true
   }
+
+  // MARK: - Refusing what a remote must not bring
+
+  /// Fetches `origin`, with git's checks of every object on (``Git/hardening``).
+  /// - Throws: ``SyncError/refusedByGitChecks(message:)`` when they refuse an object.
+  private func fetchOrigin() throws(SyncError) {
+    let output = try git.run(
+      "fetch from origin", ["fetch", "--quiet", "origin"], accepting: [0, 1, 128])
+    guard !output.succeeded else { return }
+    let errors = String(decoding: output.errorOutput, as: UTF8.self)
+    if errors.contains("fsck error") {
+      // git names the object and the check on an `error:` line before its `fatal:` ones.
+      let line =
+        errors.split(separator: "\n").first { $0.hasPrefix("error: object ") }
+        .map { String($0.dropFirst("error: ".count)) } ?? output.lastErrorLine
+      throw .refusedByGitChecks(message: line)
+    }
+    throw .gitFailed(step: "fetch from origin", message: output.lastErrorLine)
+  }
+
+  /// Throws the first of `reading`'s refusals (by path), naming the commit of `remote`
+  /// since `base` that brought it.
+  private func refuseIfNeeded(
+    _ reading: TreeReading, of remote: CommitID, since base: CommitID?
+  ) throws(SyncError) {
+    guard let refusal = reading.refusals.min(by: { $0.path < $1.path }) else { return }
+    throw .refusedRemote(
+      refusal, commit: try commitToRevert(refusal.lookup, in: remote, since: base))
+  }
+
+  /// The short name of the newest commit of `remote` (not of `base`) that changed one of
+  /// `paths` (any path when none): the one to revert.
+  private func commitToRevert(
+    _ paths: [String], in remote: CommitID, since base: CommitID?
+  ) throws(SyncError) -> String {
+    // Literal pathspecs: no wildcard or magic in a name is taken as one.
+    let output = try git.run(
+      "read the history",
+      ["rev-list", "-1", remote.hex] + (base.map { ["^" + $0.hex] } ?? [])
+        + (paths.isEmpty ? [] : ["--"] + paths.map { ":(literal)" + $0 }),
+      accepting: [0, 128])
+    let line = output.succeeded ? output.lines.first.map(String.init) : nil
+    return CommitID(line ?? remote.hex).short
+  }
+
+  /// What ``changedFiles(from:to:)`` puts before a path whose bytes are not UTF-8 (then
+  /// printable): no UTF-8 path starts with it.
+  static let notUTF8Mark = "\u{FFFF}"
 
   // MARK: - Reading commits
 
@@ -314,6 +375,15 @@ extension StoreRepository {
   func changedFiles(from old: CommitID?, to new: CommitID?) throws(SyncError) -> [String: (
     old: GitBlobID?, new: GitBlobID?
   )] {
+    try changedEntries(from: old, to: new).mapValues { ($0.old, $0.new) }
+  }
+
+  /// ``changedFiles(from:to:)`` with the mode of each at `new` (`100644`, `120000` for a
+  /// symbolic link, `160000` for a submodule), so that a file taken as `new` has it is
+  /// taken with its mode.
+  func changedEntries(from old: CommitID?, to new: CommitID?) throws(SyncError) -> [String: (
+    old: GitBlobID?, new: GitBlobID?, mode: String
+  )] {
     guard let new else { return [:] }
     guard old != new else { return [:] }
     let output = try git.run(
@@ -326,16 +396,19 @@ extension StoreRepository {
       let hex = String(decoding: field, as: UTF8.self)
       return hex.allSatisfy({ $0 == "0" }) ? nil : GitBlobID(hex: hex)
     }
-    var paths: [String: (old: GitBlobID?, new: GitBlobID?)] = [:]
+    var paths: [String: (old: GitBlobID?, new: GitBlobID?, mode: String)] = [:]
     let fields = output.output.split(separator: 0, omittingEmptySubsequences: false)
     var index = 0
     while index + 1 < fields.count {
       // ":OLDMODE NEWMODE OLD NEW STATUS" then the path.
       let meta = fields[index].split(separator: 0x20)
-      let path = String(decoding: fields[index + 1], as: UTF8.self)
+      // A path that is not UTF-8 is marked, never repaired into another path.
+      let path =
+        String(validating: fields[index + 1], as: UTF8.self)
+        ?? StoreRepository.notUTF8Mark + PrintableText.escaped(fields[index + 1])
       index += 2
       guard meta.count == 5 else { continue }
-      paths[path] = (blob(meta[2]), blob(meta[3]))
+      paths[path] = (blob(meta[2]), blob(meta[3]), String(decoding: meta[1], as: UTF8.self))
     }
     return paths
   }
