@@ -132,7 +132,12 @@ import Testing
       let process = Process()
       process.executableURL = DocshProcess.executable
       process.arguments = ["-s", session.store, scriptPath]
-      process.environment = ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"]
+      // A wait for the index no loaded machine runs out of: eight processes at once bet on
+      // no machine's speed (their index updates queue behind each other).
+      process.environment = [
+        "HOME": folder.path("home"), "PATH": "/usr/bin:/bin",
+        "DOCSH_TEST_INDEX_WAIT_MS": "600000",
+      ]
       process.standardError = try FileHandle(forWritingTo: errors)
       process.standardOutput = FileHandle.nullDevice
       processes.append((session.name, process, errors))
