@@ -223,19 +223,22 @@ extension StoreIndex {
   /// gone with it.
   private func insertLinks(of rowID: Int64, _ links: [DocumentLink]) throws(SQLiteError) {
     for link in links {
+      // `[[#Heading]]` names the linking document itself: no row (backlinks read it).
+      guard let name = link.name else { continue }
       try database.run(
         "INSERT INTO links(source, line, category_key, name_key, target) VALUES(?, ?, ?, ?, ?)",
         [
           .integer(rowID), .integer(Int64(link.line)),
-          link.category.map { .text($0.key.folded) } ?? .null, .text(link.name.key.folded),
+          link.category.map { .text($0.key.folded) } ?? .null, .text(name.key.folded),
           .text(link.target),
         ])
     }
   }
 
-  /// The documents whose saved contents link to the document named `name` in the category
-  /// `category` (by `[[Category/Name]]` from anywhere, by `[[Name]]` from that category);
-  /// `nil` when the full text (and with it the links) is not built.
+  /// The documents whose saved contents may link to the document named `name` in the
+  /// category `category`: by `[[Category/Name]]`, or by a bare `[[Name]]` from anywhere (a
+  /// superset: which bare names reach it depends on the names of every category, which the
+  /// caller knows); `nil` when the full text (and with it the links) is not built.
   func documents(linkingTo name: Name, in category: (id: ObjectID, name: Name))
     throws(SQLiteError) -> [StoredDocument]?
   {
@@ -246,13 +249,9 @@ extension StoreIndex {
       SELECT DISTINCT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
         c.uuid AS category_uuid, c.documents_offset AS base
       FROM links l JOIN documents d ON d.id = l.source JOIN categories c ON d.category = c.id
-      WHERE l.name_key = ?1
-        AND (l.category_key = ?2 OR (l.category_key IS NULL AND c.uuid = ?3))
+      WHERE l.name_key = ?1 AND (l.category_key = ?2 OR l.category_key IS NULL)
       """,
-      [
-        .text(name.key.folded), .text(category.name.key.folded),
-        .blob(StoreIndex.bytes(of: category.id)),
-      ]
+      [.text(name.key.folded), .text(category.name.key.folded)]
     ) { row throws(SQLiteError) in
       guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
         let document = StoreIndex.document(row, category: category, base: row.int("base"))
