@@ -2,30 +2,11 @@ import DocsKit
 import Foundation
 import Testing
 
-/// Links as Obsidian writes and resolves them, through the real binary: headings, blocks,
-/// shown text, embeds and `/Category/Name` listed, found by backlinks and kept by renames;
-/// nothing in code touched; bare names resolved across categories, ambiguity reported.
-@Suite struct ObsidianLinksTests {
-  let folder: DocshProcess.Folder
-  let store: String
-
-  init() throws {
-    folder = try DocshProcess.Folder()
-    store = folder.path("store.json")
-  }
-
-  @discardableResult
-  func docsh(_ script: String) throws -> DocshProcess.Result {
-    try DocshProcess.run(["--store", store, "-c", script], home: folder.path("home"))
-  }
-
-  func output(_ script: String, sourceLocation: SourceLocation = #_sourceLocation) throws
-    -> String
-  {
-    let result = try docsh(script)
-    #expect(result.status == 0, "\(script): \(result.errors)", sourceLocation: sourceLocation)
-    return result.output
-  }
+// Links as Obsidian writes and resolves them, through the real binary: headings, blocks,
+// shown text, embeds and `/Category/Name` listed, found by backlinks and kept by renames;
+// nothing in code touched; bare names resolved across categories, ambiguity reported.
+extension TagsAndLinksTests {
+  // MARK: - Obsidian's grammar and resolution
 
   /// Work/Plan with a heading and a block, and the links to it people write.
   func makeVault() throws {
