@@ -133,7 +133,9 @@ extension Context {
     // A bare name from another category reaches the document only when no other document
     // has its name (then no category holds one of its own).
     let isUnique = try documents(named: document.name, names: &names).count == 1
-    for (source, content) in try linkCandidates(to: document, in: category.category) {
+    for (source, content) in try linkCandidates(
+      to: document, in: category.category, bareFromAnywhere: isUnique)
+    {
       try checkForInterruption(.contentSearch)
       let text = try self.text(of: content)
       // Lines as grep splits them: at each newline byte (a `\r\n` is one Character).
@@ -165,15 +167,18 @@ extension Context {
   }
 
   /// The documents that may link to `document`: those the store's index says link to its
-  /// name now by their saved contents (from its category or with no category: a superset)
+  /// name now by their saved contents (bare names from other categories only when its name
+  /// is unique)
   /// — unchanged since, their links are as then — those changed since the save, and the
   /// document itself (its `[[#Heading]]` links); every document when the store cannot say.
-  private func linkCandidates(to document: Document, in category: Category) throws(ContextError)
-    -> [(document: Document, content: ContentStorage)]
-  {
+  private func linkCandidates(
+    to document: Document, in category: Category, bareFromAnywhere: Bool
+  ) throws(ContextError) -> [(document: Document, content: ContentStorage)] {
     let indexed: [StoredDocument]?
     do {
-      indexed = try store.documents(linkingTo: document.name, in: (category.id, category.name))
+      indexed = try store.documents(
+        linkingTo: document.name, in: (category.id, category.name),
+        bareFromAnywhere: bareFromAnywhere)
     } catch {
       throw .interrupted
     }

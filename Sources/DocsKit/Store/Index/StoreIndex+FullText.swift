@@ -235,13 +235,13 @@ extension StoreIndex {
     }
   }
 
-  /// The documents whose saved contents may link to the document named `name` in the
-  /// category `category`: by `[[Category/Name]]`, or by a bare `[[Name]]` from anywhere (a
-  /// superset: which bare names reach it depends on the names of every category, which the
-  /// caller knows); `nil` when the full text (and with it the links) is not built.
-  func documents(linkingTo name: Name, in category: (id: ObjectID, name: Name))
-    throws(SQLiteError) -> [StoredDocument]?
-  {
+  /// The documents whose saved contents link to the document named `name` in the category
+  /// `category`: by `[[Category/Name]]` from anywhere, by a bare `[[Name]]` from that
+  /// category, or from any category when `bareFromAnywhere` (the caller knows the name is
+  /// unique); `nil` when the full text (and with it the links) is not built.
+  func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
+  ) throws(SQLiteError) -> [StoredDocument]? {
     guard let record = try record(), record.hasFullText else { return nil }
     var documents: [StoredDocument] = []
     try database.query(
@@ -249,9 +249,13 @@ extension StoreIndex {
       SELECT DISTINCT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
         c.uuid AS category_uuid, c.documents_offset AS base
       FROM links l JOIN documents d ON d.id = l.source JOIN categories c ON d.category = c.id
-      WHERE l.name_key = ?1 AND (l.category_key = ?2 OR l.category_key IS NULL)
+      WHERE l.name_key = ?1
+        AND (l.category_key = ?2 OR (l.category_key IS NULL AND (?4 OR c.uuid = ?3)))
       """,
-      [.text(name.key.folded), .text(category.name.key.folded)]
+      [
+        .text(name.key.folded), .text(category.name.key.folded),
+        .blob(StoreIndex.bytes(of: category.id)), .integer(bareFromAnywhere ? 1 : 0),
+      ]
     ) { row throws(SQLiteError) in
       guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
         let document = StoreIndex.document(row, category: category, base: row.int("base"))
