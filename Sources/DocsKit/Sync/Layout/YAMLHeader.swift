@@ -61,11 +61,11 @@ struct YAMLHeader {
     var items: [(String, Int)] = []
     if value.isEmpty {
       for item in entry.lines.dropFirst() {
-        var text = Substring(String(decoding: item.bytes, as: UTF8.self))
-        while text.first == " " || text.first == "\t" { text.removeFirst() }
-        if text.first == "#" || text.isEmpty { continue }
-        guard text.hasPrefix("-") else { return nil }
-        text.removeFirst()
+        // By scalars, not characters: a combining mark after a blank is no part of it.
+        var text = trimmed(Substring(String(decoding: item.bytes, as: UTF8.self)))
+        if text.unicodeScalars.first == "#" || text.isEmpty { continue }
+        guard text.unicodeScalars.first == "-" else { return nil }
+        text = Substring(text.unicodeScalars.dropFirst())
         items.append((unquoted(trimmed(text)), item.number))
       }
       return items
@@ -73,45 +73,54 @@ struct YAMLHeader {
     guard entry.lines.count == 1 else { return nil }
     if value.hasPrefix("[") {
       guard value.hasSuffix("]") else { return nil }
-      for part in value.dropFirst().dropLast().split(separator: ",") {
+      for part in split(value.dropFirst().dropLast(), at: [","]) {
         let text = trimmed(part)
         if !text.isEmpty { items.append((unquoted(text), line.number)) }
       }
       return items
     }
     if value.first == "\"" || value.first == "'" { return [(unquoted(value[...]), line.number)] }
-    return value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map {
-      (String($0), line.number)
-    }
+    return split(value[...], at: [" ", ",", "\t"]).map { (String($0), line.number) }
+  }
+
+  /// The non-empty pieces of `text` between the scalars `separators`: by scalars, not
+  /// characters, so that a combining mark after a separator does not hide it.
+  private static func split(_ text: Substring, at separators: Set<Unicode.Scalar>)
+    -> [Substring]
+  {
+    text.unicodeScalars.split(whereSeparator: { separators.contains($0) }).map { Substring($0) }
   }
 
   /// `text` without the quotes around it (`''` in single quotes is one `'`; `\"` and `\\`
   /// in double quotes are one character).
   static func unquoted(_ text: Substring) -> String {
-    if text.count >= 2, text.first == "'", text.last == "'" {
-      return String(text.dropFirst().dropLast()).replacing("''", with: "'")
-    }
-    if text.count >= 2, text.first == "\"", text.last == "\"" {
-      var result = ""
-      var escaped = false
-      for character in text.dropFirst().dropLast() {
-        if escaped || character != "\\" {
-          result.append(character)
-          escaped = false
-        } else {
-          escaped = true
-        }
+    // By scalars: a combining mark after a quote is inside it, not the quote's.
+    let scalars = text.unicodeScalars
+    guard scalars.count >= 2, let first = scalars.first, first == scalars.last,
+      first == "'" || first == "\""
+    else { return String(text) }
+    let inner = scalars.dropFirst().dropLast()
+    if first == "'" { return String(String.UnicodeScalarView(inner)).replacing("''", with: "'") }
+    var result = String.UnicodeScalarView()
+    var escaped = false
+    for scalar in inner {
+      if escaped || scalar != "\\" {
+        result.append(scalar)
+        escaped = false
+      } else {
+        escaped = true
       }
-      return result
     }
-    return String(text)
+    return String(result)
   }
 
+  /// `text` without spaces and tabs around it, by scalars (a combining mark after a blank
+  /// stays).
   private static func trimmed(_ text: Substring) -> Substring {
-    var text = text
-    while text.first == " " || text.first == "\t" { text.removeFirst() }
-    while text.last == " " || text.last == "\t" { text.removeLast() }
-    return text
+    var scalars = text.unicodeScalars[...]
+    while scalars.first == " " || scalars.first == "\t" { scalars.removeFirst() }
+    while scalars.last == " " || scalars.last == "\t" { scalars.removeLast() }
+    return Substring(scalars)
   }
 
   /// `tag` as a YAML scalar that reads back as that string: plain when it starts with a
