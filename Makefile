@@ -3,7 +3,7 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test deps bench-deps build release bench bench-quick install install-data format clean fuzz \
+.PHONY: run test deps outside-deps bench-deps build release bench bench-quick install install-data format clean fuzz \
   width-table
 
 ## Install what the build and the tests need from Debian, only when it is missing.
@@ -22,6 +22,18 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+## What the outside reader (Tests/outside: a clone read by YAML and Obsidian tools) needs,
+## only when it is missing: PyYAML from Debian, obsidiantools from PyPI.
+outside-deps:
+	@python3 -c 'import yaml' 2>/dev/null || { \
+	  echo "installing: python3-yaml python3-pip"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-yaml python3-pip; }
+	@python3 -c 'import obsidiantools' 2>/dev/null || { \
+	  echo "installing: obsidiantools (PyPI)"; \
+	  python3 -m pip install --quiet --user obsidiantools 2>/dev/null || \
+	  python3 -m pip install --quiet --user --break-system-packages obsidiantools; }
 
 bench-deps:
 	@missing=""; \
@@ -72,15 +84,17 @@ run: build
 
 ## Everything, against what ships: the release binary is built as `make install` builds it,
 ## and every test that runs the real binary runs that one (the Swift tests of DocsShell that
-## start docsh, the pseudo-terminal suite, and the benchmark harness on small corpora, which
+## start docsh, the pseudo-terminal suite, the outside reader (a clone read by PyYAML and
+## obsidiantools), and the benchmark harness on small corpora, which
 ## proves the harness works and judges no time). The unit tests themselves need the debug
 ## build (`@testable import`).
 RELEASE_BIN = $$($(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -L$(STATIC_LIBS) --show-bin-path)/docsh
-test: deps bench-deps release
+test: deps outside-deps bench-deps release
 	$(SWIFT) build --build-tests
 	DOCSH_BINARY=$(RELEASE_BIN) $(SWIFT) test --skip-build
 	PYTHON=$$(for p in /usr/bin/python3 python3; do $$p -c 'import pexpect' 2>/dev/null && { echo $$p; break; }; done); \
 	  DOCSH=$(RELEASE_BIN) $$PYTHON Tests/pty/run.py
+	DOCSH=$(RELEASE_BIN) python3 Tests/outside/run.py
 	DOCSH=$(RELEASE_BIN) bench/run.sh quick
 
 bench: release bench-deps

@@ -34,9 +34,11 @@ build store -ISources/CSQLite -I"$out/CRE2" $(find Sources/DocsKit -name '*.swif
 build treemerge -ISources/CSQLite -I"$out/CRE2" $(find Sources/DocsKit -name '*.swift' | sort) \
   Tests/DocsKitTests/Support/TreeMergeHistory.swift fuzz/TreeMergeFuzzer.swift \
   "$out/cre2_shim.o" -lsqlite3 -l:libre2.a -lstdc++
-# The files of a clone: the codec stands on the model's Name, ObjectID and Timestamp alone.
-build documentfile Sources/DocsKit/Model/{Name,ObjectID,Timestamp}.swift \
-  Sources/DocsKit/Sync/{FrontMatter,DocumentFile,CategoryFile,FileNameEncoding}.swift \
+# The files of a clone: the codec stands on the model's Name, ObjectID, Timestamp and Tag
+# (with the folding a tag's key is made by) alone.
+build documentfile Sources/DocsKit/Model/{Name,ObjectID,Timestamp,Tag}.swift \
+  Sources/DocsKit/Search/{TextFolding,FoldingTable}.swift Sources/DocsKit/Context/CaseFolding.swift \
+  Sources/DocsKit/Sync/Layout/{FrontMatter,YAMLHeader,DocumentFile,CategoryFile,FileNameEncoding}.swift \
   fuzz/DocumentFileFuzzer.swift
 
 run() {

@@ -217,14 +217,17 @@ import Testing
     )
     #expect(
       try output("links --json Work/Plan")
-        == #"[{"line":1,"target":"Notes","text":null,"category":"Work","name":"Notes"},{"line":1,"target":"Home/List","text":"the list","category":"Home","name":"List"},{"line":2,"target":"Missing","text":null,"category":null,"name":null}]"#
+        == #"[{"line":1,"target":"Notes","text":null,"category":"Work","name":"Notes","candidates":[]},{"line":1,"target":"Home/List","text":"the list","category":"Home","name":"List","candidates":[]},{"line":2,"target":"Missing","text":null,"category":null,"name":null,"candidates":[]}]"#
         + "\n")
   }
 
   @Test func backlinksListEveryLinkingDocumentWithTheLine() throws {
     try makeLinkedStore()
+    // Home holds no Plan: its [[Plan]] names the only Plan there is.
     let expected =
-      "Home/List:1: From home: [[Work/Plan]] and [[Plan]]\nWork/Notes:1: Back to [[plan]]\nWork/Notes:2: twice: [[Plan|it]]\n"
+      "Home/List:1: From home: [[Work/Plan]] and [[Plan]]\n"
+      + "Home/List:1: From home: [[Work/Plan]] and [[Plan]]\n"
+      + "Work/Notes:1: Back to [[plan]]\nWork/Notes:2: twice: [[Plan|it]]\n"
     // Saved: the index answers; unsaved changes are read from memory.
     #expect(try output("backlinks Work/Plan") == expected)
     let unsaved = try DocshProcess.run(
@@ -262,7 +265,7 @@ import Testing
     #expect(result.status == 0)
     #expect(
       result.output.hasSuffix(
-        "  links: 2 links name no document\n    Home/List:1: [[Plan]]\n    Work/Plan:2: [[Missing]]\n"
+        "  links: 1 link names no document\n    Work/Plan:2: [[Missing]]\n"
       ))
   }
 
@@ -270,22 +273,31 @@ import Testing
     try makeLinkedStore()
     let moved = try docsh("mv Work/Plan Work/Roadmap; cat Work/Notes Home/List")
     #expect(moved.status == 0, "\(moved.errors)")
-    #expect(moved.errors.contains("Rewrote 3 links in 2 documents."))
+    #expect(moved.errors.contains("Rewrote 4 links in 2 documents."))
     #expect(
       moved.output
-        == "Back to [[Roadmap]]\ntwice: [[Roadmap|it]]\nFrom home: [[Work/Roadmap]] and [[Plan]]\n")
+        == "Back to [[Roadmap]]\ntwice: [[Roadmap|it]]\nFrom home: [[Work/Roadmap]] and [[Roadmap]]\n"
+    )
     #expect(try output("backlinks Work/Roadmap").contains("Work/Notes:2: twice: [[Roadmap|it]]"))
-    // A move to another category: links from the old one name it with its category; its
-    // own [[Notes]] names Work/Notes still.
+    // A move to another category: bare names that still reach what they named stay (the
+    // only Roadmap, the only Notes); a Category/Name follows it.
     let across = try docsh(
-      "mv Work/Roadmap Home/; cat Work/Notes Home/Roadmap; undo; cat Work/Notes")
+      "mv Work/Roadmap Home/; cat Work/Notes Home/Roadmap Home/List; undo; cat Home/List")
     #expect(across.status == 0, "\(across.errors)")
     #expect(
       across.output
-        == "Back to [[Home/Roadmap]]\ntwice: [[Home/Roadmap|it]]\n"
-        + "See [[Work/Notes]] and [[Home/List|the list]].\nAlso [[Missing]].\n"
+        == "Back to [[Roadmap]]\ntwice: [[Roadmap|it]]\n"
+        + "See [[Notes]] and [[Home/List|the list]].\nAlso [[Missing]].\n"
+        + "From home: [[Home/Roadmap]] and [[Roadmap]]\n"
+        + "From home: [[Work/Roadmap]] and [[Roadmap]]\n")
+    // Where a bare name would reach another document, it gains its category.
+    let shadowed = try docsh(
+      "new Home/Notes 'other notes'; mv Work/Roadmap Home/; cat Home/Roadmap Work/Notes")
+    #expect(shadowed.status == 0, "\(shadowed.errors)")
+    #expect(
+      shadowed.output
+        == "See [[Work/Notes]] and [[Home/List|the list]].\nAlso [[Missing]].\n"
         + "Back to [[Roadmap]]\ntwice: [[Roadmap|it]]\n")
-    #expect(try output("cat Home/List") == "From home: [[Work/Roadmap]] and [[Plan]]\n")
   }
 
   @Test func renamingACategoryRewritesTheLinksIntoIt() throws {

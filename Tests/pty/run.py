@@ -396,6 +396,37 @@ def test_completion_of_tag_names(sandbox):
 
 
 @sandboxed
+def test_completion_of_link_targets_after_double_brackets(sandbox):
+    # Roadmap is the only one of its name: offered bare. Two categories hold a Shop:
+    # offered as Category/Name, so that the link names one.
+    sandbox.setup(
+        "mkdir Work Home Garden\nnew Home/Roadmap r\nnew Home/Shop s\nnew Garden/Shop g\n"
+        "new Work/Plan p"
+    )
+    terminal = sandbox.start()
+    terminal.run("cd Work", "/Work")
+    complete(terminal, "append Plan 'see [[Road", "map]]", "a unique name after [[")
+    terminal.send("'")
+    terminal.run("", "/Work", dirty=True)
+    output = terminal.run("links Plan", "/Work", dirty=True)
+    check("[[Roadmap]] -> Home/Roadmap" in output, f"[[Road<TAB> did not link Roadmap; links shows {output!r}")
+    terminal.send("append Plan '[[Sh")
+    terminal.expect(re.escape("[[Sh"), what="the echo of [[Sh")
+    terminal.send("\t\t")
+    terminal.expect(
+        r"Garden/Shop\]\]\s+\[\[Home/Shop\]\]\s+\S*docsh:/Work\*> append Plan '\[\[Sh",
+        what="both Category/Name candidates listed, and [[Sh kept",
+    )
+    # Backspace twice, then a category: its documents.
+    terminal.send("\x7f\x7fGarden/S\t")
+    terminal.expect(re.escape("hop]]"), what="Tab after [[Garden/S completing Garden/Shop")
+    terminal.send("'")
+    terminal.run("", "/Work", dirty=True)
+    output = terminal.run("links Plan", "/Work", dirty=True)
+    check("[[Garden/Shop]] -> Garden/Shop" in output, f"[[Ga<TAB> did not link Garden/Shop; links shows {output!r}")
+
+
+@sandboxed
 def test_multibyte_keys_are_read_as_characters(sandbox):
     # Each key arrives as several bytes: one Backspace must remove the whole character,
     # and completion must hand over and insert whole characters.

@@ -7,8 +7,12 @@
 public struct ResolvedLink: Sendable {
   /// The link as written.
   public var link: DocumentLink
-  /// The document it names; `nil` when none exists (a missing link).
+  /// The document it names; `nil` when none exists (a missing link) or when its bare name
+  /// names more than one (``candidates``).
   public var target: Document?
+  /// The documents an ambiguous bare name could mean, sorted by category and name; empty
+  /// when the link resolves or names nothing.
+  public var candidates: [Document] = []
 }
 
 /// A link to a document from another one (or itself): where it is and its line.
@@ -19,6 +23,9 @@ public struct Backlink: Sendable {
   public var link: DocumentLink
   /// The text of the line the link is on.
   public var lineText: String
+  /// For a link that resolves to nothing (``Context/missingLinks()``): the documents its
+  /// bare name could mean when it names more than one; empty when it names none.
+  public var candidates: [Document] = []
 }
 
 /// What a move or rename did to the links naming the document moved.
@@ -29,33 +36,85 @@ public struct LinkRewrite: Sendable {
   public var links: Int
   /// In how many documents.
   public var documents: Int
+  /// How many links were kept as they were because no link can name the document's new
+  /// name or category (it holds `#`, `|`, `[` or `]`).
+  public var kept: Int = 0
+}
+
+/// The documents of each name asked while resolving links: one lookup a name for one
+/// command's work, or every document's name at once when `everything` is asked first.
+struct DocumentsByName {
+  var found: [NameKey: [Document]] = [:]
+  var hasEverything = false
 }
 
 extension Context {
   // MARK: - Resolving
 
-  /// The document `link` names, read from a document of the category `categoryID`: a
-  /// `[[Name]]` in that category, a `[[Category/Name]]` in the one it names.
-  /// - Throws: ``ContextError/store(_:)`` when the store cannot read the category.
-  public func target(of link: DocumentLink, from sourceCategory: ObjectID) throws(ContextError)
-    -> Document?
+  /// The document `link` names, read from the document `source`, as Obsidian resolves it:
+  /// `[[#Heading]]` names `source` itself; `[[Category/Name]]` the document of that name in
+  /// that category; a bare `[[Name]]` the document of that name in `source`'s category,
+  /// else the one document of that name in any category. A bare name that two or more
+  /// other categories hold resolves to none: they are its candidates.
+  /// - Throws: ``ContextError/store(_:)`` when the store cannot read a category.
+  public func resolve(_ link: DocumentLink, from source: Document) throws(ContextError)
+    -> ResolvedLink
   {
-    var categoryID = sourceCategory
+    var names = DocumentsByName()
+    return try resolve(link, from: source, names: &names)
+  }
+
+  func resolve(
+    _ link: DocumentLink, from source: Document, names: inout DocumentsByName
+  ) throws(ContextError) -> ResolvedLink {
+    guard let name = link.name else { return ResolvedLink(link: link, target: source) }
+    var categoryID = source.categoryID
     if let category = link.category {
-      guard let named = categoryIDsByKey[category.key] else { return nil }
+      guard let named = categoryIDsByKey[category.key] else {
+        return ResolvedLink(link: link, target: nil)
+      }
       categoryID = named
     }
-    return try document(named: link.name.text, in: categoryID)
+    // With every name at hand, no category needs loading.
+    let own =
+      names.hasEverything
+      ? names.found[name.key]?.first { $0.categoryID == categoryID }
+      : try document(named: name.text, in: categoryID)
+    if link.category != nil || own != nil { return ResolvedLink(link: link, target: own) }
+    let everywhere = try documents(named: name, names: &names)
+    if everywhere.count == 1 { return ResolvedLink(link: link, target: everywhere[0]) }
+    return ResolvedLink(link: link, target: nil, candidates: everywhere)
+  }
+
+  /// Every document named `name` (ignoring case), in any category, sorted by category and
+  /// name.
+  func documents(named name: Name, names: inout DocumentsByName) throws(ContextError)
+    -> [Document]
+  {
+    if let known = names.found[name.key] { return known }
+    if names.hasEverything { return [] }
+    let found = try documents(nameContaining: name.text).filter { $0.name.key == name.key }
+    names.found[name.key] = found
+    return found
+  }
+
+  /// Fills `names` with every document's name: for work that resolves every link.
+  func collectEveryName(into names: inout DocumentsByName) throws(ContextError) {
+    var found: [NameKey: [Document]] = [:]
+    for document in try documents(nameContaining: "") {
+      found[document.name.key, default: []].append(document)
+    }
+    names = DocumentsByName(found: found, hasEverything: true)
   }
 
   /// The links of the document `id`'s content, in order, each resolved or missing.
   /// - Throws: ``ContextError`` when the document is gone or its content unreadable.
   public func links(of id: ObjectID) throws(ContextError) -> [ResolvedLink] {
     guard let record = try documentRecord(id) else { throw .noSuchDocument(id) }
+    var names = DocumentsByName()
     var resolved: [ResolvedLink] = []
     for link in DocumentLink.links(in: try text(of: record.content)) {
-      resolved.append(
-        ResolvedLink(link: link, target: try target(of: link, from: record.document.categoryID)))
+      resolved.append(try resolve(link, from: record.document, names: &names))
     }
     return resolved
   }
@@ -70,19 +129,26 @@ extension Context {
     else { throw .noSuchDocument(id) }
     var found: [Backlink] = []
     let document = record.document
-    for (source, content) in try linkCandidates(to: document, in: category.category) {
+    var names = DocumentsByName()
+    // A bare name from another category reaches the document only when no other document
+    // has its name (then no category holds one of its own).
+    let isUnique = try documents(named: document.name, names: &names).count == 1
+    for (source, content) in try linkCandidates(
+      to: document, in: category.category, bareFromAnywhere: isUnique)
+    {
       try checkForInterruption(.contentSearch)
       let text = try self.text(of: content)
       // Lines as grep splits them: at each newline byte (a `\r\n` is one Character).
       var lines: [Substring.UTF8View]?
       // A link names the document when its name does, and its category (or, for a bare
-      // name, the linking document's): decided without resolving it, so without loading
-      // the categories of the documents that link.
+      // name, the linking document's, or none when the name is unique): decided without
+      // resolving it, so without loading the categories of the documents that link.
       for link in DocumentLink.links(in: text)
-      where link.name.key == document.name.key
-        && (link.category.map { $0.key == category.category.name.key }
-          ?? (source.categoryID == document.categoryID))
-      {
+      where link.name.map { name in
+        name.key == document.name.key
+          && (link.category.map { $0.key == category.category.name.key }
+            ?? (source.categoryID == document.categoryID || isUnique))
+      } ?? (source.id == document.id) {
         if lines == nil {
           lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         }
@@ -101,33 +167,48 @@ extension Context {
   }
 
   /// The documents that may link to `document`: those the store's index says link to its
-  /// name (and category) now by their saved contents — unchanged since, their links resolve
-  /// as then — and those changed since the save; every document when the store cannot say.
-  private func linkCandidates(to document: Document, in category: Category) throws(ContextError)
-    -> [(document: Document, content: ContentStorage)]
-  {
+  /// name now by their saved contents (bare names from other categories only when its name
+  /// is unique)
+  /// — unchanged since, their links are as then — those changed since the save, and the
+  /// document itself (its `[[#Heading]]` links); every document when the store cannot say.
+  private func linkCandidates(
+    to document: Document, in category: Category, bareFromAnywhere: Bool
+  ) throws(ContextError) -> [(document: Document, content: ContentStorage)] {
     let indexed: [StoredDocument]?
     do {
-      indexed = try store.documents(linkingTo: document.name, in: (category.id, category.name))
+      indexed = try store.documents(
+        linkingTo: document.name, in: (category.id, category.name),
+        bareFromAnywhere: bareFromAnywhere)
     } catch {
       throw .interrupted
     }
     guard let indexed else {
       return try contentSearchCandidates(in: nil)
     }
-    return candidates(indexed)
+    var found = candidates(indexed)
+    if !found.contains(where: { $0.document.id == document.id }),
+      let record = documentRecords[document.id]
+    {
+      found.append((record.document, record.content))
+    }
+    return found
   }
 
-  /// Every link in the store whose target names no document, sorted by document and line.
-  /// Reads every content.
+  /// Every link in the store that resolves to no document, sorted by document and line:
+  /// missing, or a bare name of several documents (with them as its candidates). Reads
+  /// every content.
   /// - Throws: ``ContextError`` when a content is unreadable or the work is interrupted.
   public func missingLinks() throws(ContextError) -> [Backlink] {
     var found: [Backlink] = []
+    var names = DocumentsByName()
+    try collectEveryName(into: &names)
     for (document, content) in try contentSearchCandidates(in: nil) {
       try checkForInterruption(.contentSearch)
-      for link in DocumentLink.links(in: try text(of: content))
-      where try target(of: link, from: document.categoryID) == nil {
-        found.append(Backlink(source: document, link: link, lineText: ""))
+      for link in DocumentLink.links(in: try text(of: content)) {
+        let resolved = try resolve(link, from: document, names: &names)
+        guard resolved.target == nil else { continue }
+        found.append(
+          Backlink(source: document, link: link, lineText: "", candidates: resolved.candidates))
       }
     }
     return found.sorted { left, right in
@@ -139,10 +220,14 @@ extension Context {
   // MARK: - Rewriting links on a move
 
   /// Moves (or renames) the document `id` as ``moveDocument(_:to:renamingTo:)`` does and, in
-  /// the same change and undo step, rewrites the links naming it in the documents that hold
-  /// them, as Obsidian does: `[[Old]]` becomes `[[New]]`, or `[[Category/New]]` from another
-  /// category; a `|shown text` stays. The moved document's own `[[Name]]` links to its old
-  /// category become `[[OldCategory/Name]]`, so that they still name what they named.
+  /// the same change and undo step, rewrites links so that each still names what it named,
+  /// as Obsidian does: `[[Old]]` becomes `[[New]]`, or `[[Category/New]]` where the bare name
+  /// would not reach it; a `#heading`, a `|shown text` and a leading `!` or `/` stay. The
+  /// moved document's own bare links that would now reach another document (or none) gain
+  /// their category, and so do other documents' bare links to a document whose name the
+  /// moved one now shares. A name a link cannot hold (with `#`, `|`, `[` or `]`) leaves
+  /// the links naming it as they were: they are counted in ``LinkRewrite/kept``.
+  /// Code spans and fenced code blocks are never changed.
   /// - Throws: ``ContextError`` as ``moveDocument(_:to:renamingTo:)``, or when a linking
   ///   content is unreadable; nothing changes then.
   @discardableResult
@@ -154,60 +239,94 @@ extension Context {
         document: try moveDocument(id, to: categoryID, renamingTo: name), links: 0, documents: 0)
     }
     guard let before = try documentRecord(id) else { throw .noSuchDocument(id) }
-    let oldCategory = before.document.categoryID
-    let incoming = try backlinks(to: id)
-    // The moved document's own links that name documents of its old category by name alone.
-    var outgoing: [DocumentLink] = []
-    if categoryID != oldCategory {
-      for resolved in try links(of: id)
-      where resolved.link.category == nil && resolved.target != nil && resolved.target?.id != id {
-        outgoing.append(resolved.link)
+    // Each link that names a document by name, with the document it names now.
+    var watched: [(source: ObjectID, link: DocumentLink, target: ObjectID)] = []
+    for backlink in try backlinks(to: id) where backlink.link.name != nil {
+      watched.append((backlink.source.id, backlink.link, id))
+    }
+    for resolved in try links(of: id) where resolved.link.category == nil {
+      guard resolved.link.name != nil, let target = resolved.target, target.id != id else {
+        continue
+      }
+      watched.append((id, resolved.link, target.id))
+    }
+    if let newName = name.flatMap({ try? Name($0) }) {
+      var names = DocumentsByName()
+      for other in try documents(named: newName, names: &names) where other.id != id {
+        for backlink in try backlinks(to: other.id)
+        where backlink.link.category == nil && backlink.link.name != nil {
+          watched.append((backlink.source.id, backlink.link, other.id))
+        }
       }
     }
     return try performChanges("mv \(before.document.name)") { () throws(ContextError) in
       let moved = try moveDocument(id, to: categoryID, renamingTo: name)
-      guard let newCategory = categoryRecords[categoryID]?.category.name,
-        let oldCategoryName = categoryRecords[oldCategory]?.category.name
-      else { return LinkRewrite(document: moved, links: 0, documents: 0) }
-      var bySource: [ObjectID: [(DocumentLink, String)]] = [:]
-      var order: [ObjectID] = []
-      for backlink in incoming {
-        let sourceCategory = backlink.source.id == id ? categoryID : backlink.source.categoryID
-        let target =
-          backlink.link.category == nil && sourceCategory == categoryID
-          ? moved.name.text : newCategory.text + "/" + moved.name.text
-        if bySource[backlink.source.id] == nil { order.append(backlink.source.id) }
-        bySource[backlink.source.id, default: []].append((backlink.link, target))
-      }
-      for link in outgoing {
-        if bySource[id] == nil { order.append(id) }
-        bySource[id, default: []].append((link, oldCategoryName.text + "/" + link.name.text))
-      }
-      var count = 0
-      var changedDocuments = 0
-      for source in order {
-        guard let edits = bySource[source] else { continue }
-        let old = try content(of: source)
-        let new = Context.rewriting(old, edits)
-        guard new != old else { continue }
-        try setContent(new, of: source)
-        count += edits.count
-        changedDocuments += 1
-      }
+      let (count, changed, kept) = try keepNaming(watched)
       return LinkRewrite(
-        document: documentRecords[id]?.document ?? moved, links: count,
-        documents: changedDocuments)
+        document: documentRecords[id]?.document ?? moved, links: count, documents: changed,
+        kept: kept)
     }
   }
 
-  /// `content` with the target of each link of `edits` replaced by its new text.
+  /// Rewrites each link of `watched` whose path no longer names its target to one that does:
+  /// a bare name where it reaches the target, else `Category/Name`. How many links it
+  /// rewrote, in how many documents, and how many it kept because no link can name their
+  /// target.
+  private func keepNaming(
+    _ watched: [(source: ObjectID, link: DocumentLink, target: ObjectID)]
+  ) throws(ContextError) -> (links: Int, documents: Int, kept: Int) {
+    var bySource: [ObjectID: [(DocumentLink, String)]] = [:]
+    var order: [ObjectID] = []
+    var kept = 0
+    var names = DocumentsByName()
+    for (sourceID, link, targetID) in watched {
+      guard let source = try documentRecord(sourceID)?.document,
+        let target = try documentRecord(targetID)?.document,
+        let targetCategory = categoryRecords[target.categoryID]?.category.name
+      else { continue }
+      if try resolve(link, from: source, names: &names).target?.id == targetID,
+        link.name?.key == target.name.key
+      {
+        continue
+      }
+      var path = targetCategory.text + "/" + target.name.text
+      if link.category == nil {
+        let bare = DocumentLink(
+          category: nil, name: target.name, subpath: nil, shownText: nil, isEmbed: false,
+          target: target.name.text, line: link.line, range: link.range, pathRange: link.pathRange)
+        if try resolve(bare, from: source, names: &names).target?.id == targetID {
+          path = target.name.text
+        }
+      }
+      guard DocumentLink.canName(path) else {
+        kept += 1
+        continue
+      }
+      if bySource[sourceID] == nil { order.append(sourceID) }
+      bySource[sourceID, default: []].append((link, path))
+    }
+    var count = 0
+    var changedDocuments = 0
+    for source in order {
+      guard let edits = bySource[source] else { continue }
+      let old = try content(of: source)
+      let new = Context.rewriting(old, edits)
+      guard new != old else { continue }
+      try setContent(new, of: source)
+      count += edits.count
+      changedDocuments += 1
+    }
+    return (count, changedDocuments, kept)
+  }
+
+  /// `content` with the path of each link of `edits` replaced by its new text.
   static func rewriting(_ content: String, _ edits: [(DocumentLink, String)]) -> String {
     var bytes = Array(content.utf8)
-    for (link, target) in edits.sorted(by: {
-      $0.0.targetRange.lowerBound > $1.0.targetRange.lowerBound
+    for (link, path) in edits.sorted(by: {
+      $0.0.pathRange.lowerBound > $1.0.pathRange.lowerBound
     }) {
-      guard link.targetRange.upperBound <= bytes.count else { continue }
-      bytes.replaceSubrange(link.targetRange, with: Array(target.utf8))
+      guard link.pathRange.upperBound <= bytes.count else { continue }
+      bytes.replaceSubrange(link.pathRange, with: Array(path.utf8))
     }
     return String(decoding: bytes, as: UTF8.self)
   }
@@ -218,7 +337,8 @@ extension Context {
 
   /// Renames the category `id` as ``renameCategory(_:to:)`` does and, in the same change and
   /// undo step, rewrites the `[[Category/Name]]` links naming its documents: `[[Old/Plan]]`
-  /// becomes `[[New/Plan]]` (a `|shown text` stays). `[[Name]]` links need nothing.
+  /// becomes `[[New/Plan]]` (a `#heading` and a `|shown text` stay). `[[Name]]` links need
+  /// nothing. A name a link cannot hold (with `#`, `|`, `[` or `]`) keeps them as they were.
   /// - Returns: the category renamed, and how many links were rewritten in how many
   ///   documents.
   /// - Throws: as ``renameCategory(_:to:)``, or when a linking content is unreadable;
@@ -226,9 +346,9 @@ extension Context {
   @discardableResult
   public func renameCategory(
     _ id: ObjectID, to name: String, rewritingLinks: Bool
-  ) throws(ContextError) -> (category: Category, links: Int, documents: Int) {
+  ) throws(ContextError) -> (category: Category, links: Int, documents: Int, kept: Int) {
     guard rewritingLinks, let old = categoryRecords[id]?.category else {
-      return (try renameCategory(id, to: name), 0, 0)
+      return (try renameCategory(id, to: name), 0, 0, 0)
     }
     // The links into the category, found before the rename changes what they resolve to.
     var edits: [(source: ObjectID, links: [DocumentLink])] = []
@@ -237,24 +357,29 @@ extension Context {
       var found: [DocumentLink] = []
       for link in DocumentLink.links(in: try text(of: content))
       where link.category?.key == old.name.key {
-        if try document(named: link.name.text, in: id) != nil { found.append(link) }
+        if let linkName = link.name, try document(named: linkName.text, in: id) != nil {
+          found.append(link)
+        }
       }
       if !found.isEmpty { edits.append((source.id, found)) }
     }
     return try performChanges("mv \(old.name)") { () throws(ContextError) in
       let renamed = try renameCategory(id, to: name)
+      guard DocumentLink.canName(renamed.name.text) else {
+        return (renamed, 0, 0, edits.reduce(0) { $0 + $1.links.count })
+      }
       var count = 0
       var changed = 0
       for (source, links) in edits {
         let text = try content(of: source)
         let new = Context.rewriting(
-          text, links.map { ($0, renamed.name.text + "/" + $0.name.text) })
+          text, links.map { ($0, renamed.name.text + "/" + ($0.name?.text ?? "")) })
         guard new != text else { continue }
         try setContent(new, of: source)
         count += links.count
         changed += 1
       }
-      return (renamed, count, changed)
+      return (renamed, count, changed, 0)
     }
   }
 

@@ -24,6 +24,10 @@
 ///   name and place in the merged store are CURRENT's) and the other is renamed
 ///   `NAME (conflict YYYY-MM-DD)` — two documents created with one name keep both this way.
 ///
+/// A document renamed or moved on one side only keeps its links on the other: before
+/// anything merges, the links naming it in the other side's contents and in the base's are
+/// rewritten as the renaming side's `mv` rewrote its own (``carryingRenames(base:current:other:)``).
+///
 /// The generation is one more than the larger of CURRENT's and OTHER's. The merged file
 /// keeps CURRENT's order, with what only OTHER has after it, so that diffs stay small.
 struct StoreMerge {
@@ -34,6 +38,9 @@ struct StoreMerge {
 
   /// Merges `current` and `other`, whose common ancestor is `base`, on `date`.
   init(base: StoreSnapshot, current: StoreSnapshot, other: StoreSnapshot, date: MergeDate) {
+    // A rename on one side rewrote links there; the other side's links follow it.
+    let (base, current, other) = StoreMerge.carryingRenames(
+      base: base, current: current, other: other)
     var engine = Engine(base: base, current: current, other: other, date: date)
     engine.run()
     merged = engine.result()

@@ -1,29 +1,45 @@
-/// A link written in a document's content: `[[Name]]`, `[[Category/Name]]`, or either
-/// with the text to show after a bar, `[[Name|shown text]]`.
+/// A link written in a document's content, in Obsidian's grammar:
+///
+/// - `[[Name]]`, `[[Category/Name]]`, and `[[/Category/Name]]` (from the top of the vault,
+///   which is the same place) name a document;
+/// - `#Heading` or `#^block` after the name names a part of it: `[[Name#Heading]]`,
+///   `[[Name#^block]]`; `[[#Heading]]` alone names a part of the linking document itself;
+/// - `|shown text` after any of them is the text to show; in a table the bar may be written
+///   `\|`;
+/// - `![[…]]` embeds the document, and is a link to it like any other.
 ///
 /// Links are derived from contents, never stored beside them: the index keeps them (as it
-/// keeps the full text) to answer backlinks. `[[Name]]` names a document of the linking
-/// document's own category; `[[Category/Name]]` one of that category, from anywhere. Names
-/// compare as everywhere, ignoring case. A `[[…]]` whose target is not a valid name or path
-/// (empty, more than one `/`, a control character) is no link, and neither is one spanning
-/// lines.
+/// keeps the full text) to answer backlinks. How a name resolves is the context's business
+/// (``Context/resolve(_:from:)``). Names compare as everywhere, ignoring case. A `[[…]]`
+/// whose target is not a valid name or path (empty, more than one `/`, a control character)
+/// is no link, and neither is one spanning lines, nor one inside code: a code span or a
+/// fenced code block (``MarkdownCode``).
 public struct DocumentLink: Hashable, Sendable {
   /// The category named, when the link names one.
   public var category: Name?
-  /// The document named.
-  public var name: Name
+  /// The document named; `nil` when the link names a part of the linking document itself
+  /// (`[[#Heading]]`).
+  public var name: Name?
+  /// The part of the document named, as written from its `#`: `#Heading` or `#^block`.
+  public var subpath: String?
   /// The text to show after `|`, when given.
   public var shownText: String?
+  /// Whether it is an embed, `![[…]]`.
+  public var isEmbed: Bool
+  /// The target as written, before any `|`: `Category/Name#Heading`, `Name`, `#Heading`.
+  public var target: String
   /// The line the link is on, from 1.
   public var line: Int
   /// The byte range of the whole `[[…]]` in the content.
   var range: Range<Int>
-  /// The byte range of the target (before any `|`) in the content.
-  var targetRange: Range<Int>
+  /// The byte range of the path (`Category/Name` or `Name`, after any leading `/`, before
+  /// any `#`) in the content: what a rename rewrites. Empty for `[[#Heading]]`.
+  var pathRange: Range<Int>
 
-  /// The target as a path: `Category/Name` or `Name`.
-  public var target: String {
-    category.map { $0.text + "/" + name.text } ?? name.text
+  /// The path named, `Category/Name` or `Name`; `nil` for the linking document itself.
+  public var path: String? {
+    guard let name else { return nil }
+    return category.map { $0.text + "/" + name.text } ?? name.text
   }
 
   /// The links in `content`, in order.
@@ -33,16 +49,27 @@ public struct DocumentLink: Hashable, Sendable {
   }
 
   /// The links in the UTF-8 text `bytes`, in order: a scan for `[[` that costs little in a
-  /// text holding none.
+  /// text holding none; where one is found, the text's code is found first.
   static func links(inUTF8 bytes: UnsafeRawBufferPointer) -> [DocumentLink] {
-    var found: [DocumentLink] = []
     let count = bytes.count
     let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(ascii: "\n")
     let bar = UInt8(ascii: "|")
+    var position = 0
+    while position + 1 < count, !(bytes[position] == open && bytes[position + 1] == open) {
+      position += 1
+    }
+    guard position + 1 < count else { return [] }
+    let code = MarkdownCode.ranges(in: bytes)
+    var nextCode = 0
+    var found: [DocumentLink] = []
     var line = 1
     var lineCountedTo = 0
-    var position = 0
     while position + 1 < count {
+      while nextCode < code.count, code[nextCode].upperBound <= position { nextCode += 1 }
+      if nextCode < code.count, code[nextCode].contains(position) {
+        position = code[nextCode].upperBound
+        continue
+      }
       guard bytes[position] == open, bytes[position + 1] == open else {
         position += 1
         continue
@@ -67,36 +94,72 @@ public struct DocumentLink: Hashable, Sendable {
         position = max(end, start + 2)
         continue
       }
-      let targetRange = (start + 2)..<(barAt ?? end)
-      if let (category, name) = parseTarget(bytes, targetRange) {
+      // Code that starts inside the brackets takes them: `[[a `b]]` c` is no link.
+      if nextCode < code.count, code[nextCode].lowerBound < end + 2 {
+        position = start + 2
+        continue
+      }
+      var targetEnd = barAt ?? end
+      if barAt != nil, targetEnd > start + 2, bytes[targetEnd - 1] == UInt8(ascii: "\\") {
+        targetEnd -= 1
+      }
+      if let parsed = parseTarget(bytes, (start + 2)..<targetEnd) {
         for index in lineCountedTo..<start where bytes[index] == newline { line += 1 }
         lineCountedTo = start
         let shown = barAt.map { String(decoding: bytes[($0 + 1)..<end], as: UTF8.self) }
         found.append(
           DocumentLink(
-            category: category, name: name, shownText: shown, line: line,
-            range: start..<(end + 2), targetRange: targetRange))
+            category: parsed.category, name: parsed.name, subpath: parsed.subpath,
+            shownText: shown, isEmbed: start > 0 && bytes[start - 1] == UInt8(ascii: "!"),
+            target: String(decoding: bytes[(start + 2)..<targetEnd], as: UTF8.self), line: line,
+            range: start..<(end + 2), pathRange: parsed.pathRange))
       }
       position = end + 2
     }
     return found
   }
 
+  /// The category, name, subpath and path range of the target `range`.
   private static func parseTarget(
     _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>
-  ) -> (Name?, Name)? {
-    let text = String(decoding: bytes[range], as: UTF8.self)
+  ) -> (category: Name?, name: Name?, subpath: String?, pathRange: Range<Int>)? {
+    var pathEnd = range.upperBound
+    for index in range where bytes[index] == UInt8(ascii: "#") {
+      pathEnd = index
+      break
+    }
+    let subpath =
+      pathEnd < range.upperBound
+      ? String(decoding: bytes[pathEnd..<range.upperBound], as: UTF8.self) : nil
+    var pathStart = range.lowerBound
+    let absolute = pathStart < pathEnd && bytes[pathStart] == UInt8(ascii: "/")
+    if absolute { pathStart += 1 }
+    let text = String(decoding: bytes[pathStart..<pathEnd], as: UTF8.self)
+    if !absolute, text.allSatisfy({ $0 == " " || $0 == "\t" }) {
+      // `[[#Heading]]`: the linking document itself, when a heading or block follows.
+      guard let subpath, subpath.count > 1 else { return nil }
+      return (nil, nil, subpath, pathStart..<pathStart)
+    }
     let parts = text.split(separator: "/", omittingEmptySubsequences: false)
     switch parts.count {
-    case 1:
+    case 1 where !absolute:
       guard let name = try? Name(text) else { return nil }
-      return (nil, name)
+      return (nil, name, subpath, pathStart..<pathEnd)
     case 2:
       guard let category = try? Name(String(parts[0])), let name = try? Name(String(parts[1]))
       else { return nil }
-      return (category, name)
+      return (category, name, subpath, pathStart..<pathEnd)
     default:
       return nil
+    }
+  }
+
+  /// Whether a link can hold `path` (`Category/Name` or `Name`): not when it holds `#`,
+  /// `|`, `[` or `]`, which end a link's path or the link.
+  static func canName(_ path: String) -> Bool {
+    !path.utf8.contains {
+      $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "[")
+        || $0 == UInt8(ascii: "]")
     }
   }
 }

@@ -231,11 +231,13 @@ public protocol DocumentStore: AnyObject {
   ) throws(StoreError) -> [StoredDocument]
 
   /// The saved documents whose contents link to the document `name` of `category` (see
-  /// ``DocumentLink``), a superset (the caller reads them); `nil` when the store keeps no
-  /// index of links and cannot answer (the context then reads every content).
+  /// ``DocumentLink``): by `[[Category/Name]]`, by a bare `[[Name]]` from `category`, and
+  /// from any category when `bareFromAnywhere` (the name is unique); a superset (the caller
+  /// reads them); `nil` when the store keeps no index of links and cannot answer (the
+  /// context then reads every content).
   /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
   func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name)
+    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
   ) throws(WorkInterrupted) -> [StoredDocument]?
 
   /// The saved documents whose contents hold a `[[Category/Name]]` link naming `category`
@@ -379,7 +381,7 @@ extension DocumentStore {
 
   /// A store without an index of links leaves finding them to the context.
   public func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name)
+    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
   ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
 
   /// A store without an index of links leaves finding them to the context.

@@ -9,7 +9,8 @@ struct CheckCommand: ShellCommand {
       Reads the saved store as it is on disk (unsaved changes are not part of it) and
       reports every problem found; fails when there is any. docsh --check does the same
       from the command line. Links to documents that do not exist ([[Missing]]) are listed
-      after the report, as CATEGORY/NAME:LINE: [[TARGET]]; they are no problem of the store.
+      after the report, as CATEGORY/NAME:LINE: [[TARGET]], then bare names that more than
+      one other category holds, with those documents; they are no problem of the store.
       """,
     example: "check", isUndoable: false, pagesOutput: true)
 
@@ -20,7 +21,9 @@ struct CheckCommand: ShellCommand {
     // Stopped by Ctrl-C: what it found so far is not a verdict on the store.
     if report.wasInterrupted { throw ShellError.interrupted }
     let missing = try session.context.missingLinks().map { missing in
-      LocatedBacklink(source: session.located(missing.source), backlink: missing)
+      LocatedBacklink(
+        source: session.located(missing.source), backlink: missing,
+        candidates: missing.candidates.map(session.located))
     }
     return .checkReport(report, missingLinks: missing)
   }

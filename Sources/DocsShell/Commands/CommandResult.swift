@@ -61,12 +61,16 @@ struct LocatedDocument: Sendable {
 struct LocatedLink: Sendable {
   var link: DocumentLink
   var target: LocatedDocument?
+  /// The documents an ambiguous bare name could mean.
+  var candidates: [LocatedDocument] = []
 }
 
 /// A link of `backlinks`: the linking document's place, the line and its text.
 struct LocatedBacklink: Sendable {
   var source: LocatedDocument
   var backlink: Backlink
+  /// For `check`: the documents an ambiguous bare name could mean.
+  var candidates: [LocatedDocument] = []
 }
 
 /// The matching lines of `grep`, document by document, with the names of their categories.

@@ -6,10 +6,14 @@ struct LinksCommand: ShellCommand {
     name: "links",
     abstract: "list the [[links]] in a document, each with the document it names or missing",
     discussion: """
-      [[Name]] names a document of the linking document's own category, [[Category/Name]]
-      one of that category; [[Name|shown text]] shows other text. Names ignore case.
-      Prints LINE: [[TARGET]] -> CATEGORY/NAME, or (missing); --json prints
-      [{"line", "target", "text", "category", "name"}], category and name null when missing.
+      Links are Obsidian's: [[Name]], [[Category/Name]] (or [[/Category/Name]]), then
+      #Heading or #^block for a part of it, [[#Heading]] for the document itself, |shown
+      text after any of them; ![[Name]] embeds are links too. Nothing in code (`code`, fenced
+      blocks) is a link. [[Name]] names the document of that name in the linking document's
+      category, else the only one of that name anywhere. Names ignore case. Prints
+      LINE: [[TARGET]] -> CATEGORY/NAME, (missing) or (ambiguous: candidates); --json prints
+      [{"line", "target", "text", "category", "name", "candidates"}], category and name null
+      when it resolves to none.
       """,
     example: "links Work/Plan",
     arguments: ArgumentSpec(
@@ -29,7 +33,9 @@ struct LinksCommand: ShellCommand {
   func run(in session: Session) throws -> CommandResult {
     let document = try session.document(named: path)
     let links = try session.context.links(of: document.id).map { resolved in
-      LocatedLink(link: resolved.link, target: resolved.target.map(session.located))
+      LocatedLink(
+        link: resolved.link, target: resolved.target.map(session.located),
+        candidates: resolved.candidates.map(session.located))
     }
     return .links(links, format)
   }
@@ -41,8 +47,9 @@ struct BacklinksCommand: ShellCommand {
     name: "backlinks",
     abstract: "list every document linking to a document, with the line of each link",
     discussion: """
-      Prints CATEGORY/NAME:LINE: text for each link naming the document, as [[Name]] from
-      its category or [[Category/Name]] from anywhere; --json prints
+      Prints CATEGORY/NAME:LINE: text for each link naming the document: [[Category/Name]]
+      from anywhere, [[Name]] from its category or, when no other document has its name,
+      from anywhere, [[#Heading]] in itself; --json prints
       [{"category", "name", "line", "text"}].
       """,
     example: "backlinks Work/Plan",

@@ -11,8 +11,9 @@ struct MoveCommand: ShellCommand {
       there, keeping its name; CATEGORY/NAME moves and renames it; a plain NAME renames it
       in place. At the top, mv OLD NEW renames a category; its documents stay with it.
       Moving or renaming a document rewrites the [[links]] naming it in the documents that
-      hold them, in the same undo step, and says how many; renaming a category rewrites the
-      [[Category/Name]] links into it. --no-links keeps them as they were.
+      hold them, in the same undo step, and says how many, keeping each #heading and |shown
+      text (code is never changed); renaming a category rewrites the [[Category/Name]]
+      links into it. --no-links keeps them as they were.
       Several SOURCEs, or one with * ? [ ] (mv *.txt Archive), move every document they
       name into the category DEST, keeping their names.
       """,
@@ -33,13 +34,15 @@ struct MoveCommand: ShellCommand {
       let target = try DocumentTransfer.category(destination, in: session, command: "mv")
       var links = 0
       var documents = 0
+      var kept = 0
       for named in try session.documents(named: sources, once: true) {
         let rewrite = try session.context.moveDocument(
           named.document.id, to: target.id, renamingTo: nil, rewritingLinks: rewritesLinks)
         links += rewrite.links
         documents += rewrite.documents
+        kept += rewrite.kept
       }
-      return Self.rewriteMessage(links: links, documents: documents)
+      return Self.rewriteMessage(links: links, documents: documents, kept: kept)
     }
     return try move(source, in: session)
   }
@@ -59,7 +62,8 @@ struct MoveCommand: ShellCommand {
         in: context, from: session.currentCategory)
       let rewrite = try context.moveDocument(
         document.id, to: target.id, renamingTo: newName, rewritingLinks: rewritesLinks)
-      return Self.rewriteMessage(links: rewrite.links, documents: rewrite.documents)
+      return Self.rewriteMessage(
+        links: rewrite.links, documents: rewrite.documents, kept: rewrite.kept)
     }
     return .nothing
   }
@@ -73,15 +77,25 @@ struct MoveCommand: ShellCommand {
     }
     let rewrite = try session.context.renameCategory(
       category.id, to: String(name), rewritingLinks: rewritesLinks)
-    return Self.rewriteMessage(links: rewrite.links, documents: rewrite.documents)
+    return Self.rewriteMessage(
+      links: rewrite.links, documents: rewrite.documents, kept: rewrite.kept)
   }
 
-  /// `Rewrote 3 links in 2 documents.`, or nothing when none was.
-  static func rewriteMessage(links: Int, documents: Int) -> CommandResult {
-    guard links > 0 else { return .nothing }
-    let linkCount = links == 1 ? "1 link" : "\(links) links"
-    let documentCount = documents == 1 ? "1 document" : "\(documents) documents"
-    return .messages(["Rewrote \(linkCount) in \(documentCount)."])
+  /// `Rewrote 3 links in 2 documents.`, and how many were kept because no link can hold
+  /// the new name; nothing when neither happened.
+  static func rewriteMessage(links: Int, documents: Int, kept: Int) -> CommandResult {
+    var messages: [String] = []
+    if links > 0 {
+      let linkCount = links == 1 ? "1 link" : "\(links) links"
+      let documentCount = documents == 1 ? "1 document" : "\(documents) documents"
+      messages.append("Rewrote \(linkCount) in \(documentCount).")
+    }
+    if kept > 0 {
+      let linkCount = kept == 1 ? "1 link" : "\(kept) links"
+      messages.append(
+        "Kept \(linkCount) as written: a link cannot hold a name with #, |, [ or ].")
+    }
+    return messages.isEmpty ? .nothing : .messages(messages)
   }
 }
 

@@ -13,6 +13,10 @@ struct Completer {
   func complete(lineBeforeCursor: String, word: String) -> [String] {
     let context = CompletionContext(lineBeforeCursor: lineBeforeCursor, wordBeingCompleted: word)
     guard !context.isInComment else { return [] }
+    // `[[` in the word (quoted or not), not closed yet: a link's target, whatever the command.
+    if let link = linkTargets(context.partialWord) {
+      return context.replacements(for: link, closingQuote: false)
+    }
     return context.replacements(
       for: candidates(after: context.precedingWords, partial: context.partialWord))
   }
@@ -60,6 +64,63 @@ struct Completer {
     else { return [] }
     return matching(
       ((try? session.context.documents(in: category.id)) ?? []).map(\.name.text), partial)
+  }
+
+  /// The full words completing a link being typed at the end of `word` (after its last
+  /// `[[`, with no `]]` after it), each closed with `]]`: the names of documents, bare where
+  /// the name reaches that document from the current category (its own, or the only one of
+  /// that name), `Category/Name` where it does not; after a `/`, that category's documents.
+  /// `nil` when the word holds no open link.
+  func linkTargets(_ word: String) -> [String]? {
+    let bytes = Array(word.utf8)
+    guard
+      let open = bytes.indices.dropLast().last(where: {
+        bytes[$0] == UInt8(ascii: "[") && bytes[$0 + 1] == UInt8(ascii: "[")
+      })
+    else { return nil }
+    let head = String(decoding: bytes[...(open + 1)], as: UTF8.self)
+    var typed = String(decoding: bytes[(open + 2)...], as: UTF8.self)
+    guard !typed.contains("]") else { return nil }
+    var absolute = ""
+    if typed.hasPrefix("/") {
+      absolute = "/"
+      typed.removeFirst()
+    }
+    // A heading or shown text is the user's to type.
+    guard !typed.contains("#"), !typed.contains("|") else { return [] }
+    let context = session.context
+    var paths: [String] = []
+    if let slash = typed.firstIndex(of: "/") {
+      guard let category = context.category(named: String(typed[..<slash])) else { return [] }
+      let documents = (try? context.documents(in: category.id)) ?? []
+      paths = documents.map { category.name.text + "/" + $0.name.text }
+    } else {
+      let documents = (try? context.documents(nameContaining: typed)) ?? []
+      var sharing: [NameKey: Int] = [:]
+      for document in documents { sharing[document.name.key, default: 0] += 1 }
+      let current = session.currentCategory?.id
+      for document in documents {
+        // Its own category's, or the only one of its name (then the current category has
+        // none of its own).
+        let reaches =
+          absolute.isEmpty
+          && (document.categoryID == current || sharing[document.name.key] == 1)
+        if reaches {
+          paths.append(document.name.text)
+        } else if let category = context.category(withID: document.categoryID) {
+          paths.append(category.name.text + "/" + document.name.text)
+        }
+      }
+    }
+    if typed.contains("/") {
+      return matching(paths.map { head + absolute + $0 + "]]" }, head + absolute + typed)
+    }
+    // By the name typed, though an ambiguous one is offered with its category.
+    let prefix = typed.lowercased()
+    return
+      paths
+      .filter { ($0.split(separator: "/").last ?? "").lowercased().hasPrefix(prefix) }
+      .sorted().map { head + absolute + $0 + "]]" }
   }
 
   /// The tags of the store starting with `partial`, ignoring case and accents.

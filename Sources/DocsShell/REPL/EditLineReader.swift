@@ -152,7 +152,30 @@ private func attemptCompletion(
   guard let first = candidates.first else { return nil }
   let appendsSpace = candidates.count == 1 && !first.hasSuffix("/")
   docsh_set_completion_append_character(appendsSpace ? Int32(UInt8(ascii: " ")) : 0)
+  // libedit puts the candidates' common prefix in place of the word: one shorter than the
+  // word would erase what was typed (`[[Sh` offering `[[Garden/Shop]]` and `[[Home/Shop]]`).
+  // The word stays then, and a second Tab lists the candidates.
+  if candidates.count > 1, commonPrefixLength(candidates) < word.utf8.count,
+    let matches = malloc(
+      MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * (candidates.count + 2))?
+      .assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self)
+  {
+    matches[0] = strdup(word)
+    for (index, candidate) in candidates.enumerated() { matches[index + 1] = strdup(candidate) }
+    matches[candidates.count + 1] = nil
+    return matches
+  }
   return word.withCString { rl_completion_matches($0, generateCandidate) }
+}
+
+/// The length in bytes of the prefix all of `candidates` share.
+private func commonPrefixLength(_ candidates: [String]) -> Int {
+  guard var prefix = candidates.first.map({ Array($0.utf8) }) else { return 0 }
+  for candidate in candidates.dropFirst() {
+    let shared = zip(prefix, candidate.utf8).prefix { $0 == $1 }.count
+    prefix.removeLast(prefix.count - shared)
+  }
+  return prefix.count
 }
 
 /// `rl_compentry_func_t`: the `index`-th candidate, `strdup`ed for libedit to free.

@@ -375,9 +375,10 @@ struct CompletionContext: Equatable, Sendable {
   ///
   /// `candidates` are full words as they should read after quote removal (`Meeting Notes`);
   /// the replacements keep the user's quoting (`Meeting\ Notes`, or `Notes"` after
-  /// `"Meeting `). A lone candidate not ending in `/` also closes an open quote.
-  func replacements(for candidates: [String]) -> [String] {
-    let closes = candidates.count == 1
+  /// `"Meeting `). A lone candidate not ending in `/` also closes an open quote, unless
+  /// `closingQuote` is false (a link completed inside a quoted sentence).
+  func replacements(for candidates: [String], closingQuote: Bool = true) -> [String] {
+    let closes = closingQuote && candidates.count == 1
     guard editorWord.count <= typedWord.count,
       typedWord[(typedWord.count - editorWord.count)...].elementsEqual(editorWord)
     else {

@@ -2,14 +2,23 @@ import DocsKit
 
 /// What `links`, `backlinks` and the link lines of `check` print.
 enum LinkViews {
-  /// `LINE: [[TARGET]] -> CATEGORY/NAME`, or `(missing)`.
+  /// `LINE: [[TARGET]] -> CATEGORY/NAME`, `(missing)`, or `(ambiguous: CATEGORY/NAME, …)`.
   static func linkLines(_ links: [LocatedLink]) -> [String] {
     links.map { located in
-      "\(located.link.line): [[\(located.link.target)]] -> \(located.target?.path ?? "(missing)")"
+      let resolved =
+        located.target?.path
+        ?? (located.candidates.isEmpty
+          ? "(missing)" : "(ambiguous: \(located.candidates.map(\.path).joined(separator: ", ")))")
+      return "\(located.link.line): \(written(located.link)) -> \(resolved)"
     }
   }
 
-  /// `links --json`: `[{"line","target","text","category","name"}]`.
+  /// The link as written, without its shown text: `[[TARGET]]` or `![[TARGET]]`.
+  static func written(_ link: DocumentLink) -> String {
+    (link.isEmbed ? "!" : "") + "[[" + link.target + "]]"
+  }
+
+  /// `links --json`: `[{"line","target","text","category","name","candidates"}]`.
   static func linksJSON(_ links: [LocatedLink]) -> JSONValue {
     .array(
       links.map { located in
@@ -18,6 +27,7 @@ enum LinkViews {
           ("text", located.link.shownText.map { .string($0) } ?? .null),
           ("category", located.target.map { .string($0.categoryName) } ?? .null),
           ("name", located.target.map { .string($0.document.name.text) } ?? .null),
+          ("candidates", .array(located.candidates.map { .string($0.path) })),
         ])
       })
   }
@@ -40,13 +50,30 @@ enum LinkViews {
       })
   }
 
-  /// `check`'s lines for links to documents that do not exist.
-  static func missingLines(_ missing: [LocatedBacklink]) -> [String] {
-    guard !missing.isEmpty else { return [] }
-    let count = missing.count == 1 ? "1 link names" : "\(missing.count) links name"
-    return ["  links: \(count) no document"]
-      + missing.map {
-        "    \($0.source.path):\($0.backlink.link.line): [[\($0.backlink.link.target)]]"
+  /// `check`'s lines for links to documents that do not exist, then for bare names that
+  /// name more than one, each with its candidates.
+  static func missingLines(_ unresolved: [LocatedBacklink]) -> [String] {
+    let missing = unresolved.filter { $0.candidates.isEmpty }
+    let ambiguous = unresolved.filter { !$0.candidates.isEmpty }
+    var lines: [String] = []
+    if !missing.isEmpty {
+      let count = missing.count == 1 ? "1 link names" : "\(missing.count) links name"
+      lines.append("  links: \(count) no document")
+      lines += missing.map {
+        "    \($0.source.path):\($0.backlink.link.line): \(written($0.backlink.link))"
       }
+    }
+    if !ambiguous.isEmpty {
+      let count =
+        ambiguous.count == 1
+        ? "1 link names more than one document"
+        : "\(ambiguous.count) links name more than one document"
+      lines.append("  links: \(count) (write Category/Name)")
+      lines += ambiguous.map {
+        "    \($0.source.path):\($0.backlink.link.line): \(written($0.backlink.link)): "
+          + $0.candidates.map(\.path).joined(separator: ", ")
+      }
+    }
+    return lines
   }
 }

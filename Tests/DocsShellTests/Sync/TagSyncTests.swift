@@ -39,9 +39,11 @@ import Testing
     try sandbox.text(["clone", "--quiet", remote, clone], in: sandbox.folder.path)
     let path = clone + "/Work/Plan"
     let file = try String(contentsOfFile: path, encoding: .utf8)
-    #expect(file.contains("\ntags: base gone\n---\nplan"))
+    // A YAML list, which Obsidian's properties, pandoc and Hugo read as two tags.
+    #expect(file.contains("\ntags:\n  - base\n  - gone\n---\nplan"))
     try Data(
-      file.replacingOccurrences(of: "tags: base gone", with: "tags: base clone/edit").utf8
+      file.replacingOccurrences(of: "tags:\n  - base\n  - gone", with: "tags: [base, clone/edit]")
+        .utf8
     ).write(to: URL(fileURLWithPath: path))
     for arguments in [
       ["commit", "--quiet", "-am", "tags by hand"], ["push", "--quiet", "origin", "HEAD"],
@@ -51,5 +53,32 @@ import Testing
     _ = try laptop.sync()
     #expect(try laptop.succeed("tags") == "base        1\nclone/edit  1\n")
     #expect(try laptop.succeed("find --tag clone/edit") == "Work/Plan\n")
+    // The sync writes the file as docsh writes it, and its commit names it.
+    _ = try laptop.sync()
+    try sandbox.text(["pull", "--quiet"], in: clone)
+    let again = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(again.contains("\ntags:\n  - base\n  - clone/edit\n---\nplan"))
+  }
+
+  @Test func aSyncThatOnlyRewritesAFileNamesItInItsCommitMessage() throws {
+    try startBoth()
+    let clone = sandbox.folder.path("clone")
+    try sandbox.text(["clone", "--quiet", remote, clone], in: sandbox.folder.path)
+    let path = clone + "/Work/Plan"
+    let file = try String(contentsOfFile: path, encoding: .utf8)
+    // The same tags, written as a flow list: the document does not change, its file does.
+    try Data(
+      file.replacingOccurrences(of: "tags:\n  - base\n  - gone", with: "tags: [base, gone]").utf8
+    ).write(to: URL(fileURLWithPath: path))
+    for arguments in [
+      ["commit", "--quiet", "-am", "flow list"], ["push", "--quiet", "origin", "HEAD"],
+    ] {
+      try sandbox.text(arguments, in: clone)
+    }
+    _ = try laptop.sync()
+    #expect(try laptop.succeed("tags") == "base  1\ngone  1\n")
+    let message = try laptop.gitText(["log", "-1", "--format=%B"])
+    #expect(message.hasPrefix("Sync: 1 file written as docsh writes them\n"))
+    #expect(message.contains("their documents did not change):\n  Work/Plan\n"))
   }
 }

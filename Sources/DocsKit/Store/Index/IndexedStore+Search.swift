@@ -26,10 +26,10 @@ extension IndexedStore {
   }
 
   public func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name)
+    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
   ) throws(WorkInterrupted) -> [StoredDocument]? {
     try linkingDocuments { index throws(SQLiteError) in
-      try index.documents(linkingTo: name, in: category)
+      try index.documents(linkingTo: name, in: category, bareFromAnywhere: bareFromAnywhere)
     }
   }
 

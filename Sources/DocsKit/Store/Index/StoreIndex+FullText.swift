@@ -221,22 +221,25 @@ extension StoreIndex {
   /// gone with it.
   private func insertLinks(of rowID: Int64, _ links: [DocumentLink]) throws(SQLiteError) {
     for link in links {
+      // `[[#Heading]]` names the linking document itself: no row (backlinks read it).
+      guard let name = link.name else { continue }
       try database.run(
         "INSERT INTO links(source, line, category_key, name_key, target) VALUES(?, ?, ?, ?, ?)",
         [
           .integer(rowID), .integer(Int64(link.line)),
-          link.category.map { .text($0.key.folded) } ?? .null, .text(link.name.key.folded),
+          link.category.map { .text($0.key.folded) } ?? .null, .text(name.key.folded),
           .text(link.target),
         ])
     }
   }
 
   /// The documents whose saved contents link to the document named `name` in the category
-  /// `category` (by `[[Category/Name]]` from anywhere, by `[[Name]]` from that category);
-  /// `nil` when the full text (and with it the links) is not built.
-  func documents(linkingTo name: Name, in category: (id: ObjectID, name: Name))
-    throws(SQLiteError) -> [StoredDocument]?
-  {
+  /// `category`: by `[[Category/Name]]` from anywhere, by a bare `[[Name]]` from that
+  /// category, or from any category when `bareFromAnywhere` (the caller knows the name is
+  /// unique); `nil` when the full text (and with it the links) is not built.
+  func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
+  ) throws(SQLiteError) -> [StoredDocument]? {
     guard let record = try record(), record.hasFullText else { return nil }
     var documents: [StoredDocument] = []
     try database.query(
@@ -245,11 +248,11 @@ extension StoreIndex {
         c.uuid AS category_uuid, c.documents_offset AS base
       FROM links l JOIN documents d ON d.id = l.source JOIN categories c ON d.category = c.id
       WHERE l.name_key = ?1
-        AND (l.category_key = ?2 OR (l.category_key IS NULL AND c.uuid = ?3))
+        AND (l.category_key = ?2 OR (l.category_key IS NULL AND (?4 OR c.uuid = ?3)))
       """,
       [
         .text(name.key.folded), .text(category.name.key.folded),
-        .blob(StoreIndex.bytes(of: category.id)),
+        .blob(StoreIndex.bytes(of: category.id)), .integer(bareFromAnywhere ? 1 : 0),
       ]
     ) { row throws(SQLiteError) in
       guard let category = StoreIndex.objectID(row.bytes("category_uuid")),

@@ -123,7 +123,8 @@ final class StoreIndex {
   /// 4: rows of documents whose last save is in the save log, and how far into it the index
   /// goes.
   /// 5: each document's tags, the documents of each tag, and the links of each content.
-  static let schemaVersion: Int64 = 5
+  /// 6: links as Obsidian writes them (`#heading`, `/Category/Name`), none inside code.
+  static let schemaVersion: Int64 = 6
 
   static let schema = """
     CREATE TABLE identity(
@@ -175,7 +176,7 @@ final class StoreIndex {
     CREATE VIRTUAL TABLE full_text USING fts5(
       name, content, content='', tokenize='docsh remove_diacritics 2');
     CREATE VIRTUAL TABLE full_text_vocabulary USING fts5vocab(full_text, row);
-    PRAGMA user_version = 5;
+    PRAGMA user_version = 6;
     """
 
   let database: SQLiteDatabase

@@ -33,6 +33,10 @@ struct StoreChanges {
   /// The categories that differ, in the same order.
   var categories: [CategoryChange] = []
 
+  /// The documents (`CATEGORY/NAME`) whose files a commit rewrites though they did not
+  /// change: the message names them too.
+  var rewrittenFiles: [String] = []
+
   /// How many objects differ.
   var count: Int { documents.count + categories.count }
 
@@ -146,7 +150,13 @@ struct StoreChanges {
   func subject(prefix: String = "") -> String {
     let everything: [(Kind, String)] =
       categories.map { ($0.kind, $0.name + "/") } + documents.map { ($0.kind, $0.path) }
-    guard !everything.isEmpty else { return prefix + "no change to categories or documents" }
+    guard !everything.isEmpty else {
+      guard rewrittenFiles.isEmpty else {
+        let count = rewrittenFiles.count == 1 ? "1 file" : "\(rewrittenFiles.count) files"
+        return prefix + "\(count) written as docsh writes them"
+      }
+      return prefix + "no change to categories or documents"
+    }
     var parts: [String] = []
     for (kind, word) in [(Kind.new, "new"), (.changed, "changed"), (.deleted, "deleted")] {
       let number = everything.filter { $0.0 == kind }.count
@@ -181,8 +191,14 @@ struct StoreChanges {
 
   /// The whole message: the subject, a blank line and the trailers.
   func message(prefix: String = "", storePath: String) -> String {
-    subject(prefix: prefix) + "\n\n" + trailers(storePath: storePath).joined(separator: "\n")
-      + "\n"
+    // Every file rewritten without a change of its document is named, one a line.
+    let rewritten =
+      rewrittenFiles.isEmpty
+      ? ""
+      : "Written as docsh writes them (their documents did not change):\n"
+        + rewrittenFiles.map { "  " + $0 + "\n" }.joined() + "\n"
+    return subject(prefix: prefix) + "\n\n" + rewritten
+      + trailers(storePath: storePath).joined(separator: "\n") + "\n"
   }
 }
 

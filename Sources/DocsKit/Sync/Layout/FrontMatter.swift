@@ -10,6 +10,8 @@ struct FrontMatter {
     var bytes: ArraySlice<UInt8>
     /// Its number in the file, counting the opening `---` as line 1.
     var number: Int
+    /// Where it lies in the file, its line end included.
+    var range: Range<Int> = 0..<0
 
     /// The text before the first `:`; `nil` when the line has no `:` or nothing before it.
     var key: ArraySlice<UInt8>? {
@@ -33,6 +35,8 @@ struct FrontMatter {
   var lines: [Line]
   /// Whether a closing `---` line ends the header.
   var isClosed: Bool
+  /// Where the closing line starts (the end of the file when not closed).
+  var closingLineStart: Int
   /// Where the bytes after the closing line start (the end of the file when not closed).
   var end: Int
 
@@ -52,15 +56,17 @@ struct FrontMatter {
       if FrontMatter.isDelimiter(text) {
         self.lines = lines
         isClosed = true
+        closingLineStart = position
         end = line.next
         return
       }
-      lines.append(Line(bytes: text, number: number))
+      lines.append(Line(bytes: text, number: number, range: position..<line.next))
       number += 1
       position = line.next
     }
     self.lines = lines
     isClosed = false
+    closingLineStart = bytes.count
     end = bytes.count
   }
 

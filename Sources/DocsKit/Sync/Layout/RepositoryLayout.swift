@@ -250,6 +250,22 @@ extension RepositoryLayout {
   func changes(
     from parent: TreeReading, to merged: StoreSnapshot, folders: Set<String>
   ) -> [FastImportCommit.Change] {
+    var rewritten: [String] = []
+    return changes(from: parent, to: merged, folders: folders, rewritten: &rewritten)
+  }
+
+  /// ``changes(from:to:folders:)``, adding to `rewritten` the `CATEGORY/NAME` of every
+  /// document whose file changes though the document does not (a header written by another
+  /// tool, or in an older form, written as docsh writes it): what a commit message names
+  /// beside the documents that changed.
+  func changes(
+    from parent: TreeReading, to merged: StoreSnapshot, folders: Set<String>,
+    rewritten: inout [String]
+  ) -> [FastImportCommit.Change] {
+    var parentDocuments: [ObjectID: (document: SnapshotDocument, categoryID: ObjectID)] = [:]
+    for category in parent.snapshot.categories {
+      for document in category.documents { parentDocuments[document.id] = (document, category.id) }
+    }
     var parentNames: [ObjectID: String] = [:]
     for category in parent.snapshot.categories { parentNames[category.id] = category.name.text }
     // Every path `merged` puts a file at; the bytes only of those that differ from the
@@ -278,11 +294,17 @@ extension RepositoryLayout {
         recordPath(of: category.name),
         RepositoryLayout.recordBytes(id: category.id, name: category.name, fannedOut: fannedOut))
       for document in category.documents {
-        want(
-          path(of: document.name, in: category.name, fannedOut: fannedOut),
-          DocumentFile.render(
-            id: document.id, modified: document.modified, tags: document.tags,
-            content: document.content))
+        let path = path(of: document.name, in: category.name, fannedOut: fannedOut)
+        let bytes = DocumentFile.render(
+          id: document.id, modified: document.modified, tags: document.tags,
+          content: document.content)
+        want(path, bytes)
+        if differing[path] != nil, !parent.madeElsewhere.contains(document.id),
+          let before = parentDocuments[document.id], before.categoryID == category.id,
+          before.document == document
+        {
+          rewritten.append(category.name.text + "/" + document.name.text)
+        }
       }
     }
     // Categories gone from `merged`: their folders lose docsh's files.

@@ -370,14 +370,15 @@ struct TreeReader {
         document = SnapshotDocument(
           id: id, name: candidate.name, size: content.utf8.count, modified: modified,
           content: content, tags: tags)
-      case .plain(let content):
+      case .plain(let content, let tags):
         reading.madeElsewhere.insert(
           TreeReader.derivedID(
             "document", Array(candidate.path.utf8) + Array(candidate.blob.hex.utf8)))
         document = SnapshotDocument(
           id: TreeReader.derivedID(
             "document", Array(candidate.path.utf8) + Array(candidate.blob.hex.utf8)),
-          name: candidate.name, size: content.utf8.count, modified: date, content: content)
+          name: candidate.name, size: content.utf8.count, modified: date, content: content,
+          tags: tags)
       case .invalid(let reason):
         reading.warnings[candidate.path] = "\(reason)"
         continue

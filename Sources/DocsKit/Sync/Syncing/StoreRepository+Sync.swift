@@ -229,8 +229,9 @@ extension StoreRepository {
     }
     let isFastForward = local == nil || base == local
     let parentSide = isFastForward ? remoteSide : localSide
+    var rewritten: [String] = []
     var treeChanges = layout.changes(
-      from: parentSide, to: merge.merged, folders: folders)
+      from: parentSide, to: merge.merged, folders: folders, rewritten: &rewritten)
     if !isFastForward {
       treeChanges += layout.otherFileChanges(
         remoteChanges, modes: remoteEntries.mapValues(\.mode), localChanges: localChanges,
@@ -240,7 +241,8 @@ extension StoreRepository {
     if isFastForward && treeChanges.isEmpty {
       target = remote
     } else {
-      let changes = StoreChanges(from: parentSide.describedSnapshot, to: merge.merged)
+      var changes = StoreChanges(from: parentSide.describedSnapshot, to: merge.merged)
+      changes.rewrittenFiles = rewritten
       let prefix = isFastForward ? "Sync: " : "Sync with origin: "
       target = try makeBuildCommit(
         parent: isFastForward ? remote : local, mergedParents: isFastForward ? [] : [remote],
