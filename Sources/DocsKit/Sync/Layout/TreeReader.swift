@@ -107,23 +107,7 @@ struct TreeReader {
     // Paths are looked up in the commit's tree, not through the commit: git would read the
     // commit object, message and all, for every lookup.
     let root = try git.text("read the repository", ["rev-parse", commit.hex + "^{tree}"])
-    let top = try listing(root + ":" + layout.prefix)
-    var categoryFolders: [(folder: String, name: Name)] = []
-    // Dot files are git's or a tool's (`.gitattributes`, `.github`): never documents.
-    for entry in top where !entry.name.hasPrefix(".") {
-      let path = layout.prefix + entry.name
-      guard checked(entry, in: &reading) else { continue }
-      guard entry.isFolder else {
-        if let blob = entry.blob { reading.files[path] = blob }
-        reading.warnings[path] = "a file at the top level is not in a category"
-        continue
-      }
-      guard let name = FileNameEncoding.decode(entry.name) else {
-        reading.warnings[path + "/"] = "not a category name docsh accepts"
-        continue
-      }
-      categoryFolders.append((path, name))
-    }
+    let categoryFolders = try categoryFolders(of: root, into: &reading)
     // Every record, through one process.
     let records = try git.blobs(
       categoryFolders.map { root + ":" + $0.folder + "/" + CategoryFile.fileName },
@@ -180,6 +164,30 @@ struct TreeReader {
       reading: &reading, progress: progress)
     reading.snapshot = StoreSnapshot(generation: 0, categories: categories)
     return reading
+  }
+
+  /// The category folders at the top of the tree `root`, with their names; what else is
+  /// there is a warning of `reading` (or a refusal, from ``checked(_:in:)``).
+  private func categoryFolders(
+    of root: String, into reading: inout TreeReading
+  ) throws(SyncError) -> [(folder: String, name: Name)] {
+    var categoryFolders: [(folder: String, name: Name)] = []
+    // Dot files are git's or a tool's (`.gitattributes`, `.github`): never documents.
+    for entry in try listing(root + ":" + layout.prefix) where !entry.name.hasPrefix(".") {
+      let path = layout.prefix + entry.name
+      guard checked(entry, in: &reading) else { continue }
+      guard entry.isFolder else {
+        if let blob = entry.blob { reading.files[path] = blob }
+        reading.warnings[path] = "a file at the top level is not in a category"
+        continue
+      }
+      guard let name = FileNameEncoding.decode(entry.name) else {
+        reading.warnings[path + "/"] = "not a category name docsh accepts"
+        continue
+      }
+      categoryFolders.append((path, name))
+    }
+    return categoryFolders
   }
 
   /// Reads the documents of the folders `pending` found, into their categories: the files
