@@ -942,12 +942,13 @@ def savelog_rows_unguarded(new_row, D, docsh, personal, large, million):
                 % 10, 1.2, anchor_label="the whole-store save of the same store (format 1's)")
     if not skipped(r):
         template = converted_copy(D, large["dir"], os.path.join(TMP, "r49t"))
-        run_setup("for i in $(seq 10); do %s -s %s/store.json -c %s || exit 1; done"
-                  % (D, sq(template), sq("append %s line $i" % DOC42)))
+        # The log is written in place by each prepare step: a log copied beside a copy of
+        # its file is another file's (its header names the file's inode), never applied.
         timed_row(r, "%s -s %s/r49/store.json --checkpoint" % (D, T),
                   "%s -s %s/r49w/store.json -c %s" % (D, T, sq("append %s whole" % DOC42)),
-                  docsh_prep="rm -rf %s/r49 && cp -a %s %s/r49 && %s --no-save -s "
-                             "%s/r49/store.json -c pwd" % (T, sq(template), T, D, T),
+                  docsh_prep="rm -rf %s/r49 && cp -a %s %s/r49 && for i in $(seq 10); do "
+                             "%s -s %s/r49/store.json -c %s || exit 1; done"
+                             % (T, sq(template), T, D, T, sq("append %s line $i" % DOC42)),
                   anchor_prep="rm -rf %s/r49w && mkdir %s/r49w && cp %s/store.json %s/r49w/ && "
                               "%s --no-save -s %s/r49w/store.json -c pwd" % (T, T, L, T, D, T),
                   expect=contains("Folded"))
@@ -963,8 +964,11 @@ def savelog_rows_unguarded(new_row, D, docsh, personal, large, million):
                 f.write('append "/Category %03d/Document %05d" saved line %d\nsave\n'
                         % (i % large["shape"][0], i % large["shape"][1], i))
         run_setup("%s -s %s/store.json %s" % (D, sq(logged), sq(script)))
-        run_setup("rm -rf %s/r50b && cp -a %s %s/r50b && %s -s %s/r50b/store.json --checkpoint"
-                  % (T, sq(logged), T, D, T))
+        # The same saves into a copy of its own, then folded (a copied log would be another
+        # file's, never applied).
+        folded = converted_copy(D, large["dir"], os.path.join(TMP, "r50b"))
+        run_setup("%s -s %s/store.json %s && %s -s %s/store.json --checkpoint"
+                  % (D, sq(folded), sq(script), D, sq(folded)))
         timed_row(r, "%s --no-save -s %s/r50a/store.json -c %s" % (D, T, sq(ls7)),
                   "%s --no-save -s %s/r50b/store.json -c %s" % (D, T, sq(ls7)), shell=False,
                   extra_docsh=True, anchor_name="docsh after checkpoint",
@@ -1092,8 +1096,8 @@ def catch_up_row(new_row, docsh, large):
         return
     before = os.environ.get("DOCSH_BEFORE")
     if not before:
-        r["status"] = "failed"
-        r["error"] = "failed: set DOCSH_BEFORE to the docsh of the commit before issue 36"
+        log("row 61 skipped: DOCSH_BEFORE names no docsh of the commit before issue 36")
+        r["status"] = "skipped"
         return
     store = os.path.join(large["dir"], "store.json")
     script = sq(os.path.join(HERE, "repl_session.py"))
