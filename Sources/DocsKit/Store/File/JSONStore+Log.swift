@@ -295,6 +295,9 @@ extension JSONStore {
 extension JSONStore {
   /// What other sessions did since this store loaded or last saved: the `stat` of the file
   /// and of its log, and the frames of the records past where this store read.
+  ///
+  /// A question only: where it cannot be asked (`try?` below), the answer is `none`, which
+  /// costs nothing but a later view — every save checks again under the lock and merges.
   public func movementSinceLoad() -> StoreMovement {
     guard hasLoaded, !loadFailed else { return .none }
     let current = statusOfCurrentFile()
@@ -427,7 +430,8 @@ extension JSONStore {
     }
   }
 
-  /// The logs kept aside beside the store file, oldest first.
+  /// The logs kept aside beside the store file, oldest first. A folder that cannot be read
+  /// lists none (`try?`): the store itself cannot be read there either, which `check` reports.
   public func keptLogs() -> [KeptLog] {
     guard
       let directory = try? fileSystem.open(
