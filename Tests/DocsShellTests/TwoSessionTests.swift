@@ -58,7 +58,13 @@ import Testing
     for entry in processes {
       let errors = try String(contentsOf: entry.errors, encoding: .utf8)
       #expect(entry.process.terminationStatus == 0, "\(entry.name): \(errors)")
-      #expect(errors.isEmpty, "\(entry.name): \(errors)")
+      // Eight processes at once may find the index cache busy past its wait: one then works
+      // from the store file alone and says so, which loses nothing. Nothing else may be said.
+      let other = errors.split(separator: "\n").filter {
+        !($0.hasPrefix("docsh: warning: cannot use the index cache ")
+          && $0.hasSuffix("(database is locked); working from the store file alone"))
+      }
+      #expect(other.isEmpty, "\(entry.name): \(errors)")
     }
     let context = try Context(store: JSONStore(path: store))
     let shared = try #require(context.category(named: "Shared"))
