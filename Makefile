@@ -30,6 +30,11 @@ outside-deps:
 	  echo "installing: python3-yaml python3-pip"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-yaml python3-pip; }
+	@# Debian's package serves Debian's python3; a python3 of its own (pyenv) needs PyYAML too.
+	@python3 -c 'import yaml' 2>/dev/null || { \
+	  echo "installing: PyYAML (PyPI)"; \
+	  python3 -m pip install --quiet --user pyyaml 2>/dev/null || \
+	  python3 -m pip install --quiet --user --break-system-packages pyyaml; }
 	@python3 -c 'import obsidiantools' 2>/dev/null || { \
 	  echo "installing: obsidiantools (PyPI)"; \
 	  python3 -m pip install --quiet --user obsidiantools 2>/dev/null || \
