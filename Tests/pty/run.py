@@ -1709,9 +1709,14 @@ def test_a_session_with_nothing_unsaved_shows_what_another_session_saved(sandbox
     check("Ship on Tuesday" in reader.run("cat Work/Plan"), "the reader sees the new text")
     check("Other" in reader.run("ls Work"), "the reader sees the new document")
     check("No unsaved changes." in reader.run("status"), "nothing unsaved in the reader")
-    # And beside a -c run too.
+    # And beside a -c run too; an undo history of the old view goes, with a note.
+    reader.run("new Work/Mine mine", dirty=True)
+    reader.run("save")
     sandbox.setup("new Work/FromScript made by -c")
-    check("FromScript" in reader.run("ls Work"), "the reader sees what -c saved")
+    listing = reader.run("ls Work")
+    check("FromScript" in listing, "the reader sees what -c saved")
+    check("the undo history of the old view is gone" in listing, f"the note: {listing!r}")
+    check("nothing to undo" in reader.run("undo").lower(), "the old undo history is gone")
 
 
 @sandboxed
