@@ -96,7 +96,9 @@ extension StoreRepository {
     }
     // Another session saved a new store meanwhile: that one stands.
     if restored {
-      recordCommitted(head, generation: .known(try storeGeneration() ?? 0))
+      // HEAD may be of layout 1 (the store lost before a conversion): the next commit
+      // compares the whole store, which converts it if so.
+      recordCommitted(head, generation: .known(try storeGeneration() ?? 0), layoutVersion: 1)
       report.notes.append(.restoredStore(fromCommit: head.short))
     }
   }
@@ -199,7 +201,7 @@ extension StoreRepository {
     }
     try moveHead(to: new, from: old, reason: "sync: finish an interrupted sync")
     // Saves may have followed the sync's: the next commit compares the whole store.
-    recordCommitted(new, generation: .unknown)
+    recordCommitted(new, generation: .unknown, layoutVersion: 1)
     forgetMove()
   }
 
