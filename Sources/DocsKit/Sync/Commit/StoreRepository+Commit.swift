@@ -274,7 +274,8 @@ extension StoreRepository {
     let isMarkdownConversion =
       !isConversion && tree[prefix + LayoutMarker.path] == nil
       && tree.keys.contains { $0.hasSuffix("/" + CategoryFile.fileName) }
-    difference.changes += markerChanges
+    // A store with nothing to commit makes no commit of the marker alone.
+    if !difference.changes.isEmpty || isMarkdownConversion { difference.changes += markerChanges }
     guard !difference.changes.isEmpty else {
       if let head {
         recordCommitted(head, generation: .known(graph.generation))

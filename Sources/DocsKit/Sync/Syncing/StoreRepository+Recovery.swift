@@ -109,7 +109,8 @@ extension StoreRepository {
   ) throws(SyncError) -> TreeReading {
     let reader = TreeReader(git: git, layout: layout)
     let folders = Set(
-      try reader.listing(commit.hex + ":" + layout.prefix).filter(\.isFolder)
+      try reader.listing(commit.hex + ":" + layout.prefix)
+        .filter { $0.isFolder && !$0.name.hasPrefix(".") && !LayoutMarker.isGuardFolder($0.name) }
         .map { layout.prefix + $0.name })
     progress?.beginTask(.buildingStore, totalBytes: max(1, folders.count))
     defer { progress?.endTask() }
