@@ -68,7 +68,8 @@ import Testing
     #expect(try laptop.succeed("log Work/Plan").split(separator: "\n").count == 3)
     // The remote converted with the push: a clone is a folder of notes.
     #expect(
-      try sandbox.text(["ls-tree", "-r", "--name-only", "main"], in: remote).contains("Work/Plan.md"))
+      try sandbox.text(["ls-tree", "-r", "--name-only", "main"], in: remote).contains(
+        "Work/Plan.md"))
     // A second machine of the new version takes the converted remote.
     try laptop.sync()
     try desktop.sync(remote)

@@ -319,15 +319,22 @@ extension StoreRepository {
     var changes = layout.changes(from: side, to: side.snapshot, folders: everything)
     if !side.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
     var target = remote
+    let converts = side.layoutVersion < RepositoryLayout.currentVersion && !side.folders.isEmpty
     if !changes.isEmpty {
-      target = try makeBuildCommit(
-        parent: remote, changes: changes,
-        message: StoreChanges(from: side.describedSnapshot, to: side.snapshot).message(
-          prefix: "Sync: ", storePath: pathInRepository))
+      // A conversion moves files without changing documents: named as one, no trailers.
+      let message =
+        converts
+        ? "Sync: " + StoreRepository.markdownConversionSubject + "\n\n" + HistoryTrailer.storeKey
+          + ": " + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": "
+          + String(RepositoryLayout.currentVersion) + "\n"
+        : StoreChanges(from: side.describedSnapshot, to: side.snapshot).message(
+          prefix: "Sync: ", storePath: pathInRepository)
+      target = try makeBuildCommit(parent: remote, changes: changes, message: message)
     }
     let incoming = StoreIncoming(from: .empty, to: side.snapshot)
     guard try write(incoming, movingHead: nil, to: target) else { return nil }
     if !side.snapshot.categories.isEmpty { report.notes.append(.fetchedStore) }
+    if converts && target != remote { report.notes.append(.convertedToMarkdown) }
     report.incoming += incoming.count
     return target
   }
