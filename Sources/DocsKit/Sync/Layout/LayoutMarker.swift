@@ -50,11 +50,13 @@ enum LayoutMarker {
 
   /// The version `bytes` (the marker's) name; `nil` when they name none.
   static func version(in bytes: [UInt8]) -> Int? {
-    let text = String(decoding: bytes, as: UTF8.self)
-    guard let first = text.split(separator: "\n", omittingEmptySubsequences: false).first
-    else { return nil }
-    let line = first.hasSuffix("\r") ? first.dropLast() : first
-    guard line.hasPrefix("docsh-layout "), let version = Int(line.dropFirst(13)), version > 0
+    // By bytes: a String reads `\r\n` as one character, never split at `\n`.
+    var line = bytes.prefix { $0 != UInt8(ascii: "\n") }
+    if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+    let prefix = Array("docsh-layout ".utf8)
+    guard line.starts(with: prefix),
+      let version = Int(String(decoding: line.dropFirst(prefix.count), as: UTF8.self)),
+      version > 0
     else { return nil }
     return version
   }
