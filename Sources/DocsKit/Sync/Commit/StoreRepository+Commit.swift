@@ -325,11 +325,7 @@ extension StoreRepository {
     if let entry = tree[markerPath], entry.object != GitBlobID(of: LayoutMarker.render()),
       let bytes = try readBlobs([entry.object]).first ?? nil
     {
-      let version = LayoutMarker.version(in: bytes)
-      if version.map({ $0 > RepositoryLayout.currentVersion }) ?? true {
-        let first = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-        throw .unknownLayout(marker: markerPath, version: PrintableText.escaped(first))
-      }
+      _ = try LayoutMarker.readableVersion(in: bytes, at: markerPath)
     }
     return LayoutMarker.changes(prefix: prefix).filter { change in
       guard case .put(let path, let bytes) = change else { return true }

@@ -61,6 +61,17 @@ enum LayoutMarker {
     return version
   }
 
+  /// The layout the marker `bytes` names, when this docsh reads it.
+  /// - Throws: ``SyncError/unknownLayout(marker:version:)`` (naming `path` and the marker's
+  ///   first line) when the marker names a newer layout, or none.
+  static func readableVersion(in bytes: [UInt8], at path: String) throws(SyncError) -> Int {
+    guard let version = version(in: bytes), version <= RepositoryLayout.currentVersion else {
+      let first = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+      throw .unknownLayout(marker: path, version: PrintableText.escaped(first))
+    }
+    return version
+  }
+
   /// The changes that put the marker of the current layout and the guard folders in a tree,
   /// below `prefix`.
   static func changes(prefix: String) -> [FastImportCommit.Change] {

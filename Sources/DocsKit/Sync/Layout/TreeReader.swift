@@ -130,14 +130,8 @@ struct TreeReader {
       step: "read the repository")[...]
     let marker = hasMarkerFolder ? records.popFirst() ?? nil : nil
     if let marker {
-      guard let version = LayoutMarker.version(in: marker),
-        version <= RepositoryLayout.currentVersion
-      else {
-        let first = String(decoding: marker.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-        throw .unknownLayout(
-          marker: layout.prefix + LayoutMarker.path, version: PrintableText.escaped(first))
-      }
-      reading.layoutVersion = version
+      reading.layoutVersion = try LayoutMarker.readableVersion(
+        in: marker, at: layout.prefix + LayoutMarker.path)
     } else {
       reading.layoutVersion = unmarkedVersion
     }
