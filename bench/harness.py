@@ -1131,7 +1131,7 @@ def docsh_version(docsh):
 SYNC_FIRST_ROW = 29
 SYNC_ROW_COUNT = 8
 SYNC_DOC = "/Category 007/Document 00042"  # edited on machine A, then listed by `log`
-SYNC_FILE = "Category 007/Document 00042"  # its file in the repository
+SYNC_FILE = "Category 007/Document 00042.md"  # its file in the repository (layout 2)
 INCOMING_DOC = "/Category 003/Document 00017"  # changed on A before each of B's syncs
 GROWTH_SAVES = 10
 GROWTH_BUDGET = 64 * 1024  # bytes a save may add to the repository
@@ -1228,8 +1228,8 @@ def run_sampled(cmd, timeout, prepare=None):
 
 def write_files_tree(store_json, dest):
     """Writes the documents of `store_json` as docsh commits them (RepositoryLayout): a
-    folder per category with its `.docsh-category` record, a file per document with its
-    front-matter header, so that plain git is given the very bytes docsh commits. Reads the
+    folder per category with its `.docsh-category` record, a file NAME.md per document with
+    its front-matter header, so that plain git is given the very bytes docsh commits. Reads the
     store a line at a time (the format keeps a category's or a document's head on a line of
     its own), so that the harness does not hold 227 MB of JSON and its objects: that would
     slow the rows it times, and every process it starts inherits its high-water RSS."""
@@ -1257,7 +1257,7 @@ def write_files_tree(store_json, dest):
             d = json.loads(line if line.endswith("}") else line + "}")
             if not set(d["name"]) <= plain:
                 raise HarnessError("document name %r would need FileNameEncoding" % d["name"])
-            with open(os.path.join(folder, d["name"]), "w", encoding="utf-8",
+            with open(os.path.join(folder, d["name"] + ".md"), "w", encoding="utf-8",
                       newline="") as out:
                 out.write("---\nid: %s\nmodified: %s\n---\n%s" % (
                     d["id"], d["modified"], d["content"]))

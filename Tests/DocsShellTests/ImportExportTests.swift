@@ -93,9 +93,10 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     #expect(exported.errors == "")
     #expect(exported.output == "")
 
-    // On disk: DEST/CATEGORY/NAME, byte for byte, dated like the documents.
+    // On disk: DEST/CATEGORY/NAME.md (`.md` added to every name, one already ending in .md
+    // too), byte for byte, dated like the documents.
     for record in expected {
-      let path = "\(destination)/\(record.category)/\(record.name)"
+      let path = "\(destination)/\(record.category)/\(record.name).md"
       #expect(try fileBytes(path) == Array(record.content.utf8), "content of \(path)")
       #expect(try modificationMilliseconds(path) == record.modified, "date of \(path)")
     }
@@ -136,9 +137,13 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     #expect(imported.errors == "")
     let out = harness.folder.url.appendingPathComponent("out").path
     #expect(harness.run("export \(quoted(out))").errors == "")
+    // Import took one .md off (`emoji 🎉.md` is the document `emoji 🎉`), export adds one to
+    // every name: a file without .md comes back with it, one with it as it was.
     for (path, (bytes, modified)) in expected {
-      #expect(try fileBytes("\(out)/\(path)") == bytes, "content of \(path)")
-      #expect(try modificationMilliseconds("\(out)/\(path)") == modified, "date of \(path)")
+      let exported = path.hasSuffix(".md") ? path : path + ".md"
+      #expect(try fileBytes("\(out)/\(exported)") == bytes, "content of \(exported)")
+      #expect(
+        try modificationMilliseconds("\(out)/\(exported)") == modified, "date of \(exported)")
     }
   }
 }
@@ -231,7 +236,7 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
     harness.run("mkdir Work; cd Work")
     #expect(harness.run("import ~/note").errors == "")
     #expect(harness.run("export ~/out").errors == "")
-    #expect(try fileBytes("\(files)/out/Work/note") == Array("from home".utf8))
+    #expect(try fileBytes("\(files)/out/Work/note.md") == Array("from home".utf8))
   }
 
   @Test func oneBadFileImportsNothing() throws {
@@ -358,35 +363,36 @@ private func records(of context: Context) throws -> Set<DocumentRecordForTest> {
   @Test func writesOnlyTheNamedCategories() throws {
     #expect(harness.run("export \(quoted(destination)) Home").errors == "")
     #expect(entries(destination) == ["Home"])
-    #expect(try fileBytes("\(destination)/Home/C") == Array("gamma".utf8))
+    #expect(try fileBytes("\(destination)/Home/C.md") == Array("gamma".utf8))
   }
 
   @Test func anExistingFileIsAnErrorAndNothingIsWritten() throws {
     try makeFolder("\(destination)/Work")
-    try makeFile("\(destination)/Work/B", Array("mine".utf8))
+    try makeFile("\(destination)/Work/B.md", Array("mine".utf8))
     let result = harness.run("export \(quoted(destination))")
     #expect(
-      result.errors == "error: export: \(destination)/Work/B exists (use --force to replace it)\n")
+      result.errors
+        == "error: export: \(destination)/Work/B.md exists (use --force to replace it)\n")
     #expect(entries(destination) == ["Work"])
-    #expect(entries("\(destination)/Work") == ["B"])
-    #expect(try fileBytes("\(destination)/Work/B") == Array("mine".utf8))
+    #expect(entries("\(destination)/Work") == ["B.md"])
+    #expect(try fileBytes("\(destination)/Work/B.md") == Array("mine".utf8))
 
     #expect(harness.run("export --force \(quoted(destination))").errors == "")
-    #expect(try fileBytes("\(destination)/Work/B") == Array("beta".utf8))
-    #expect(entries("\(destination)/Work") == ["A", "B"], "no temporary file left behind")
+    #expect(try fileBytes("\(destination)/Work/B.md") == Array("beta".utf8))
+    #expect(entries("\(destination)/Work") == ["A.md", "B.md"], "no temporary file left behind")
   }
 
   @Test func forceReplacesASymbolicLinkWithoutFollowingIt() throws {
     try makeFolder("\(destination)/Work")
     try makeFile("\(outside)/target", Array("untouched".utf8))
     try FileManager.default.createSymbolicLink(
-      atPath: "\(destination)/Work/A", withDestinationPath: "\(outside)/target")
-    #expect(harness.run("export \(quoted(destination))").errors.contains("Work/A exists"))
+      atPath: "\(destination)/Work/A.md", withDestinationPath: "\(outside)/target")
+    #expect(harness.run("export \(quoted(destination))").errors.contains("Work/A.md exists"))
     #expect(harness.run("export --force \(quoted(destination))").errors == "")
     #expect(try fileBytes("\(outside)/target") == Array("untouched".utf8))
-    let attributes = try FileManager.default.attributesOfItem(atPath: "\(destination)/Work/A")
+    let attributes = try FileManager.default.attributesOfItem(atPath: "\(destination)/Work/A.md")
     #expect(attributes[.type] as? FileAttributeType == .typeRegular)
-    #expect(try fileBytes("\(destination)/Work/A") == Array("alpha".utf8))
+    #expect(try fileBytes("\(destination)/Work/A.md") == Array("alpha".utf8))
   }
 
   @Test(arguments: ["", "--force "])
