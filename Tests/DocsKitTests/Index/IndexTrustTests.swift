@@ -128,7 +128,8 @@ import Testing
   // MARK: - Damaged indexes
 
   enum Damage: String, CaseIterable, Sendable {
-    case randomBytes, truncated, empty, anotherStoresIndex, newerSchema, lyingRow, wrongCount
+    case randomBytes, truncated, empty, anotherStoresIndex, newerSchema, olderSchema, lyingRow
+    case wrongCount
   }
 
   @Test(arguments: Damage.allCases)
@@ -158,6 +159,9 @@ import Testing
       try FileManager.default.copyItem(atPath: otherPath, toPath: indexPath)
     case .newerSchema:
       try sqlite(indexPath, "PRAGMA user_version = 99")
+    case .olderSchema:
+      // As version 6 made it: no index of documents by name.
+      try sqlite(indexPath, "DROP INDEX documents_by_name; PRAGMA user_version = 6")
     case .lyingRow:
       // Every content range of one category shifted by one byte: not a JSON string.
       try sqlite(indexPath, "UPDATE documents SET content_offset = content_offset + 1")
