@@ -23,7 +23,9 @@ public struct Name: Hashable, Sendable, CustomStringConvertible {
     guard trimmed.utf8.count <= Name.maximumByteCount else {
       throw .tooLong(trimmed, byteCount: trimmed.utf8.count)
     }
-    guard trimmed != ".", trimmed != ".." else { throw .reserved(trimmed) }
+    guard trimmed.utf8.count > 2 || (trimmed != "." && trimmed != "..") else {
+      throw .reserved(trimmed)
+    }
     var isPlainASCII = true
     for byte in trimmed.utf8 {
       if byte == UInt8(ascii: "/") { throw .containsSlash(trimmed) }

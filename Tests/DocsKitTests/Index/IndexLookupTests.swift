@@ -162,3 +162,17 @@ import Testing
     #expect(columns.index(of: "c") == 3)
   }
 }
+
+extension SQLiteColumnsTests {
+  /// Rows read in an order other than the statement's still find every column, row after row.
+  @Test func rowsReadInAnotherOrderFindTheirColumns() {
+    let columns = SQLiteColumns(names: ["id", "uuid", "name", "size"])
+    for _ in 0..<3 {
+      #expect(columns.index(of: "uuid") == 1)
+      #expect(columns.index(of: "size") == 3)
+      #expect(columns.index(of: "size") == 3)
+      #expect(columns.index(of: "id") == 0)
+      #expect(columns.index(of: "name") == 2)
+    }
+  }
+}

@@ -195,7 +195,7 @@ extension StoreIndex {
     }
     var hits: [IndexSearchHit] = []
     try database.query(sql, values) { row throws(SQLiteError) in
-      guard let category = StoreIndex.objectID(row.bytes(8)),
+      guard let category = row.objectID(8),
         let document = StoreIndex.document(row, category: category, base: row.int(9))
       else { return }
       hits.append(IndexSearchHit(document: document, bm25: row.real(10)))

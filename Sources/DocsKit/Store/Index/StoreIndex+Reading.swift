@@ -72,7 +72,7 @@ extension StoreIndex {
       "SELECT \(columns) FROM categories ORDER BY ordinal"
     ) { row throws(SQLiteError) in
       func column(_ column: CategoryColumn) -> Int { row.int(column.rawValue) }
-      guard let id = StoreIndex.objectID(row.bytes(CategoryColumn.uuid.rawValue)) else {
+      guard let id = row.objectID(CategoryColumn.uuid.rawValue) else {
         throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "bad uuid")
       }
       let latest = CategoryColumn.latestModified.rawValue
@@ -136,7 +136,7 @@ extension StoreIndex {
       SELECT c.uuid AS category_uuid FROM documents d JOIN categories c ON d.category = c.id
       WHERE d.uuid = ?
       """, [.blob(StoreIndex.bytes(of: id))]
-    ) { row throws(SQLiteError) in found = StoreIndex.objectID(row.bytes("category_uuid")) }
+    ) { row throws(SQLiteError) in found = row.objectID("category_uuid") }
     return found
   }
 
@@ -192,7 +192,7 @@ extension StoreIndex {
       \(condition.map { "WHERE " + $0 } ?? "")
       """, values
     ) { row throws(SQLiteError) in
-      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
+      guard let category = row.objectID("category_uuid"),
         let document = StoreIndex.document(row, category: category, base: row.int("base"))
       else { return }
       documents.append(document)
@@ -206,7 +206,7 @@ extension StoreIndex {
   static func document(_ row: SQLiteRow, category: ObjectID, base: Int) -> StoredDocument? {
     func column(_ column: DocumentColumn) -> Int { row.int(column.rawValue) }
     let text = row.text(DocumentColumn.name.rawValue)
-    guard let id = objectID(row.bytes(DocumentColumn.uuid.rawValue)),
+    guard let id = row.objectID(DocumentColumn.uuid.rawValue),
       let name = try? Name(text), name.text == text
     else { return nil }
     let size = column(.size)
