@@ -161,7 +161,9 @@ import Testing
       try sqlite(indexPath, "PRAGMA user_version = 99")
     case .olderSchema:
       // As version 6 made it: no index of documents by name.
-      try sqlite(indexPath, "DROP INDEX documents_by_name; PRAGMA user_version = 6")
+      try sqlite(
+        indexPath,
+        "DROP INDEX documents_by_name; DROP INDEX categories_by_ordinal; PRAGMA user_version = 6")
     case .lyingRow:
       // Every content range of one category shifted by one byte: not a JSON string.
       try sqlite(indexPath, "UPDATE documents SET content_offset = content_offset + 1")

@@ -125,7 +125,8 @@ final class StoreIndex {
   /// 5: each document's tags, the documents of each tag, and the links of each content.
   /// 6: links as Obsidian writes them (`#heading`, `/Category/Name`), none inside code.
   /// 7: documents by name key (`documents_by_name`): a name resolves without reading its
-  /// category's rows, and a name unique in the store is known without reading every row.
+  /// category's rows, and a name unique in the store is known without reading every row;
+  /// categories by ordinal, which an open reads them in (without it, sorted at every open).
   static let schemaVersion: Int64 = 7
 
   /// The index of documents by name key, made after the rows when the index is rebuilt:
@@ -148,6 +149,7 @@ final class StoreIndex {
       documents_offset INTEGER NOT NULL, documents_length INTEGER NOT NULL,
       document_count INTEGER NOT NULL, total_size INTEGER NOT NULL, latest_modified INTEGER,
       in_log INTEGER NOT NULL);
+    CREATE INDEX categories_by_ordinal ON categories(ordinal);
     CREATE TABLE documents(
       id INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, category INTEGER NOT NULL,
       position INTEGER NOT NULL, name TEXT NOT NULL, name_key TEXT NOT NULL,
