@@ -104,17 +104,8 @@ import Testing
   @Test func aRacilyCleanIndexResolvesNamesAsTheFileHoldsThem() throws {
     let harness = try Harness()
     try harness.seed()
-    let modified = try status(of: harness.storePath).modificationNanoseconds
-    _ = try harness.openIndexed(now: { modified })
-    var bytes = try Data(contentsOf: URL(fileURLWithPath: harness.storePath))
-    let text = String(decoding: bytes, as: UTF8.self)
-    let offset = text.utf8.distance(
-      from: text.utf8.startIndex,
-      to: try #require(text.utf8.firstRange(of: "Doc 1.1".utf8)).lowerBound)
-    bytes[offset + 6] = UInt8(ascii: "9")
-    try bytes.write(to: URL(fileURLWithPath: harness.storePath))
-    #expect(setFileTimes(of: harness.storePath, toNanoseconds: modified))
-    let (context, _) = try harness.openIndexed(now: { modified })
+    let clock = try harness.rewriteRacilyClean("Doc 1.1", with: "Doc 1.9")
+    let (context, _) = try harness.openIndexed(now: clock)
     let category = try categoryID(context, 1)
     #expect(try context.document(named: "Doc 1.9", in: category) != nil)
     #expect(try context.document(named: "Doc 1.1", in: category) == nil)
