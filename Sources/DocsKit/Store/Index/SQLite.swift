@@ -260,13 +260,6 @@ struct SQLiteRow {
     let count = Int(sqlite3_column_bytes(statement, index))
     return Array(UnsafeRawBufferPointer(start: bytes, count: count))
   }
-  /// Column `index` as an object id, its bytes read where SQLite holds them (no array made
-  /// for each row); `nil` when they are not 16.
-  func objectID(_ index: Int32) -> ObjectID? {
-    guard let bytes = sqlite3_column_blob(statement, index) else { return nil }
-    let count = Int(sqlite3_column_bytes(statement, index))
-    return StoreIndex.objectID(UnsafeRawBufferPointer(start: bytes, count: count))
-  }
 }
 
 /// What is known of a statement or a connection without a call that can fail.
