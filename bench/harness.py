@@ -205,13 +205,13 @@ def shape(c):
 
 # ---------------------------------------------------------------- rows
 
-MILLION_ROWS = (62, 63, 64)
+MILLION_ROWS = (64, 65, 66)
 
 
 def million_rows(new_row, D, million):
-    """Rows 62-64 (issue 37): what a command costs at 1 M documents (1,000 categories) with
+    """Rows 64-66 (issue 37): what a command costs at 1 M documents (1,000 categories) with
     its index warm, against sqlite3 reading the same rows from `rows.db` (`rows_db.py`: the
-    documents' rows without contents, an empty tags table). The probe of row 62 builds the
+    documents' rows without contents, an empty tags table). The probe of row 64 builds the
     index (row 51 removed it) that every timed run then finds."""
     if not million:
         for n in MILLION_ROWS:
@@ -226,21 +226,21 @@ def million_rows(new_row, D, million):
     def rows(sql):
         return "sqlite3 %s/rows.db %s" % (M, sq(sql))
 
-    # An open reads every category's row: 62 and 63 are shown per category.
+    # An open reads every category's row: 64 and 65 are shown per category.
     categories = million["shape"][0]
-    r = new_row(62, "open + `ls` one category, 1 M store (%s), with its index" % docs, 1.5,
+    r = new_row(64, "open + `ls` one category, 1 M store (%s), with its index" % docs, 1.5,
                 anchor_label="`sqlite3` same rows")
     timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, M, sq('ls "/Category 007"')),
               rows("SELECT name,size,modified FROM documents WHERE category_id=(SELECT id FROM "
                    "categories WHERE name='Category 007') ORDER BY name"),
               shell=False, expect=contains("Document 00000"))
     r["per_unit"] = (categories, "category")
-    r = new_row(63, "`tags` on the 1 M store, which holds no tag", 1.5,
+    r = new_row(65, "`tags` on the 1 M store, which holds no tag", 1.5,
                 anchor_label="`sqlite3` reading the tags' rows")
     timed_row(r, "%s --no-save -s %s/store.json -c tags" % (D, M),
               rows("SELECT tag, count(*) FROM tags GROUP BY tag ORDER BY tag"), shell=False)
     r["per_unit"] = (categories, "category")
-    r = new_row(64, "`find` a name fragment (1 M store)", 1.5,
+    r = new_row(66, "`find` a name fragment (1 M store)", 1.5,
                 anchor_label="`sqlite3` `LIKE '%…%'`")
     timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, M, sq("find 00142")),
               rows("SELECT c.name, d.name FROM documents d JOIN categories c ON c.id = "

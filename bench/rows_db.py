@@ -3,7 +3,7 @@
 
     rows_db.py CORPUSDIR
 
-A lean corpus (the million-document one) is `store.json` alone. Its rows 62-64 compare
+A lean corpus (the million-document one) is `store.json` alone. Its rows 64-66 compare
 docsh's answers from its index with sqlite3 reading the same rows, so this writes
 CORPUSDIR/rows.db from store.json: the tables of `gen_corpus.py`'s store.db without the
 contents (an index holds none either), an empty `tags(document_id, tag)` table (the corpus
