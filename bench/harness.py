@@ -205,6 +205,50 @@ def shape(c):
 
 # ---------------------------------------------------------------- rows
 
+MILLION_ROWS = (64, 65, 66)
+
+
+def million_rows(new_row, D, million):
+    """Rows 64-66 (issue 37): what a command costs at 1 M documents (1,000 categories) with
+    its index warm, against sqlite3 reading the same rows from `rows.db` (`rows_db.py`: the
+    documents' rows without contents, an empty tags table). The probe of row 64 builds the
+    index (row 51 removed it) that every timed run then finds."""
+    if not million:
+        for n in MILLION_ROWS:
+            new_row(n, "(the million-document corpus: full mode only)", 1)["status"] = "skipped"
+        return
+    folder = os.path.join(CORPUS, million["dir"])
+    if subprocess.run([sys.executable, os.path.join(HERE, "rows_db.py"), folder]).returncode != 0:
+        raise HarnessError("could not write the million corpus's rows.db")
+    M = sq(million["dir"])
+    docs = fmt_n(million["stats"]["documents"])
+
+    def rows(sql):
+        return "sqlite3 %s/rows.db %s" % (M, sq(sql))
+
+    # An open reads every category's row: 64 and 65 are shown per category.
+    categories = million["shape"][0]
+    r = new_row(64, "open + `ls` one category, 1 M store (%s), with its index" % docs, 1.5,
+                anchor_label="`sqlite3` same rows")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, M, sq('ls "/Category 007"')),
+              rows("SELECT name,size,modified FROM documents WHERE category_id=(SELECT id FROM "
+                   "categories WHERE name='Category 007') ORDER BY name"),
+              shell=False, expect=contains("Document 00000"))
+    r["per_unit"] = (categories, "category")
+    r = new_row(65, "`tags` on the 1 M store, which holds no tag", 1.5,
+                anchor_label="`sqlite3` reading the tags' rows")
+    timed_row(r, "%s --no-save -s %s/store.json -c tags" % (D, M),
+              rows("SELECT tag, count(*) FROM tags GROUP BY tag ORDER BY tag"), shell=False)
+    r["per_unit"] = (categories, "category")
+    r = new_row(66, "`find` a name fragment (1 M store)", 1.5,
+                anchor_label="`sqlite3` `LIKE '%…%'`")
+    timed_row(r, "%s --no-save -s %s/store.json -c %s" % (D, M, sq("find 00142")),
+              rows("SELECT c.name, d.name FROM documents d JOIN categories c ON c.id = "
+                   "d.category_id WHERE d.name LIKE '%00142%' ORDER BY c.name, d.name"),
+              shell=False, expect=contains("Document 00142"))
+    r["per_unit"] = (million["stats"]["documents"], "document")
+
+
 def timed_row(row, docsh_cmd, anchor_cmd, docsh_prep=None, anchor_prep=None,
               output_pipe=False, expect=None, docsh_name="docsh", anchor_name="anchor",
               extra_docsh=None, shell=True):
@@ -508,10 +552,11 @@ def main():
     if MODE == "full":  # quick's "large" is not large, and every sync costs seconds
         sync_rows(new_row, docsh, large, SYNC_FIRST_ROW + SYNC_ROW_COUNT)
     million = None
-    if MODE == "full" and (not SELECTED or SELECTED & {47, 51, 52}):
+    if MODE == "full" and (not SELECTED or SELECTED & {47, 51, 52} | set(MILLION_ROWS)):
         log("== the million-document corpus")
         million = corpus("million", *MILLION, 1, False, lean=True)
     savelog_rows(new_row, D, docsh, personal, large, million)
+    million_rows(new_row, D, million)
     promise_rows(new_row, D, personal, large)
     catch_up_row(new_row, docsh, large)
 

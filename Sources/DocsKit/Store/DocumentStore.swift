@@ -111,6 +111,22 @@ extension StoredDocument {
   }
 }
 
+/// The saved documents a lookup names (``DocumentStore/documents(_:in:)``).
+public enum DocumentLookup: Sendable, Equatable {
+  /// Those whose name has this key.
+  case named(NameKey)
+  /// The one of this id.
+  case identified(ObjectID)
+
+  /// Whether `document` is one of them.
+  func names(_ document: StoredDocument) -> Bool {
+    switch self {
+    case .named(let key): return document.name.key == key
+    case .identified(let id): return document.id == id
+    }
+  }
+}
+
 /// Everything a store read: categories and documents in file order, plus its generation.
 public struct LoadedGraph: Sendable {
   /// The generation of the store read, its save log included (0 when there was no file).
@@ -220,6 +236,14 @@ public protocol DocumentStore: AnyObject {
   /// - Throws: ``StoreError`` when they cannot be read.
   func documents(
     nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument]
+
+  /// The documents of the categories in `categories` (all handed over unloaded) that
+  /// `lookup` names, exactly: reading only them where the store can, so that resolving a
+  /// name or an id costs that document, not its category.
+  /// - Throws: ``StoreError`` when they cannot be read.
+  func documents(
+    _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument]
 
   /// The documents of the categories in `categories` (all handed over unloaded) holding a
@@ -372,6 +396,11 @@ extension DocumentStore {
   /// A store that hands every category over loaded has no unloaded document.
   public func documents(
     nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] { [] }
+
+  /// A store that hands every category over loaded has no unloaded document.
+  public func documents(
+    _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] { [] }
 
   /// A store that hands every category over loaded has no unloaded document.
