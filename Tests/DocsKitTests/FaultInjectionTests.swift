@@ -107,7 +107,7 @@ import Testing
         try files.expectUnchanged(
           in: scenario.harness, where_, allowingFoldMark: operation == .fold)
         #expect(try snapshot(of: scenario.harness.openContext()) == saved, "\(where_): reread")
-        #expect(context.hasChanges == (operation == .append), "\(where_): the changes were dropped")
+        #expect(try context.hasChanges == (operation == .append), "\(where_): the changes were dropped")
         #expect(context.generation == operation.generations.before, "\(where_)")
         #expect(fileSystem.openDescriptors == openBefore, "\(where_): descriptors leaked")
         // The same context succeeds once the file system works again.
@@ -185,7 +185,7 @@ import Testing
     #expect(storeError.description == "\(path): fsync failed: Input/output error")
     try files.expectUnchanged(in: scenario.harness, "fsync", allowingFoldMark: operation == .fold)
     #expect(try scenario.harness.folder.temporaryEntries().isEmpty)
-    #expect(scenario.context.hasChanges == (operation == .append))
+    #expect(try scenario.context.hasChanges == (operation == .append))
     #expect(try scenario.harness.openContext().generation == operation.generations.before)
     #expect(scenario.fileSystem.badCloses.isEmpty)
   }
@@ -244,7 +244,7 @@ import Testing
     #expect(error?.description.hasPrefix("\(harness.storePath).wal: open failed:") == true)
     #expect(try bytes(at: harness.storePath) == old)
     #expect(!FileManager.default.fileExists(atPath: harness.storePath + ".wal"))
-    #expect(context.hasChanges)
+    #expect(try context.hasChanges)
   }
 
   /// A save log made while the folder could be written, then a folder nobody may write

@@ -17,7 +17,7 @@ extension Context: IncomingWriter {
   func writeIncoming(_ incoming: StoreIncoming) throws(ContextError) -> StoreDelta? {
     try apply(incoming)
     saveWarning = nil
-    guard hasChanges else { return nil }
+    guard try trackedChanges().hasChanges else { return nil }
     do {
       var delta: StoreDelta?
       try store.withSaveLock { () throws -> Void in

@@ -33,7 +33,7 @@ extension Context {
     if conflicts.contains(where: { !$0.isResolvableByKeepingMine }) {
       throw .conflicts(conflicts.filter { !$0.isResolvableByKeepingMine })
     }
-    guard hasChanges else {
+    guard try trackedChanges().hasChanges else {
       // Objects changed and changed back: their saved states are their states now.
       baseline = [:]
       conflicts = []
@@ -74,7 +74,7 @@ extension Context {
   /// cannot take a log yet) as the whole file. The delta written, with the generation it
   /// produced; `nil` when nothing changed.
   private func commit() throws(ContextError) -> StoreDelta? {
-    guard hasChanges else { return nil }
+    guard try trackedChanges().hasChanges else { return nil }
     var delta = try makeDelta()
     let appended: SaveReceipt?
     do {
@@ -178,7 +178,7 @@ extension Context {
   ///   ``ContextError/store(_:)`` when the store cannot be read or written (the files are
   ///   then as they were).
   public func foldSaveLog() throws(ContextError) {
-    guard !hasChanges else { throw .unsavedChanges }
+    guard try !hasChanges else { throw .unsavedChanges }
     guard store.isOnlySession else { throw .otherSessionsOpen }
     do {
       try store.withSaveLock { () throws -> Void in
@@ -202,7 +202,7 @@ extension Context {
   /// whatever happens here (a fold that fails leaves the log as it was, for the next one).
   private func foldWhenTheLogIsLarge() {
     let size = store.logSize
-    guard size.log > SaveLog.foldsPast(storeSize: size.store), !hasChanges,
+    guard size.log > SaveLog.foldsPast(storeSize: size.store), !mayHaveChanges,
       store.isOnlySession
     else { return }
     try? foldHoldingLock()

@@ -73,15 +73,29 @@ struct Harness {
   }
 }
 
-/// A store that keeps nothing: loads empty, counts saves. For tests of the graph alone.
+/// A store that keeps nothing: loads `loaded` (empty unless a test sets it), reads the
+/// contents of `contents` by offset and counts those reads, counts saves. For tests of the
+/// graph alone.
 final class MemoryStore: DocumentStore {
   private(set) var saves: [[CategoryToSave]] = []
+  /// The graph every load hands over.
+  var loaded = LoadedGraph.empty
+  /// The contents faults resolve to, by the offset of their location.
+  var contents: [Int: String] = [:]
+  /// How many contents were read.
+  private(set) var contentReads = 0
+  /// Set to make every read of a content fail, as a store file gone bad would.
+  var readsFail = false
   var displayName: String { "memory" }
 
-  func load() throws(StoreError) -> LoadedGraph { .empty }
+  func load() throws(StoreError) -> LoadedGraph { loaded }
 
   func readContent(at location: StoredLocation) throws(StoreError) -> String {
-    throw .invalidStore("memory", reason: "no content at \(location.offset)")
+    contentReads += 1
+    guard !readsFail, let content = contents[location.offset] else {
+      throw .system("memory", operation: "read", errno: EIO)
+    }
+    return content
   }
 
   func check() -> StoreCheckReport { StoreCheckReport(path: "memory") }
