@@ -2,7 +2,8 @@
   import Glibc
 #endif
 
-/// The store as one JSON file (format v1, see `docs/store-format.md`).
+/// The store as one JSON file of format v2 (v1 files are read too, and written whole as v2
+/// by their first save), with its save log (`NAME.wal`) beside it; see `docs/store-format.md`.
 ///
 /// Loading streams the file and leaves contents on disk as faults; the file stays open for
 /// the session, so a store another session renames over this one does not change what this
