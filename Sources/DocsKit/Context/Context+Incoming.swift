@@ -18,16 +18,11 @@ extension Context: IncomingWriter {
     try apply(incoming)
     saveWarning = nil
     guard try trackedChanges().hasChanges else { return nil }
-    do {
-      var delta: StoreDelta?
-      try store.withSaveLock { () throws -> Void in
-        delta = try saveHoldingLock(resolving: .mine)
-      }
-      conflicts = []
-      return delta
-    } catch {
-      throw contextError(from: error)
+    let delta = try holdingSaveLock { () throws(ContextError) in
+      try saveHoldingLock(resolving: .mine, makingDelta: true)
     }
+    conflicts = []
+    return delta
   }
 }
 

@@ -42,45 +42,63 @@ extension Context {
     // Holding the lock from the first look at the file to the write: once merged with what
     // another session saved, nobody can save in between; and the observer hears this save
     // before any later one.
-    do {
-      try store.withSaveLock { () throws -> Void in
-        let delta = try saveHoldingLock(resolving: resolution)
-        if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
-        foldWhenTheLogIsLarge()
-      }
-      conflicts = []
-    } catch {
-      throw contextError(from: error)
+    try holdingSaveLock { () throws(ContextError) -> Void in
+      let delta = try saveHoldingLock(resolving: resolution, makingDelta: observer != nil)
+      if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
+      foldWhenTheLogIsLarge()
     }
+    conflicts = []
+  }
+
+  /// Runs `body` holding the store's save lock (``StoreWriting/withSaveLock(_:)``).
+  /// - Throws: ``ContextError/store(_:)`` when the lock cannot be taken, or what `body`
+  ///   throws.
+  func holdingSaveLock<Value>(
+    _ body: () throws(ContextError) -> Value
+  ) throws(ContextError) -> Value {
+    let outcome: Result<Value, ContextError>
+    do {
+      outcome = try store.withSaveLock { () throws(StoreError) in
+        Result { () throws(ContextError) in try body() }
+      }
+    } catch {
+      throw .store(error)
+    }
+    return try outcome.get()
   }
 
   /// Commits, merging first when another session saved; the store's lock is held. The
-  /// delta written, `nil` when nothing was.
-  func saveHoldingLock(resolving resolution: ConflictResolution?) throws(ContextError)
-    -> StoreDelta?
-  {
+  /// delta written (see ``commit(makingDelta:)``), `nil` when nothing was.
+  func saveHoldingLock(
+    resolving resolution: ConflictResolution?, makingDelta needsDelta: Bool
+  ) throws(ContextError) -> StoreDelta? {
     do {
-      return try commit()
+      return try commit(makingDelta: needsDelta)
     } catch {
       guard case .store(.modifiedElsewhere) = error else { throw error }
       try rebaseOntoSavedStore()
       if let resolution, !conflicts.isEmpty { try resolveConflicts(resolution) }
       guard conflicts.isEmpty else { throw .conflicts(conflicts) }
-      return try commit()
+      return try commit(makingDelta: needsDelta)
     }
   }
 
   /// Writes what changed to the store: appended to the save log, or (when the store file
   /// cannot take a log yet) as the whole file. The delta written, with the generation it
-  /// produced; `nil` when nothing changed.
-  private func commit() throws(ContextError) -> StoreDelta? {
+  /// produced; `nil` when nothing changed, and when the whole file was written and
+  /// `needsDelta` is `false` (nobody asked what the save changed: a whole write is made
+  /// from the graph, and making a delta would cost as much as the save's own work).
+  private func commit(makingDelta needsDelta: Bool) throws(ContextError) -> StoreDelta? {
     guard try trackedChanges().hasChanges else { return nil }
-    var delta = try makeDelta()
-    let appended: SaveReceipt?
-    do {
-      appended = try store.append(delta)
-    } catch {
-      throw .store(error)
+    let appends = store.takesAppends
+    var delta = appends || needsDelta ? try makeDelta() : nil
+    var appended: SaveReceipt?
+    if appends, let delta {
+      do {
+        appended = try store.append(delta)
+      } catch {
+        throw .store(error)
+      }
     }
     let receipt: SaveReceipt
     if let appended {
@@ -99,7 +117,7 @@ extension Context {
     baseline = [:]
     generation = receipt.generation
     editCount += 1
-    delta.generation = receipt.generation
+    delta?.generation = receipt.generation
     return delta
   }
 
@@ -180,19 +198,23 @@ extension Context {
   public func foldSaveLog() throws(ContextError) {
     guard try !hasChanges else { throw .unsavedChanges }
     guard store.isOnlySession else { throw .otherSessionsOpen }
+    try holdingSaveLock { () throws(ContextError) -> Void in try foldCatchingUpHoldingLock() }
+  }
+
+  /// Folds, the lock held, after loading what another session saved when there is any: under
+  /// the lock nobody appends, so once this context holds what is saved, the log is all there
+  /// is to fold.
+  private func foldCatchingUpHoldingLock() throws(ContextError) {
     do {
-      try store.withSaveLock { () throws -> Void in
-        // Under the lock nobody appends: once this context holds what is saved, the log is
-        // all there is to fold.
-        do {
-          try foldHoldingLock()
-        } catch ContextError.store(.modifiedElsewhere), ContextError.store(.deletedElsewhere) {
-          try reload()
-          try foldHoldingLock()
-        }
-      }
+      try foldHoldingLock()
     } catch {
-      throw contextError(from: error)
+      switch error {
+      case .store(.modifiedElsewhere), .store(.deletedElsewhere):
+        try reload()
+        try foldHoldingLock()
+      default:
+        throw error
+      }
     }
   }
 

@@ -100,7 +100,9 @@ final class MemoryStore: DocumentStore {
 
   func check() -> StoreCheckReport { StoreCheckReport(path: "memory") }
 
-  func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result { try body() }
+  func withSaveLock<Result>(
+    _ body: () throws(StoreError) -> Result
+  ) throws(StoreError) -> Result { try body() }
 
   func withEncodedContents(
     at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
@@ -112,6 +114,43 @@ final class MemoryStore: DocumentStore {
     saves.append(categories)
     return SaveReceipt(generation: saves.count, locations: [:])
   }
+
+  // Everything else as a store without a log or an index answers it.
+  var filePath: String { displayName }
+  var loadWarning: String? { nil }
+  func movementSinceLoad() -> StoreMovement { .none }
+  var takesAppends: Bool { false }
+  func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? { nil }
+  func fold(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+    try save(categories)
+  }
+  var logSize: (log: Int, store: Int) { (0, 0) }
+  var isOnlySession: Bool { true }
+  func leave() -> Bool { false }
+  func markDamaged() {}
+  func documents(of category: ObjectID, _ unloaded: UnloadedCategory) throws(StoreError)
+    -> [StoredDocument]
+  { [] }
+  func unloadedCategory(holding id: ObjectID) -> ObjectID? { nil }
+  func documents(
+    nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] { [] }
+  func documents(
+    taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] { [] }
+  func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
+  ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
+  func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {
+    nil
+  }
+  func search(_ request: IndexSearchRequest) throws(WorkInterrupted) -> IndexSearchResult? {
+    nil
+  }
+  func makeSearchTokenizer() throws(SearchUnavailable) -> IndexTokenizer {
+    try IndexTokenizer(library: SystemSQLite())
+  }
+  var indexWarning: IndexWarning? { nil }
 }
 
 /// A context on a ``MemoryStore`` with the test clock and sequential ids.

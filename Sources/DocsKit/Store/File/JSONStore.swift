@@ -15,7 +15,7 @@
 /// the path is resolved once, at the first load or check, and the lock, the temporary file
 /// and `NAME.bak` go beside that file, which the save replaces, leaving the link as it is. A
 /// link to no file yet names where a first save creates the store.
-public final class JSONStore: DocumentStore {
+public final class JSONStore: StoreReading, StoreWriting {
   /// The store file's path as given.
   public let path: String
   /// The store file's path with its symbolic links followed, once resolved; `path` before.
