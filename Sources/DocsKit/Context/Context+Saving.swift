@@ -1,4 +1,4 @@
-// Committing the graph to the store.
+// Committing the graph to the store: the save, appended to the log or written whole.
 extension Context {
   /// Commits every change since the last save to the store. With no changes it writes
   /// nothing. When the save fails the file is as it was and the changes are still pending.
@@ -128,7 +128,7 @@ extension Context {
 
   /// Writes the whole graph as the store file with `write` (a save or a fold), and points
   /// every record and every state kept for undo at where it put them.
-  private func writeWholeFile(
+  func writeWholeFile(
     _ write: ([CategoryToSave]) throws(StoreError) -> SaveReceipt
   ) throws(ContextError) -> SaveReceipt {
     // Faults point into the files this context loaded, which the write replaces: states
@@ -169,75 +169,6 @@ extension Context {
       }
       return record
     }
-  }
-
-  /// Leaves the store: this process no longer counts among its sessions. Whether it was the
-  /// last, with a save log beside the file: then ``foldSaveLog()`` (here or in another
-  /// process) makes the file alone hold every save.
-  public func leaveStore() -> Bool {
-    store.leave()
-  }
-
-  /// What the store found wrong beside its file when it loaded, without refusing to load:
-  /// a save log of another version of the file, left unapplied and set aside by the next
-  /// save. `nil` when nothing.
-  public var storeWarning: String? { store.loadWarning }
-
-  /// The store file's path, its links followed: where its lock files are.
-  public var storeFilePath: String { store.filePath }
-
-  /// How large the store's save log is, and its file, in bytes (both 0 without a log).
-  public var saveLogSize: (log: Int, store: Int) { store.logSize }
-
-  /// Folds the store's save log into its file (a checkpoint): the file is written whole,
-  /// as the store is saved now (another session's saves included, after loading them), and
-  /// holds every save; the log goes. Nothing is written when there is no log.
-  /// - Throws: ``ContextError/unsavedChanges`` when this context has changes to save first;
-  ///   ``ContextError/store(_:)`` when the store cannot be read or written (the files are
-  ///   then as they were).
-  public func foldSaveLog() throws(ContextError) {
-    guard try !hasChanges else { throw .unsavedChanges }
-    guard store.isOnlySession else { throw .otherSessionsOpen }
-    try holdingSaveLock { () throws(ContextError) -> Void in try foldCatchingUpHoldingLock() }
-  }
-
-  /// Folds, the lock held, after loading what another session saved when there is any: under
-  /// the lock nobody appends, so once this context holds what is saved, the log is all there
-  /// is to fold.
-  private func foldCatchingUpHoldingLock() throws(ContextError) {
-    do {
-      try foldHoldingLock()
-    } catch {
-      switch error {
-      case .store(.modifiedElsewhere), .store(.deletedElsewhere):
-        try reload()
-        try foldHoldingLock()
-      default:
-        throw error
-      }
-    }
-  }
-
-  /// Folds the save log when it has grown past ``SaveLog/foldsPast(storeSize:)`` and no
-  /// other session has the store open, so that the log, and what opening the store costs,
-  /// stays in proportion to the file. The save lock is held; the save has succeeded
-  /// whatever happens here (a fold that fails leaves the log as it was, for the next one).
-  private func foldWhenTheLogIsLarge() {
-    let size = store.logSize
-    guard size.log > SaveLog.foldsPast(storeSize: size.store), !mayHaveChanges,
-      store.isOnlySession
-    else { return }
-    try? foldHoldingLock()
-  }
-
-  private func foldHoldingLock() throws(ContextError) {
-    guard store.logSize.log > 0 else { return }
-    let receipt = try writeWholeFile { graph throws(StoreError) in try store.fold(graph) }
-    // Nothing is changed (objects changed back at most): the saved states kept for them
-    // would point into the files the fold replaced.
-    baseline = [:]
-    generation = receipt.generation
-    editCount += 1
   }
 
   /// The graph in the order a save writes it: categories and documents in file order, new
