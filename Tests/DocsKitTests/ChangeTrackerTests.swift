@@ -93,3 +93,40 @@ import Testing
     #expect(try loaded.context.changes().updatedDocuments.count == 1)
   }
 }
+
+/// A save written whole makes its delta only for an observer that follows it up.
+@Suite struct WholeSaveDeltaTests {
+  final class Recorder: SaveObserver {
+    let followsUpSaves: Bool
+    private(set) var deltas: [StoreDelta] = []
+    init(following: Bool) { followsUpSaves = following }
+    func storeDidSave(_ delta: StoreDelta) -> String? {
+      deltas.append(delta)
+      return nil
+    }
+  }
+
+  private func save(following: Bool) throws -> (Recorder, MemoryStore) {
+    let store = MemoryStore()
+    let recorder = Recorder(following: following)
+    let context = try Context(
+      store: store, clock: TestClock().now, makeID: SequentialIDs().make, observer: recorder)
+    let work = try context.createCategory(named: "Work")
+    try context.createDocument(named: "Plan", in: work.id, content: "plan text")
+    try context.save()
+    return (recorder, store)
+  }
+
+  @Test func anObserverThatFollowsUpGetsTheDeltaOfAWholeWrite() throws {
+    let (recorder, store) = try save(following: true)
+    #expect(store.saves.count == 1)
+    #expect(recorder.deltas.map { $0.documents.map(\.after?.name.text) } == [["Plan"]])
+    #expect(recorder.deltas.map(\.generation) == [1])
+  }
+
+  @Test func anObserverThatDoesNotIsNotToldAndTheSaveStands() throws {
+    let (recorder, store) = try save(following: false)
+    #expect(store.saves.count == 1)
+    #expect(recorder.deltas.isEmpty)
+  }
+}

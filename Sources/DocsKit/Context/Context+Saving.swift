@@ -43,7 +43,8 @@ extension Context {
     // another session saved, nobody can save in between; and the observer hears this save
     // before any later one.
     try holdingSaveLock { () throws(ContextError) -> Void in
-      let delta = try saveHoldingLock(resolving: resolution, makingDelta: observer != nil)
+      let delta = try saveHoldingLock(
+        resolving: resolution, makingDelta: observer?.followsUpSaves ?? false)
       if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
       foldWhenTheLogIsLarge()
     }

@@ -85,6 +85,10 @@ public struct StoreDelta: Sendable {
 /// saves of every session in the order they were made (as GRDB's `TransactionObserver`
 /// hears a commit). The one docsh uses, ``GitCommitOnSave``, commits each save.
 public protocol SaveObserver: AnyObject {
+  /// Whether the observer will follow up the save about to be written, asked under the save
+  /// lock before it is: when it will not, a save written whole need not make its delta.
+  var followsUpSaves: Bool { get }
+
   /// Follows up the save of `delta`.
   /// - Returns: a warning when the follow-up failed (the save itself stands), else `nil`.
   func storeDidSave(_ delta: StoreDelta) -> String?
