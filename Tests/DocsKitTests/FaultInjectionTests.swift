@@ -118,9 +118,8 @@ import Testing
         let left = try scenario.harness.folder.temporaryEntries()
         #expect(left.isEmpty, "\(where_): temporary files left after retry: \(left)")
       case .success:
-        // Only the unlock and the closes (closing lets go of the lock all the same), the
-        // reads of old contents that change tracking makes (an unreadable old content counts
-        // as changed), the clean-up of the backup's temporary name (gone already after its
+        // Only the unlock and the closes (closing lets go of the lock all the same), reads
+        // of contents the work does not depend on, the clean-up of the backup's temporary name (gone already after its
         // rename) and emptying the folded log (marked as folded already, so read as empty)
         // may fail without failing the work.
         #expect(
