@@ -126,8 +126,7 @@ struct RepositoryLayout {
     hash.combine(Array(document.name.utf8))
     hash.combine([0])
     hash.combine(fileBytes)
-    let digits = String(hash.value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    return hash.hexDigits
   }
 
   /// The fingerprint of a deletion of the document `id`: the same for every deletion of it,
@@ -137,8 +136,7 @@ struct RepositoryLayout {
     hash.combine(id.high)
     hash.combine(id.low)
     hash.combine(Array("deleted".utf8))
-    let digits = String(hash.value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    return hash.hexDigits
   }
 
   /// The changes to the tree that commit `saved`, made against the tree of the save before:
