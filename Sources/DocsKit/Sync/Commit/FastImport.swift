@@ -40,12 +40,32 @@ struct FastImportCommit {
   /// The stream fast-import reads: the header (unless `afterHeader`, for a stream whose
   /// blobs came first), the commit, then `get-mark` to print its name.
   func stream(afterHeader: Bool = false) -> [UInt8] {
+    var out: [UInt8] = []
+    write(afterHeader: afterHeader, piecesOf: Int.max) { (piece: [UInt8]) -> Void in
+      out += piece
+    }
+    return out
+  }
+
+  /// Hands ``stream(afterHeader:)`` to `sink` in pieces of about `pieceSize` bytes (a
+  /// piece holding one file's bytes may be larger), so that a commit of every document
+  /// never stands in memory as one stream.
+  /// - Throws: what `sink` throws; the pieces after are not made.
+  func write<Failure: Error>(
+    afterHeader: Bool = false, piecesOf pieceSize: Int = 1 << 20,
+    to sink: ([UInt8]) throws(Failure) -> Void
+  ) throws(Failure) {
     var out: [UInt8] = afterHeader ? [] : FastImportCommit.streamHeader
     func line(_ text: String) { out += Array(text.utf8) + [0x0A] }
     func data(_ bytes: [UInt8]) {
       line("data \(bytes.count)")
       out += bytes
       out.append(0x0A)
+    }
+    func flush(atLeast size: Int) throws(Failure) {
+      guard out.count >= size, !out.isEmpty else { return }
+      try sink(out)
+      out.removeAll(keepingCapacity: true)
     }
     line("commit " + ref)
     line("mark :1")
@@ -70,11 +90,12 @@ struct FastImportCommit {
       case .rename(let from, let to):
         line("R " + FastImportCommit.quoted(from) + " " + FastImportCommit.quoted(to))
       }
+      try flush(atLeast: pieceSize)
     }
     line("")
     line("get-mark :1")
     line("done")
-    return out
+    try flush(atLeast: 1)
   }
 
   /// The first mark a blob may be given: the commit's is 1.
