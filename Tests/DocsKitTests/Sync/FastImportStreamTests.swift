@@ -50,4 +50,18 @@ import Testing
     }
     #expect(handed == 1)
   }
+
+  @Test func aMessageOfAPiecesSizeOrMoreIsHandedOverInPieces() {
+    var commit = commit(files: 3)
+    commit.message = String(repeating: "Trailer: a line\n", count: 400)
+    var pieces: [[UInt8]] = []
+    commit.write(piecesOf: 1_000) { (piece: [UInt8]) -> Void in pieces.append(piece) }
+    // The message's 6,400 bytes go over in pieces of 1,000, none copied into a piece of
+    // commands.
+    let message = Array(commit.message.utf8)
+    #expect(pieces.contains(Array(message[0..<1_000])))
+    #expect(pieces.contains(Array(message[6_000...])))
+    #expect(pieces.allSatisfy { $0.count < 1_000 + 200 })
+    #expect(Array(pieces.joined()) == commit.stream())
+  }
 }
