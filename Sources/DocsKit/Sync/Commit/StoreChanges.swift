@@ -207,6 +207,11 @@ struct StoreChanges {
       : "Written as docsh writes them (their documents did not change):\n"
         + rewrittenFiles.map { "  " + $0 + "\n" }.joined() + "\n"
     var message = subject(prefix: prefix) + "\n\n" + rewritten
+    // Sized first: grown by doubling, a first commit's message (a line per document) would
+    // hold twice its size at its peak.
+    var size = message.utf8.count
+    forEachTrailer(storePath: storePath) { size += $0.utf8.count + 1 }
+    message.reserveCapacity(size)
     forEachTrailer(storePath: storePath) { line in
       message += line
       message += "\n"
