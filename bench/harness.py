@@ -1523,13 +1523,20 @@ def sync_block(new_row, docsh, info, first):
 
     # --- a sync bringing in one changed document
     r = new_row(first + 4, "`sync` on B bringing in one document changed on A (%s)" % label, 2,
-                anchor_label="an unsynced save (`append`, U)")
-    # A fresh change every run: the line names the moment the prepare step ran.
+                anchor_label="`git fetch` + `git merge` of the same change in a plain clone")
+    # A fresh change every run: the line names the moment the prepare step ran. Each side's
+    # prepare step first catches its side up (the other side's runs pushed changes too), so
+    # that each timed run, B's and the plain clone's alike, brings in exactly one change.
     change = ('%s -s %s -c "append \\"%s\\" changed on A at $(date +%%s%%N)" && %s'
               % (D, S(A), INCOMING_DOC, docsh_c(A, "sync")))
+    plain = os.path.join(base, "plain-clone")
+    run_setup("rm -rf %s && git clone -q %s %s" % (S(plain), S(remote), S(plain)))
+    fetch_merge = "git -C %s fetch -q && git -C %s merge -q --ff-only '@{u}'" % (S(plain), S(plain))
     if selected(first + 4):
-        measured_row(r, docsh_c(B, "sync"), docsh_c(U, 'append "%s" one line' % SYNC_DOC),
-                     docsh_prep=change, peaks=peaks, what="sync bringing in one change",
+        measured_row(r, docsh_c(B, "sync"), fetch_merge,
+                     docsh_prep=docsh_c(B, "sync") + " && " + change,
+                     anchor_prep=fetch_merge + " && " + change,
+                     peaks=peaks, what="sync bringing in one change",
                      expect=lambda _: same_document(docsh_c, A, B, INCOMING_DOC))
         r["per_unit"] = (1, "changed document")
     else:

@@ -27,4 +27,17 @@ import Testing
     let read = try SystemFileSystem().readToEnd(reader)
     #expect(read == written)
   }
+
+  @Test func keepsTheOrderOfChunksLargerThanItsBufferAmongSmallOnes() throws {
+    let input = try GitInputFile(fileSystem: SystemFileSystem())
+    var written: [UInt8] = []
+    for (round, size) in [10, (1 << 20) + 3, 5, 2 << 20, 7].enumerated() {
+      let chunk = [UInt8](repeating: UInt8(round + 1), count: size)
+      try input.append(chunk)
+      written += chunk
+    }
+    let reader = try input.finish()
+    defer { close(reader) }
+    #expect(try SystemFileSystem().readToEnd(reader) == written)
+  }
 }

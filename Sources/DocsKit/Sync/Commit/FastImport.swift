@@ -40,25 +40,66 @@ struct FastImportCommit {
   /// The stream fast-import reads: the header (unless `afterHeader`, for a stream whose
   /// blobs came first), the commit, then `get-mark` to print its name.
   func stream(afterHeader: Bool = false) -> [UInt8] {
+    var out: [UInt8] = []
+    write(afterHeader: afterHeader, piecesOf: Int.max) { (piece: [UInt8]) -> Void in
+      out += piece
+    }
+    return out
+  }
+
+  /// Hands ``stream(afterHeader:)`` to `sink` in pieces of about `pieceSize` bytes (a
+  /// piece holding one file's bytes may be larger), so that a commit of every document
+  /// never stands in memory as one stream.
+  /// - Throws: what `sink` throws; the pieces after are not made.
+  func write<Failure: Error>(
+    afterHeader: Bool = false, piecesOf pieceSize: Int = 1 << 20,
+    to sink: ([UInt8]) throws(Failure) -> Void
+  ) throws(Failure) {
     var out: [UInt8] = afterHeader ? [] : FastImportCommit.streamHeader
     func line(_ text: String) { out += Array(text.utf8) + [0x0A] }
-    func data(_ bytes: [UInt8]) {
+    func flush(atLeast size: Int) throws(Failure) {
+      guard out.count >= size, !out.isEmpty else { return }
+      try sink(out)
+      out.removeAll(keepingCapacity: true)
+    }
+    // Bytes of a piece's size or more (the message of a first commit names every document)
+    // are handed over as they are, never copied into the piece.
+    func data(_ bytes: [UInt8]) throws(Failure) {
       line("data \(bytes.count)")
-      out += bytes
+      if bytes.count >= pieceSize {
+        try flush(atLeast: 1)
+        try sink(bytes)
+      } else {
+        out += bytes
+      }
       out.append(0x0A)
     }
     line("commit " + ref)
     line("mark :1")
     line("author " + committer)
     line("committer " + committer)
-    data(Array(message.utf8))
+    let text = message.utf8
+    if text.count >= pieceSize {
+      // A first commit's message names every document: handed over a piece at a time.
+      line("data \(text.count)")
+      try flush(atLeast: 1)
+      var start = text.startIndex
+      while start < text.endIndex {
+        let end = text.index(start, offsetBy: pieceSize, limitedBy: text.endIndex) ?? text.endIndex
+        try sink(Array(text[start..<end]))
+        start = end
+      }
+      out.append(0x0A)
+    } else {
+      try data(Array(text))
+    }
     if let parent { line("from " + parent.hex) }
     for merged in mergedParents { line("merge " + merged.hex) }
     for change in changes {
       switch change {
       case .put(let path, let bytes):
         line("M 100644 inline " + FastImportCommit.quoted(path))
-        data(bytes)
+        try data(bytes)
       case .putBlob(let path, let blob):
         line("M 100644 \(blob.hex) " + FastImportCommit.quoted(path))
       case .putEntry(let path, let mode, let object):
@@ -70,11 +111,12 @@ struct FastImportCommit {
       case .rename(let from, let to):
         line("R " + FastImportCommit.quoted(from) + " " + FastImportCommit.quoted(to))
       }
+      try flush(atLeast: pieceSize)
     }
     line("")
     line("get-mark :1")
     line("done")
-    return out
+    try flush(atLeast: 1)
   }
 
   /// The first mark a blob may be given: the commit's is 1.

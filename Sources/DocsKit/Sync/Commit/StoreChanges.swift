@@ -143,16 +143,25 @@ struct StoreChanges {
   /// The trailers that let history find a document's versions without reading every
   /// version of the store: one line per document that changed.
   func trailers(storePath: String) -> [String] {
-    [HistoryTrailer.storeKey + ": " + storePath]
-      + documents.map { change in
-        switch change.kind {
-        case .new, .changed:
-          return
-            "\(HistoryTrailer.changedKey): \(change.id) \(change.size) \(change.fingerprint) \(change.path)"
-        case .deleted:
-          return "\(HistoryTrailer.deletedKey): \(change.id) \(change.fingerprint) \(change.path)"
-        }
+    var lines: [String] = []
+    forEachTrailer(storePath: storePath) { lines.append($0) }
+    return lines
+  }
+
+  /// Hands each line of ``trailers(storePath:)`` to `body` in order, so that a message
+  /// naming every document of a large store is built without an array of its lines.
+  private func forEachTrailer(storePath: String, _ body: (String) -> Void) {
+    body(HistoryTrailer.storeKey + ": " + storePath)
+    for change in documents {
+      switch change.kind {
+      case .new, .changed:
+        body(
+          "\(HistoryTrailer.changedKey): \(change.id) \(change.size) \(change.fingerprint) \(change.path)"
+        )
+      case .deleted:
+        body("\(HistoryTrailer.deletedKey): \(change.id) \(change.fingerprint) \(change.path)")
       }
+    }
   }
 
   /// The whole message: the subject, a blank line and the trailers.
@@ -163,8 +172,17 @@ struct StoreChanges {
       ? ""
       : "Written as docsh writes them (their documents did not change):\n"
         + rewrittenFiles.map { "  " + $0 + "\n" }.joined() + "\n"
-    return subject(prefix: prefix) + "\n\n" + rewritten
-      + trailers(storePath: storePath).joined(separator: "\n") + "\n"
+    var message = subject(prefix: prefix) + "\n\n" + rewritten
+    // Sized first: grown by doubling, a first commit's message (a line per document) would
+    // hold twice its size at its peak.
+    var size = message.utf8.count
+    forEachTrailer(storePath: storePath) { size += $0.utf8.count + 1 }
+    message.reserveCapacity(size)
+    forEachTrailer(storePath: storePath) { line in
+      message += line
+      message += "\n"
+    }
+    return message
   }
 }
 

@@ -204,7 +204,10 @@ extension StoreRepository {
     }
     let input: Int32
     do {
-      try blobs.append(commit.stream(afterHeader: true))
+      // In pieces: the commit of a whole store names every document's file.
+      try commit.write(afterHeader: true) { (piece: [UInt8]) throws(SystemCallError) -> Void in
+        try blobs.append(piece)
+      }
       input = try blobs.finish()
     } catch {
       throw .store(.system("git's input", operation: error.operation, errno: error.code))

@@ -37,9 +37,18 @@ final class GitInputFile {
   /// Adds `bytes` at the end.
   /// - Throws: the system call that failed.
   func append(_ bytes: [UInt8]) throws(SystemCallError) {
+    if bytes.count >= GitInputFile.bufferSize, let writer {
+      // Already as large as the buffer: written as it is, not copied into it first.
+      try flush()
+      try fileSystem.writeFully(writer, bytes)
+      return
+    }
     buffer += bytes
-    if buffer.count >= 1 << 20 { try flush() }
+    if buffer.count >= GitInputFile.bufferSize { try flush() }
   }
+
+  /// How many bytes wait in memory before they are written.
+  private static let bufferSize = 1 << 20
 
   /// A descriptor reading everything written, from its start, which the caller closes (the
   /// bytes go with it); nothing can be added after.

@@ -1,0 +1,67 @@
+import Testing
+
+@testable import DocsKit
+
+/// The fast-import stream of a commit handed over in pieces, as the commit of a whole store
+/// is written to git's input: the same bytes as the stream made at once, never one piece
+/// holding every file.
+@Suite struct FastImportStreamTests {
+  /// A commit that puts `count` files of 100 bytes each, and deletes and renames one.
+  func commit(files count: Int) -> FastImportCommit {
+    var changes: [FastImportCommit.Change] = (0..<count).map { index in
+      .put("Category/Document \(index).md", Array(repeating: 0x61, count: 100))
+    }
+    changes += [.delete("Old/Gone.md"), .rename("From", "To \"quoted\"")]
+    return FastImportCommit(
+      ref: "refs/docsh/build", committer: "Someone <someone@example.org> 0 +0000",
+      message: "Save: 200 documents", parent: CommitID(String(repeating: "a", count: 40)),
+      changes: changes)
+  }
+
+  @Test(arguments: [false, true])
+  func thePiecesMakeTheStreamMadeAtOnce(afterHeader: Bool) {
+    let commit = commit(files: 200)
+    var joined: [UInt8] = []
+    commit.write(afterHeader: afterHeader, piecesOf: 1_000) { (piece: [UInt8]) -> Void in
+      joined += piece
+    }
+    #expect(joined == commit.stream(afterHeader: afterHeader))
+    #expect(joined.starts(with: FastImportCommit.streamHeader) == !afterHeader)
+  }
+
+  @Test func noPieceHoldsMoreThanItsSizeAndOneFile() {
+    let commit = commit(files: 200)
+    var pieces: [Int] = []
+    commit.write(piecesOf: 1_000) { (piece: [UInt8]) -> Void in pieces.append(piece.count) }
+    // A file's change is about 150 bytes: a piece ends within one of the size asked for.
+    #expect(pieces.count > 20)
+    #expect(pieces.allSatisfy { $0 > 0 && $0 < 1_000 + 200 })
+    #expect(pieces.reduce(0, +) == commit.stream().count)
+  }
+
+  @Test func aFailingSinkStopsTheStream() {
+    struct Refused: Error {}
+    var handed = 0
+    #expect(throws: Refused.self) {
+      try commit(files: 200).write(piecesOf: 1_000) { (_: [UInt8]) throws(Refused) -> Void in
+        handed += 1
+        throw Refused()
+      }
+    }
+    #expect(handed == 1)
+  }
+
+  @Test func aMessageOfAPiecesSizeOrMoreIsHandedOverInPieces() {
+    var commit = commit(files: 3)
+    commit.message = String(repeating: "Trailer: a line\n", count: 400)
+    var pieces: [[UInt8]] = []
+    commit.write(piecesOf: 1_000) { (piece: [UInt8]) -> Void in pieces.append(piece) }
+    // The message's 6,400 bytes go over in pieces of 1,000, none copied into a piece of
+    // commands.
+    let message = Array(commit.message.utf8)
+    #expect(pieces.contains(Array(message[0..<1_000])))
+    #expect(pieces.contains(Array(message[6_000...])))
+    #expect(pieces.allSatisfy { $0.count < 1_000 + 200 })
+    #expect(Array(pieces.joined()) == commit.stream())
+  }
+}
