@@ -146,18 +146,22 @@ extension StoreRepository {
   ///   - destination: the ref it is written on.
   /// - Returns: the commit; `nil` only when `destination` is a branch that fast-import
   ///   refused to move, the branch being somewhere else.
+  ///   - committer: `Name <email> SECONDS ZONE` of the author and committer; git's (now)
+  ///     when `nil`.
   func makeCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
     message: String, after blobs: GitInputFile? = nil,
-    on destination: CommitDestination = .buildRef
+    on destination: CommitDestination = .buildRef, committer: String? = nil
   ) throws(SyncError) -> CommitID? {
     let ref: String
     switch destination {
     case .buildRef: ref = StoreRepository.buildRef
     case .branch(let branch): ref = branch
     }
+    let line: String
+    if let committer { line = committer } else { line = try committerLine() }
     let commit = FastImportCommit(
-      ref: ref, committer: try committerLine(), message: message, parent: parent,
+      ref: ref, committer: line, message: message, parent: parent,
       mergedParents: mergedParents, changes: changes)
     guard case .branch = destination else {
       return try madeCommit(try fastImport(commit, after: blobs))
@@ -176,12 +180,12 @@ extension StoreRepository {
   /// docsh's own ref, which fast-import always writes.
   func makeBuildCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
-    message: String, after blobs: GitInputFile? = nil
+    message: String, after blobs: GitInputFile? = nil, committer: String? = nil
   ) throws(SyncError) -> CommitID {
     guard
       let commit = try makeCommit(
         parent: parent, mergedParents: mergedParents, changes: changes, message: message,
-        after: blobs)
+        after: blobs, committer: committer)
     else { throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit") }
     return commit
   }
