@@ -50,7 +50,8 @@ struct EncryptionSettings: Equatable {
       let blob = fields["identity"], let recipient = try? AgeRecipient(parsing: recipientText),
       let key = EncryptionSettings.bytes(hex: keyText), key.count == 32
     else { return nil }
-    self.init(recipient: recipient, names: OpaqueNames(key: key), identityBlob: GitBlobID(hex: blob))
+    self.init(
+      recipient: recipient, names: OpaqueNames(key: key), identityBlob: GitBlobID(hex: blob))
   }
 
   /// The bytes `hex` spells; `nil` when it spells none.
@@ -60,7 +61,8 @@ struct EncryptionSettings: Equatable {
     var bytes: [UInt8] = []
     var index = 0
     while index < digits.count {
-      guard let byte = UInt8(String(decoding: digits[index..<(index + 2)], as: UTF8.self), radix: 16)
+      guard
+        let byte = UInt8(String(decoding: digits[index..<(index + 2)], as: UTF8.self), radix: 16)
       else { return nil }
       bytes.append(byte)
       index += 2
@@ -95,8 +97,12 @@ struct EncryptedCommitMap {
     added.append((local.hex, encrypted.hex))
   }
 
-  func encrypted(for local: CommitID) -> CommitID? { encryptedByLocal[local.hex].map(CommitID.init) }
-  func local(for encrypted: CommitID) -> CommitID? { localByEncrypted[encrypted.hex].map(CommitID.init) }
+  func encrypted(for local: CommitID) -> CommitID? {
+    encryptedByLocal[local.hex].map(CommitID.init)
+  }
+  func local(for encrypted: CommitID) -> CommitID? {
+    localByEncrypted[encrypted.hex].map(CommitID.init)
+  }
 
   /// The lines added, to append to the file.
   var addedBytes: [UInt8] { Array(added.map { "\($0.local) \($0.encrypted)\n" }.joined().utf8) }
@@ -146,7 +152,7 @@ extension StoreRepository {
     do {
       do {
         try fileSystem.makeDirectory(docshFolder, mode: 0o700)
-      } catch where error.code == EEXIST {}
+      } catch  where error.code == EEXIST {}
       try AtomicFile.replace(
         path: docshFolder + "/" + name, with: bytes, keepingBackup: false, fileSystem: fileSystem)
     } catch {

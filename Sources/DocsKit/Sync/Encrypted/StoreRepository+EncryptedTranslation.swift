@@ -77,7 +77,8 @@ extension StoreRepository {
     guard !paths.isEmpty else { return objects }
     let folders = Set(paths.compactMap { layout.folderPath(of: $0.path) }).sorted()
     let records = try git.blobs(
-      folders.map { commit.hex + ":" + $0 + "/" + CategoryFile.fileName }, step: "read the repository")
+      folders.map { commit.hex + ":" + $0 + "/" + CategoryFile.fileName },
+      step: "read the repository")
     var folderIDs: [String: ObjectID] = [:]
     for (folder, record) in zip(folders, records) {
       if let record, let (id, name) = EncryptedRecord.parseCategory(record) {
@@ -141,13 +142,14 @@ extension StoreRepository {
     let changed = try changedEntries(from: first, to: info.commit).filter {
       layout.isDocumentPlace($0.key)
     }
-    let before = try first.map { first throws(SyncError) in
-      try localObjects(
-        at: first,
-        paths: changed.compactMap { path, entry in entry.old.map { (path, $0) } }.sorted {
-          $0.path < $1.path
-        })
-    } ?? LocalObjects()
+    let before =
+      try first.map { first throws(SyncError) in
+        try localObjects(
+          at: first,
+          paths: changed.compactMap { path, entry in entry.old.map { (path, $0) } }.sorted {
+            $0.path < $1.path
+          })
+      } ?? LocalObjects()
     let after = try localObjects(
       at: info.commit,
       paths: changed.compactMap { path, entry in entry.new.map { (path, $0) } }.sorted {
@@ -339,16 +341,22 @@ extension StoreRepository {
       if entry.new != nil {
         let expected = place == .trap ? "120000" : "100644"
         guard entry.mode == expected else {
-          throw refusal(path, "an entry of mode \(entry.mode) is no file of an encrypted remote", in: info.commit)
+          throw refusal(
+            path, "an entry of mode \(entry.mode) is no file of an encrypted remote",
+            in: info.commit)
         }
       }
       switch place {
       case .unknown:
         throw refusal(path, "not a file of an encrypted remote", in: info.commit)
       case .marker:
-        guard let blob = entry.new, let bytes = try git.blobs([blob.hex], step: "read the repository").first ?? nil,
+        guard let blob = entry.new,
+          let bytes = try git.blobs([blob.hex], step: "read the repository").first ?? nil,
           let version = EncryptedLayout.markerVersion(bytes)
-        else { throw refusal(path, "the marker of an encrypted remote is gone or damaged", in: info.commit) }
+        else {
+          throw refusal(
+            path, "the marker of an encrypted remote is gone or damaged", in: info.commit)
+        }
         guard version <= EncryptedLayout.version else { throw .encryption(.newerLayout(version)) }
         markerSeen = true
       case .identity:
@@ -365,7 +373,9 @@ extension StoreRepository {
       }
     }
     guard markerSeen else {
-      throw refusal(EncryptedLayout.markerPath, "an encrypted remote's first commit holds its marker", in: info.commit)
+      throw refusal(
+        EncryptedLayout.markerPath, "an encrypted remote's first commit holds its marker",
+        in: info.commit)
     }
     // Sized before any byte is read: a blob that packs small is refused unread.
     let newBlobs = (documentPaths + categoryPaths).compactMap { $0.entry.new }
@@ -467,10 +477,13 @@ extension StoreRepository {
       }
     }
     let moving = removed.union(puts.keys)
-    for index in categories.indices { categories[index].documents.removeAll { moving.contains($0.id) } }
+    for index in categories.indices {
+      categories[index].documents.removeAll { moving.contains($0.id) }
+    }
     for (id, record) in puts.sorted(by: { $0.key < $1.key }) {
       guard let index = categories.firstIndex(where: { $0.id == record.categoryID }) else {
-        throw refusal(settings.names.documentPath(id), "its category is in no record", in: info.commit)
+        throw refusal(
+          settings.names.documentPath(id), "its category is in no record", in: info.commit)
       }
       categories[index].documents.append(record.document)
     }

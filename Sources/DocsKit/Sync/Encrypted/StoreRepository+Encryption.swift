@@ -80,7 +80,10 @@ extension StoreRepository {
 
   /// The identity the encrypted commit `commit` holds, opened with the passphrase.
   private func openIdentity(at commit: CommitID) throws(SyncError) -> (AgeIdentity, GitBlobID) {
-    guard let marker = try git.blobs([commit.hex + ":" + EncryptedLayout.markerPath], step: "read the repository").first ?? nil,
+    guard
+      let marker = try git.blobs(
+        [commit.hex + ":" + EncryptedLayout.markerPath], step: "read the repository"
+      ).first ?? nil,
       let version = EncryptedLayout.markerVersion(marker)
     else { throw .encryption(.noIdentity(commit: commit.short)) }
     guard version <= EncryptedLayout.version else { throw .encryption(.newerLayout(version)) }

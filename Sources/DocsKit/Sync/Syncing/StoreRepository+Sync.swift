@@ -166,7 +166,8 @@ extension StoreRepository {
       // changed): its push decides.
       guard let head, isEncrypted || head != remote else { return report }
       observer?.syncReached(.pushing)
-      let pushed = isEncrypted ? try pushEncrypted(head, upstream: upstream) : try push(upstream: upstream)
+      let pushed =
+        isEncrypted ? try pushEncrypted(head, upstream: upstream) : try push(upstream: upstream)
       switch pushed {
       case .pushed:
         report.outgoing = try changedObjectCount(from: remote, to: head)
