@@ -14,7 +14,10 @@ final class SyncPassphrases: PassphraseSource {
   }
 
   func passphrase(prompt: String, confirm: Bool) throws -> [UInt8] {
-    guard let path = environment["DOCSH_PASSPHRASE_FILE"] else {
+    // A new passphrase (sync --encrypt, --change-passphrase) from a file of its own when one
+    // is named, so that a script can change it.
+    let named = confirm ? environment["DOCSH_NEW_PASSPHRASE_FILE"] : nil
+    guard let path = named ?? environment["DOCSH_PASSPHRASE_FILE"] else {
       throw PassphraseUnavailable(reason: "set DOCSH_PASSPHRASE_FILE to a file holding it")
     }
     let file = open(path, O_RDONLY | O_CLOEXEC)

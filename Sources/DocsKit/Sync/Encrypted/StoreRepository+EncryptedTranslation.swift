@@ -83,7 +83,10 @@ extension StoreRepository {
     for (folder, record) in zip(folders, records) {
       if let record, let (id, name) = EncryptedRecord.parseCategory(record) {
         folderIDs[folder] = id
-        objects.categories[id] = name
+        // A category changes only where its record does.
+        if paths.contains(where: { $0.path == folder + "/" + CategoryFile.fileName }) {
+          objects.categories[id] = name
+        }
       } else {
         let id = TreeReader.derivedID("category", Array(folder.utf8))
         folderIDs[folder] = id
