@@ -12,6 +12,9 @@ deps:
 	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev pkg-config"; \
 	pkg-config --exists sqlite3 2>/dev/null || missing="$$missing libsqlite3-dev pkg-config"; \
 	[ -f /usr/include/re2/re2.h ] || missing="$$missing libre2-dev"; \
+	pkg-config --exists libsodium 2>/dev/null || missing="$$missing libsodium-dev pkg-config"; \
+	command -v age >/dev/null || missing="$$missing age"; \
+	command -v script >/dev/null || missing="$$missing bsdutils"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || missing="$$missing python3-pexpect"; \
 	command -v groff >/dev/null || missing="$$missing groff-base"; \
 	command -v zsh >/dev/null || missing="$$missing zsh"; \

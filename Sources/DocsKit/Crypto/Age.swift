@@ -178,6 +178,12 @@ public enum Age {
     bytes.starts(with: AgeHeader.versionLine)
   }
 
+  /// Overwrites `bytes` with zeros (libsodium's `sodium_memzero`, which the compiler does
+  /// not remove): for a passphrase or a key once it is no longer needed.
+  public static func wipe(_ bytes: inout [UInt8]) {
+    Sodium.zero(&bytes)
+  }
+
   /// An scrypt stanza must be the only stanza of its header.
   private static func checkScryptIsAlone(_ header: AgeHeader) throws(AgeError) {
     if header.stanzas.count > 1, header.stanzas.contains(where: { $0.type == scryptType }) {
