@@ -12,7 +12,7 @@ final class RepositoryAccess {
   /// docsh's own.
   let fanOutLimit: Int?
   /// Asks the passphrase of an encrypted remote.
-  let passphrases: (any PassphraseSource)?
+  let passphrases: (any PassphraseProviding)?
   private var lookup = Lookup.notYet
 
   /// Whether the repository was looked for, and what was found.
@@ -24,7 +24,7 @@ final class RepositoryAccess {
   /// Access to the repository of the store at `storePath`, git run by `runner`.
   init(
     storePath: String, runner: any GitRunner, fanOutLimit: Int? = nil,
-    passphrases: (any PassphraseSource)? = nil
+    passphrases: (any PassphraseProviding)? = nil
   ) {
     self.storePath = storePath
     self.runner = runner

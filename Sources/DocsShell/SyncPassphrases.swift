@@ -1,39 +1,25 @@
 import DocsKit
 
-#if canImport(Glibc)
-  import Glibc
-#endif
+/// The passphrases of an encrypted remote, for ``StoreRepository``: ``PassphraseSource``'s
+/// (`DOCSH_PASSPHRASE_FILE`, else the terminal without echo), and a new one from the file
+/// `DOCSH_NEW_PASSPHRASE_FILE` names when set, so that a script can change it. Nothing is
+/// kept here: the repository keeps the identity a passphrase opened for the session, and a
+/// wrong passphrase is asked again next time.
+final class SyncPassphrases: PassphraseProviding {
+  /// The variable naming the file of a new passphrase.
+  static let newFileVariable = "DOCSH_NEW_PASSPHRASE_FILE"
 
-/// The passphrase of an encrypted remote, for ``StoreRepository``: read from the file
-/// `DOCSH_PASSPHRASE_FILE` names (scripts and tests).
-final class SyncPassphrases: PassphraseSource {
-  let environment: [String: String]
+  private let source: PassphraseSource
+  private let newFile: String?
 
   init(environment: [String: String]) {
-    self.environment = environment
+    source = PassphraseSource(environment: environment)
+    let path = environment[Self.newFileVariable]
+    newFile = path?.isEmpty == false ? path : nil
   }
 
   func passphrase(prompt: String, confirm: Bool) throws -> [UInt8] {
-    // A new passphrase (sync --encrypt, --change-passphrase) from a file of its own when one
-    // is named, so that a script can change it.
-    let named = confirm ? environment["DOCSH_NEW_PASSPHRASE_FILE"] : nil
-    guard let path = named ?? environment["DOCSH_PASSPHRASE_FILE"] else {
-      throw PassphraseUnavailable(reason: "set DOCSH_PASSPHRASE_FILE to a file holding it")
-    }
-    let file = open(path, O_RDONLY | O_CLOEXEC)
-    guard file >= 0 else { throw PassphraseUnavailable(reason: "\(path) cannot be read") }
-    defer { close(file) }
-    guard var bytes = try? SystemFileSystem().readToEnd(file) else {
-      throw PassphraseUnavailable(reason: "\(path) cannot be read")
-    }
-    if bytes.last == 0x0A { bytes.removeLast() }
-    guard !bytes.isEmpty else { throw PassphraseUnavailable(reason: "\(path) is empty") }
-    return bytes
+    if confirm, let newFile { return try PassphraseSource.read(file: newFile) }
+    return try source.passphrase(prompt: prompt, confirm: confirm)
   }
-}
-
-/// Why no passphrase could be had.
-struct PassphraseUnavailable: Error, CustomStringConvertible {
-  var reason: String
-  var description: String { reason }
 }

@@ -58,7 +58,7 @@ extension EncryptionError: CustomStringConvertible {
 
 /// Asks for the passphrase of an encrypted remote (the shell: the terminal with echo off, or
 /// `DOCSH_PASSPHRASE_FILE`).
-public protocol PassphraseSource: AnyObject {
+public protocol PassphraseProviding: AnyObject {
   /// The passphrase, asked with `prompt`; `confirm`: asked twice (a new one).
   /// - Throws: when none can be had.
   func passphrase(prompt: String, confirm: Bool) throws -> [UInt8]

@@ -17,7 +17,7 @@ extension StoreRepository {
   ///   ``EncryptionError/wrongPassphrase``; the store is then as it was.
   public static func setUpEncrypted(
     storePath: String, remote: String, runner: any GitRunner,
-    passphrases: (any PassphraseSource)?, fileSystem: any FileSystem = SystemFileSystem()
+    passphrases: (any PassphraseProviding)?, fileSystem: any FileSystem = SystemFileSystem()
   ) throws(SyncError) -> StoreRepository {
     if let existing = try locate(storePath: storePath, runner: runner, fileSystem: fileSystem),
       existing.prefix.isEmpty, try existing.isSetUp(), try existing.encryptionSettings() == nil,

@@ -43,7 +43,7 @@ public final class StoreRepository {
   /// config unchanged since.
   var isKnownSetUp = false
   /// Asks the passphrase of an encrypted remote when something must be decrypted.
-  public var passphrases: (any PassphraseSource)?
+  public var passphrases: (any PassphraseProviding)?
   /// The identity of the encrypted remote, once a passphrase opened it: kept for the
   /// session, never written anywhere.
   var encryptionIdentity: AgeIdentity?
