@@ -139,7 +139,12 @@ struct OpaqueNames: Equatable {
 
   private func hex(_ kind: String, _ id: ObjectID) -> String {
     let mac = Sodium.hmacSHA256(key: key, Array(kind.utf8), [0], Array(id.description.utf8))
-    return mac.prefix(16).map { byte in
+    return OpaqueNames.hex(mac.prefix(16))
+  }
+
+  /// `bytes` as lowercase hex digits, two a byte.
+  static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    bytes.map { byte in
       let digits = String(byte, radix: 16)
       return digits.count == 1 ? "0" + digits : digits
     }.joined()

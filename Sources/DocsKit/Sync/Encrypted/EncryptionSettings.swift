@@ -22,10 +22,7 @@ struct EncryptionSettings: Equatable {
 
   /// The file's bytes.
   var bytes: [UInt8] {
-    let key = names.key.map { byte in
-      let digits = String(byte, radix: 16)
-      return digits.count == 1 ? "0" + digits : digits
-    }.joined()
+    let key = OpaqueNames.hex(names.key)
     return Array(
       "docsh encryption 1\nrecipient \(recipient.encoded)\nnames \(key)\nidentity \(identityBlob.hex)\n"
         .utf8)
