@@ -210,6 +210,38 @@ import Testing
     #expect(try desktop.contents() == laptop.contents())
   }
 
+  /// git's output in the laptop's repository, `input` on its standard input.
+  func laptopGit(_ arguments: [String], input: String? = nil) throws -> String {
+    let output = try laptop.git(arguments, input: input.map { Array($0.utf8) })
+    #expect(output.succeeded, "git \(arguments): \(output.lastErrorLine)")
+    return output.text.trimmingCharacters(in: .newlines)
+  }
+
+  @Test func dotFilesOfTheLocalRepositoryAreNeverSent() throws {
+    try startBoth()
+    // A commit of the laptop's own repository adding a dot folder and a dot file beside a
+    // document (a layout marker, a tool's file): never documents, never sent.
+    let marker = try laptopGit(["hash-object", "-w", "--stdin"], input: "x\n")
+    let dotTree = try laptopGit(["mktree"], input: "100644 blob \(marker)\tlayout\n")
+    let categoryTree = try laptopGit(["rev-parse", "HEAD:Marmalades"])
+    let categoryEntries = try laptopGit(["ls-tree", categoryTree])
+    let newCategory = try laptopGit(
+      ["mktree"], input: categoryEntries + "\n100644 blob \(marker)\t.hidden\n")
+    var root = try laptopGit(["ls-tree", "HEAD"]).split(separator: "\n").map(String.init)
+    root.removeAll { $0.hasSuffix("\tMarmalades") }
+    root.append("040000 tree \(newCategory)\tMarmalades")
+    root.append("040000 tree \(dotTree)\t.docsh")
+    let tree = try laptopGit(["mktree"], input: root.joined(separator: "\n") + "\n")
+    let commit = try laptopGit(["commit-tree", tree, "-p", "HEAD", "-m", "dot files"])
+    _ = try laptopGit(["update-ref", "HEAD", commit])
+    try succeed(laptop, "append Marmalades/Notes after the dot files; sync")
+    let synced = try desktop.run("sync", extra: withPassphrase)
+    #expect(synced.status == 0, "\(synced.errors)")
+    #expect(try desktop.contents() == laptop.contents())
+    let paths = try sandbox.text(["ls-tree", "-r", "--name-only", "main"], in: remote)
+    #expect(!paths.contains("layout") && !paths.contains(".hidden"))
+  }
+
   // MARK: - History
 
   @Test func historyWorksOnAStoreSyncingThroughAnEncryptedRemote() throws {

@@ -68,6 +68,17 @@ extension StoreRepository {
     var unrecorded: [ObjectID: Name] = [:]
   }
 
+  /// Whether `path` of a local commit may be a document or a category record, as
+  /// ``TreeReader`` reads them: dot files (git's, a tool's, a layout marker) never are.
+  private func isStoreFile(_ path: String) -> Bool {
+    guard layout.isDocumentPlace(path) else { return false }
+    let parts = path.dropFirst(layout.prefix.count).split(separator: "/")
+    guard let folder = parts.first, let file = parts.last, !folder.hasPrefix(".") else {
+      return false
+    }
+    return !file.hasPrefix(".") || file == CategoryFile.fileName
+  }
+
   /// The documents and records at `paths` of the local commit `commit` (`blobs` their
   /// blobs), each document with its category's id.
   private func localObjects(
@@ -143,7 +154,7 @@ extension StoreRepository {
     }
     let first = info.parents.first { map.encrypted(for: $0) != nil }
     let changed = try changedEntries(from: first, to: info.commit).filter {
-      layout.isDocumentPlace($0.key)
+      isStoreFile($0.key)
     }
     let before =
       try first.map { first throws(SyncError) in
