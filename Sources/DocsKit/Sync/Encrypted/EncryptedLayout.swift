@@ -161,10 +161,28 @@ enum EncryptedRecord {
   /// the plain layout writes it (``DocumentFile``: header with id, date and tags, then its
   /// content exactly).
   static func document(_ document: SnapshotDocument, categoryID: ObjectID) -> [UInt8] {
-    Array("\(documentTag)\ncategory: \(categoryID)\nname: \(document.name.text)\n".utf8)
-      + DocumentFile.render(
+    self.document(
+      file: DocumentFile.render(
         id: document.id, modified: document.modified, tags: document.tags,
-        content: document.content)
+        content: document.content),
+      name: document.name, categoryID: categoryID)
+  }
+
+  /// A document's record from its file's bytes as they are (a file docsh wrote).
+  static func document(file: [UInt8], name: Name, categoryID: ObjectID) -> [UInt8] {
+    Array("\(documentTag)\ncategory: \(categoryID)\nname: \(name.text)\n".utf8) + file
+  }
+
+  /// The id of a file as docsh writes it (`---`, `id: ID`, `modified: …` first), read
+  /// without parsing the rest; `nil` for any other file (parsed whole then).
+  static func idOfDocshFile(_ bytes: [UInt8]) -> ObjectID? {
+    let start = Array("---\nid: ".utf8)
+    let next = Array("\nmodified: ".utf8)
+    let idEnd = start.count + 36
+    guard bytes.count > idEnd + next.count, bytes.starts(with: start),
+      bytes[idEnd..<(idEnd + next.count)].elementsEqual(next)
+    else { return nil }
+    return ObjectID(String(decoding: bytes[start.count..<idEnd], as: UTF8.self))
   }
 
   /// A category's record: its ``CategoryFile``.

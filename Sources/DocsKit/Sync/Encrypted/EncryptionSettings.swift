@@ -45,7 +45,8 @@ struct EncryptionSettings: Equatable {
     }
     guard let recipientText = fields["recipient"], let keyText = fields["names"],
       let blob = fields["identity"], let recipient = try? AgeRecipient(parsing: recipientText),
-      let key = EncryptionSettings.bytes(hex: keyText), key.count == 32
+      let key = EncryptionSettings.bytes(hex: keyText), key.count == 32,
+      [20, 32].contains(EncryptionSettings.bytes(hex: blob)?.count)  // SHA-1 or SHA-256
     else { return nil }
     self.init(
       recipient: recipient, names: OpaqueNames(key: key), identityBlob: GitBlobID(hex: blob))

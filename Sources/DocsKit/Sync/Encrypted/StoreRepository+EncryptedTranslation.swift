@@ -1,3 +1,10 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 // Translating commits between the local repository (the plain layout: history, merges and
 // saves work on it as with any remote) and an encrypted remote (``EncryptedLayout``): one
 // commit for one, parents for parents, each translated from what it changed against its
@@ -60,9 +67,10 @@ extension StoreRepository {
     return made
   }
 
-  /// A document or category record read from a local commit.
+  /// The documents and category records read from a local commit, as records.
   private struct LocalObjects {
-    var documents: [ObjectID: (document: SnapshotDocument, categoryID: ObjectID)] = [:]
+    /// Each document's record (``EncryptedRecord/document(file:name:categoryID:)``).
+    var documents: [ObjectID: [UInt8]] = [:]
     var categories: [ObjectID: Name] = [:]
     /// Categories of folders without a record (made elsewhere): their derived ids.
     var unrecorded: [ObjectID: Name] = [:]
@@ -79,37 +87,60 @@ extension StoreRepository {
     return !file.hasPrefix(".") || file == CategoryFile.fileName
   }
 
-  /// The documents and records at `paths` of the local commit `commit` (`blobs` their
-  /// blobs), each document with its category's id.
+  /// The documents and records at `paths` of the local commit `commit`, each document as
+  /// its record (with its category's id).
   private func localObjects(
     at commit: CommitID, paths: [(path: String, blob: GitBlobID)]
   ) throws(SyncError) -> LocalObjects {
-    var objects = LocalObjects()
-    guard !paths.isEmpty else { return objects }
-    let folders = Set(paths.compactMap { layout.folderPath(of: $0.path) }).sorted()
-    let records = try git.blobs(
-      folders.map { commit.hex + ":" + $0 + "/" + CategoryFile.fileName },
-      step: "read the repository")
-    var folderIDs: [String: ObjectID] = [:]
-    for (folder, record) in zip(folders, records) {
-      if let record, let (id, name) = EncryptedRecord.parseCategory(record) {
-        folderIDs[folder] = id
-        // A category changes only where its record does.
-        if paths.contains(where: { $0.path == folder + "/" + CategoryFile.fileName }) {
-          objects.categories[id] = name
-        }
-      } else {
-        let id = TreeReader.derivedID("category", Array(folder.utf8))
-        folderIDs[folder] = id
-        let last = folder.split(separator: "/").last.map(String.init) ?? folder
-        if let name = FileNameEncoding.decode(last) { objects.unrecorded[id] = name }
-      }
+    var all = LocalObjects()
+    try forEachBatch(at: commit, paths: paths) { (batch: LocalObjects) throws(SyncError) in
+      all.documents.merge(batch.documents) { $1 }
+      all.categories.merge(batch.categories) { $1 }
+      all.unrecorded.merge(batch.unrecorded) { $1 }
     }
+    return all
+  }
+
+  /// ``localObjects(at:paths:)`` a few thousand files at a time, handed to `body` (the
+  /// categories with the first), so that a whole store is never held at once.
+  private func forEachBatch(
+    at commit: CommitID, paths: [(path: String, blob: GitBlobID)],
+    _ body: (LocalObjects) throws(SyncError) -> Void
+  ) throws(SyncError) {
+    guard !paths.isEmpty else { return }
+    let folders = Set(paths.compactMap { layout.folderPath(of: $0.path) }).sorted()
+    var first = LocalObjects()
+    var folderIDs: [String: ObjectID] = [:]
+    let changedRecords = Set(
+      paths.lazy.map(\.path).filter { $0.hasSuffix("/" + CategoryFile.fileName) })
     var start = 0
     while start < paths.count {
       let batch = paths[start..<min(paths.count, start + 2_000)]
+      // The folders' records come with the first files, through the same process.
+      let recordRevisions =
+        start == 0 ? folders.map { commit.hex + ":" + $0 + "/" + CategoryFile.fileName } : []
+      var contents = try git.blobs(
+        recordRevisions + batch.map(\.blob.hex), step: "read the repository")[...]
+      var objects = start == 0 ? first : LocalObjects()
+      if start == 0 {
+        for (folder, record) in zip(folders, contents.prefix(folders.count)) {
+          if let record, let (id, name) = EncryptedRecord.parseCategory(record) {
+            folderIDs[folder] = id
+            // A category changes only where its record does.
+            if changedRecords.contains(folder + "/" + CategoryFile.fileName) {
+              objects.categories[id] = name
+            }
+          } else {
+            let id = TreeReader.derivedID("category", Array(folder.utf8))
+            folderIDs[folder] = id
+            let last = folder.split(separator: "/").last.map(String.init) ?? folder
+            if let name = FileNameEncoding.decode(last) { objects.unrecorded[id] = name }
+          }
+        }
+        contents = contents.dropFirst(folders.count)
+        first = LocalObjects()
+      }
       start += batch.count
-      let contents = try git.blobs(batch.map(\.blob.hex), step: "read the repository")
       for ((path, blob), bytes) in zip(batch, contents) {
         guard let bytes, let folder = layout.folderPath(of: path),
           let categoryID = folderIDs[folder],
@@ -117,27 +148,69 @@ extension StoreRepository {
           let last = path.split(separator: "/").last,
           let name = FileNameEncoding.decode(String(last))
         else { continue }
+        if let id = EncryptedRecord.idOfDocshFile(bytes) {
+          objects.documents[id] = EncryptedRecord.document(
+            file: bytes, name: name, categoryID: categoryID)
+          continue
+        }
         switch DocumentFile.parse(bytes) {
         case .docsh(let id, let modified, let content, let tags):
-          objects.documents[id] = (
+          objects.documents[id] = EncryptedRecord.document(
             SnapshotDocument(
               id: id, name: name, size: content.utf8.count, modified: modified, content: content,
-              tags: tags), categoryID
-          )
+              tags: tags), categoryID: categoryID)
         case .plain(let content, let tags):
           let id = TreeReader.derivedID("document", Array(path.utf8) + Array(blob.hex.utf8))
-          objects.documents[id] = (
+          objects.documents[id] = EncryptedRecord.document(
             SnapshotDocument(
               id: id, name: name, size: content.utf8.count,
               modified: Timestamp(millisecondsSince1970: 0), content: content, tags: tags),
-            categoryID
-          )
+            categoryID: categoryID)
         case .invalid:
           continue  // no document: never sent (a sync of the plain layout warns of it)
         }
       }
+      try body(objects)
     }
-    return objects
+  }
+
+  /// `records` encrypted to `recipient`, in order, on every core (age's X25519 share is
+  /// most of a small file's cost).
+  static func encryptAll(_ records: [[UInt8]], to recipient: AgeRecipient) throws(SyncError)
+    -> [[UInt8]]
+  {
+    let workers = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    guard workers > 1, records.count > 16 else {
+      var encrypted: [[UInt8]] = []
+      for record in records {
+        do {
+          encrypted.append(try Age.encrypt(record, to: [recipient]))
+        } catch {
+          throw .encryption(.age(error))
+        }
+      }
+      return encrypted
+    }
+    let results = Mutex<[[UInt8]?]>(Array(repeating: nil, count: records.count))
+    let failure = Mutex<AgeError?>(nil)
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      var made: [(Int, [UInt8])] = []
+      var index = worker
+      while index < records.count {
+        do throws(AgeError) {
+          made.append((index, try Age.encrypt(records[index], to: [recipient])))
+        } catch {
+          failure.withLock { $0 = $0 ?? error }
+          return
+        }
+        index += workers
+      }
+      results.withLock { results in
+        for (index, bytes) in made { results[index] = bytes }
+      }
+    }
+    if let error = failure.withLock({ $0 }) { throw .encryption(.age(error)) }
+    return results.withLock { $0.map { $0 ?? [] } }
   }
 
   /// Writes the encrypted commit standing for the local commit `info`, whose parents are
@@ -164,12 +237,6 @@ extension StoreRepository {
             $0.path < $1.path
           })
       } ?? LocalObjects()
-    let after = try localObjects(
-      at: info.commit,
-      paths: changed.compactMap { path, entry in entry.new.map { (path, $0) } }.sorted {
-        $0.path < $1.path
-      })
-
     let input: GitInputFile
     do {
       input = try GitInputFile(fileSystem: fileSystem)
@@ -180,55 +247,63 @@ extension StoreRepository {
     var changes: [FastImportCommit.Change] = []
     var mark = FastImportCommit.firstBlobMark
     var counts = (new: 0, changed: 0, deleted: 0)
-    func put(_ path: String, _ plain: [UInt8]) throws(SyncError) {
-      let encrypted: [UInt8]
-      do {
-        encrypted = try Age.encrypt(plain, to: [settings.recipient])
-      } catch {
-        throw .encryption(.age(error))
+    /// Encrypts `puts` and writes them into the stream.
+    func put(_ puts: [(path: String, record: [UInt8])]) throws(SyncError) {
+      let encrypted = try StoreRepository.encryptAll(
+        puts.map(\.record), to: settings.recipient)
+      for (item, bytes) in zip(puts, encrypted) {
+        do {
+          try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
+        } catch {
+          throw .store(.system("git's input", operation: error.operation, errno: error.code))
+        }
+        changes.append(.putMark(item.path, mark))
+        mark += 1
       }
-      do {
-        try input.append(FastImportCommit.blobCommand(encrypted, mark: mark))
-      } catch {
-        throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    }
+    var seen = Set<ObjectID>()
+    var categoriesAfter: [ObjectID: Name] = [:]
+    try forEachBatch(
+      at: info.commit,
+      paths: changed.compactMap { path, entry in entry.new.map { (path, $0) } }.sorted {
+        $0.path < $1.path
       }
-      changes.append(.putMark(path, mark))
-      mark += 1
+    ) { (after: LocalObjects) throws(SyncError) in
+      var puts: [(path: String, record: [UInt8])] = []
+      for (id, name) in after.categories.sorted(by: { $0.key < $1.key })
+      where before.categories[id] != name {
+        if before.categories[id] == nil { counts.new += 1 } else { counts.changed += 1 }
+        puts.append((settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name)))
+      }
+      for (id, name) in after.unrecorded.sorted(by: { $0.key < $1.key })
+      where after.categories[id] == nil && before.unrecorded[id] == nil {
+        counts.new += 1
+        puts.append((settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name)))
+      }
+      categoriesAfter.merge(after.categories) { $1 }
+      // Documents a merge took as another parent has them keep that parent's blob.
+      let reusable = try blobsOfOtherParents(
+        encryptedParents.dropFirst(),
+        paths: after.documents.keys.map(settings.names.documentPath), identity: identity)
+      for (id, record) in after.documents.sorted(by: { $0.key < $1.key }) {
+        seen.insert(id)
+        // Moved in the plain layout only (its category renamed, or fanned out): unchanged.
+        if before.documents[id] == record { continue }
+        if before.documents[id] == nil { counts.new += 1 } else { counts.changed += 1 }
+        let path = settings.names.documentPath(id)
+        if let blob = reusable[path]?[record] {
+          changes.append(.putBlob(path, blob))
+        } else {
+          puts.append((path, record))
+        }
+      }
+      try put(puts)
     }
-    // Documents a merge took as another parent has them keep that parent's blob.
-    let reusable = try blobsOfOtherParents(
-      encryptedParents.dropFirst(), paths: after.documents.keys.map(settings.names.documentPath),
-      identity: identity)
-    for (id, name) in after.categories.sorted(by: { $0.key < $1.key })
-    where before.categories[id] != name {
-      if before.categories[id] == nil { counts.new += 1 } else { counts.changed += 1 }
-      try put(settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name))
-    }
-    for (id, name) in after.unrecorded.sorted(by: { $0.key < $1.key })
-    where after.categories[id] == nil && before.unrecorded[id] == nil {
-      counts.new += 1
-      try put(settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name))
-    }
-    for id in before.categories.keys.sorted() where after.categories[id] == nil {
+    for id in before.categories.keys.sorted() where categoriesAfter[id] == nil {
       counts.deleted += 1
       changes.append(.delete(settings.names.categoryPath(id)))
     }
-    for (id, document) in after.documents.sorted(by: { $0.key < $1.key }) {
-      let record = EncryptedRecord.document(document.document, categoryID: document.categoryID)
-      if let old = before.documents[id],
-        EncryptedRecord.document(old.document, categoryID: old.categoryID) == record
-      {
-        continue  // moved in the plain layout only (its category renamed, or fanned out)
-      }
-      if before.documents[id] == nil { counts.new += 1 } else { counts.changed += 1 }
-      let path = settings.names.documentPath(id)
-      if let blob = reusable[path]?[record] {
-        changes.append(.putBlob(path, blob))
-      } else {
-        try put(path, record)
-      }
-    }
-    for id in before.documents.keys.sorted() where after.documents[id] == nil {
+    for id in before.documents.keys.sorted() where !seen.contains(id) {
       counts.deleted += 1
       changes.append(.delete(settings.names.documentPath(id)))
     }
@@ -246,10 +321,11 @@ extension StoreRepository {
     if counts.changed > 0 { parts.append("\(counts.changed) changed") }
     if counts.deleted > 0 { parts.append("\(counts.deleted) deleted") }
     let message = "docsh: " + (parts.isEmpty ? "no change" : parts.joined(separator: ", "))
+    // age files do not compress: zlib's fastest level spends no time trying.
     return try makeBuildCommit(
       parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
       changes: changes, message: message + "\n", after: input,
-      committer: StoreRepository.encryptedCommitter(info.seconds))
+      committer: StoreRepository.encryptedCommitter(info.seconds), compression: 1)
   }
 
   /// For each of `paths`, the blob each of `parents` holds there by the plain record it
