@@ -223,7 +223,8 @@ extension StoreRepository {
     }
     try saveEncryptedCommitMap(map)
     if settings != before { try writeEncryptionSettings(settings) }
-    for (branch, local) in translated {
+    for (branch, local) in translated
+    where try refCommit("refs/remotes/origin/" + branch) != local {
       try git.run(
         "update the remote's branches", ["update-ref", "refs/remotes/origin/" + branch, local.hex])
     }
@@ -247,12 +248,13 @@ extension StoreRepository {
     case .remoteMoved: return .remoteMoved
     case .upToDate: return .upToDate
     case .pushed:
+      // Both in one process: the remote's commit, and the local one it stands for as the
+      // remote-tracking branch (which the push set to the remote's).
+      let updates =
+        "update \(StoreRepository.encryptedRefs + upstream) \(encrypted.hex)\n"
+        + "update refs/remotes/origin/\(upstream) \(head.hex)\n"
       try git.run(
-        "update the remote's branches",
-        ["update-ref", StoreRepository.encryptedRefs + upstream, encrypted.hex])
-      try git.run(
-        "update the remote's branches", ["update-ref", "refs/remotes/origin/" + upstream, head.hex]
-      )
+        "update the remote's branches", ["update-ref", "--stdin"], input: Array(updates.utf8))
       return .pushed
     }
   }
