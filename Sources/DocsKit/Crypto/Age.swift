@@ -1,5 +1,5 @@
-/// age v1 files (c2sp.org/age), binary format: encrypted to X25519 recipients or to a
-/// passphrase (scrypt), read back with identities or the passphrase. Stock `age` reads what
+/// age v1 files (c2sp.org/age): written in the binary format, read in it or in ASCII armor;
+/// encrypted to X25519 recipients or to a passphrase (scrypt), read back with identities or the passphrase. Stock `age` reads what
 /// these functions write and the other way round.
 ///
 /// Every rule the spec states is checked on reading: the header's grammar and canonical
@@ -97,6 +97,7 @@ public enum Age {
     -> [UInt8]
   {
     try Sodium.start()
+    let file = try dearmored(file)
     let header = try AgeHeader(parsing: file)
     try checkScryptIsAlone(header)
     // Every X25519 stanza is checked before any is tried, so that a broken one is found
@@ -140,6 +141,7 @@ public enum Age {
     throws(AgeError) -> [UInt8]
   {
     try Sodium.start()
+    let file = try dearmored(file)
     let header = try AgeHeader(parsing: file)
     try checkScryptIsAlone(header)
     guard let stanza = header.stanzas.first, stanza.type == scryptType else {
@@ -173,15 +175,21 @@ public enum Age {
     return try open(file, header: header, fileKey: fileKey)
   }
 
-  /// True when `bytes` starts as an age v1 file does (binary format).
+  /// True when `bytes` starts as an age v1 file does: its version line (binary format), or
+  /// the BEGIN line of ASCII armor after any whitespace.
   public static func isAgeFile(_ bytes: [UInt8]) -> Bool {
-    bytes.starts(with: AgeHeader.versionLine)
+    bytes.starts(with: AgeHeader.versionLine) || AgeArmor.isArmored(bytes)
   }
 
   /// Overwrites `bytes` with zeros (libsodium's `sodium_memzero`, which the compiler does
   /// not remove): for a passphrase or a key once it is no longer needed.
   public static func wipe(_ bytes: inout [UInt8]) {
     Sodium.zero(&bytes)
+  }
+
+  /// The binary file: `file` itself, or what its ASCII armor holds.
+  private static func dearmored(_ file: [UInt8]) throws(AgeError) -> [UInt8] {
+    AgeArmor.isArmored(file) ? try AgeArmor.decode(file) : file
   }
 
   /// An scrypt stanza must be the only stanza of its header.

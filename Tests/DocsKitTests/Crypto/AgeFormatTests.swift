@@ -116,8 +116,10 @@ import Testing
     #expect(!header.authenticates(file, fileKey: [UInt8](repeating: 2, count: 16)))
   }
 
-  @Test func isAgeFileLooksAtTheVersionLineOnly() {
+  @Test func isAgeFileLooksAtTheVersionLineOrTheArmorsFirstLine() {
     #expect(Age.isAgeFile(Array("age-encryption.org/v1\n-> X".utf8)))
+    #expect(Age.isAgeFile(Array(" \n-----BEGIN AGE ENCRYPTED FILE-----\n".utf8)))
+    #expect(!Age.isAgeFile(Array("-----BEGIN PGP MESSAGE-----\n".utf8)))
     #expect(!Age.isAgeFile(Array("age-encryption.org/v2\n".utf8)))
     #expect(!Age.isAgeFile(Array("age-encryption.org/v1".utf8)))
     #expect(!Age.isAgeFile([]))
