@@ -78,12 +78,10 @@ public enum Age {
   private static func assemble(_ plaintext: [UInt8], stanzas: [AgeStanza], fileKey: [UInt8])
     throws(AgeError) -> [UInt8]
   {
-    var output: [UInt8] = []
-    output.reserveCapacity(
-      AgeStream.payloadCount(plaintextCount: plaintext.count) + 64 + stanzas.count * 120)
-    AgeHeader.write(stanzas, fileKey: fileKey, into: &output)
-    try AgeStream.seal(plaintext, fileKey: fileKey, into: &output)
-    return output
+    var header: [UInt8] = []
+    header.reserveCapacity(64 + stanzas.count * 120)
+    AgeHeader.write(stanzas, fileKey: fileKey, into: &header)
+    return try AgeStream.seal(plaintext, fileKey: fileKey, after: header)
   }
 
   // MARK: - Decrypting
