@@ -30,10 +30,11 @@ let package = Package(
       linkerSettings: [.linkedLibrary(":libre2.a"), .linkedLibrary("stdc++")]
     ),
     // libsodium's primitives under docsh's age files (Debian's libsodium-dev; the Makefile's
-    // deps installs it). Only DocsKit/Crypto/Sodium.swift imports it.
+    // deps installs it). Only DocsKit/Crypto/Sodium.swift imports it. No pkgConfig: SwiftPM
+    // would put libsodium.pc's `-L/usr/lib/…` ahead of the release build's folder of
+    // archives, and every C library would be linked shared (see the Makefile's release).
     .systemLibrary(
       name: "CSodium",
-      pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
     ),
     .target(name: "DocsKit", dependencies: ["CSQLite", "CRE2", "CSodium"]),

@@ -224,25 +224,25 @@ final class AskOutcome: Sendable {
     #expect(terminal.localFlags() == before)
   }
 
-  @Test func aNewPassphraseIsTypedTwiceAndMustMatch() throws {
+  /// What asking for a new passphrase gives when the user types `first`, then `second`.
+  static func newPassphrase(typing first: String, then second: String) throws -> Result<
+    [UInt8], any Error
+  > {
     let terminal = try PseudoTerminal()
-    let matching = Self.ask(on: terminal, confirm: true)
+    let outcome = Self.ask(on: terminal, confirm: true)
     try terminal.read(until: "Passphrase: ")
-    terminal.type("new one\r")
+    terminal.type(first + "\r")
     try terminal.read(until: "Type it again: ")
-    terminal.type("new one\r")
-    try terminal.read(or: { matching.isDone })
-    #expect(try matching.value.withLock { $0 }?.get() == Array("new one".utf8))
+    terminal.type(second + "\r")
+    try terminal.read(or: { outcome.isDone })
+    return try #require(outcome.value.withLock { $0 })
+  }
 
-    let other = try PseudoTerminal()
-    let differing = Self.ask(on: other, confirm: true)
-    try other.read(until: "Passphrase: ")
-    other.type("new one\r")
-    try other.read(until: "Type it again: ")
-    other.type("new two\r")
-    try other.read(or: { differing.isDone })
-    let result = try #require(differing.value.withLock { $0 })
-    #expect(throws: PassphraseError.mismatch) { try result.get() }
+  @Test func aNewPassphraseIsTypedTwiceAndMustMatch() throws {
+    #expect(
+      try Self.newPassphrase(typing: "new one", then: "new one").get() == Array("new one".utf8))
+    let differing = try Self.newPassphrase(typing: "new one", then: "new two")
+    #expect(throws: PassphraseError.mismatch) { try differing.get() }
   }
 
   @Test func anEmptyTypedPassphraseIsAnError() throws {

@@ -18,26 +18,30 @@ enum AgeStream {
     max(1, (count + chunkSize - 1) / chunkSize)
   }
 
-  /// The size of the payload for a plaintext of `count` bytes.
-  static func payloadCount(plaintextCount count: Int) -> Int {
-    nonceLength + count + chunkCount(plaintextCount: count) * Sodium.tagLength
-  }
-
-  /// Appends the payload for `plaintext` under `fileKey` to `output`.
+  /// `header` followed by the payload for `plaintext` under `fileKey`, in one buffer
+  /// allocated once and written once (no zero fill, no growth: a sync encrypts every
+  /// document of a store this way).
   /// - Throws: `AgeError.randomFailure` when no nonce can be drawn.
-  static func seal(_ plaintext: [UInt8], fileKey: [UInt8], into output: inout [UInt8])
-    throws(AgeError)
+  static func seal(_ plaintext: [UInt8], fileKey: [UInt8], after header: [UInt8])
+    throws(AgeError) -> [UInt8]
   {
     let nonce = try Sodium.randomBytes(nonceLength)
-    output += nonce
     var key = HKDF.derive(ikm: fileKey, salt: nonce, info: info)
     defer { Sodium.zero(&key) }
     let chunks = chunkCount(plaintextCount: plaintext.count)
-    let start = output.count
-    output += repeatElement(0, count: plaintext.count + chunks * Sodium.tagLength)
+    let sealedStart = header.count + nonceLength
+    let total = sealedStart + plaintext.count + chunks * Sodium.tagLength
     var chunkNonce = [UInt8](repeating: 0, count: Sodium.nonceLength)
-    Sodium.withBytes(plaintext) { plaintext, plaintextCount in
-      output.withUnsafeMutableBufferPointer { out in
+    return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+      let out = buffer.baseAddress.unsafelyUnwrapped
+      header.withUnsafeBufferPointer { header in
+        if let base = header.baseAddress { out.initialize(from: base, count: header.count) }
+      }
+      nonce.withUnsafeBufferPointer { nonce in
+        (out + header.count).initialize(
+          from: nonce.baseAddress.unsafelyUnwrapped, count: nonceLength)
+      }
+      Sodium.withBytes(plaintext) { plaintext, plaintextCount in
         key.withUnsafeBufferPointer { key in
           for index in 0..<chunks {
             setNonce(&chunkNonce, counter: index, final: index == chunks - 1)
@@ -47,11 +51,12 @@ enum AgeStream {
               Sodium.seal(
                 key: key.baseAddress.unsafelyUnwrapped, nonce: nonce.baseAddress.unsafelyUnwrapped,
                 plaintext: plaintext + offset, count: count,
-                into: out.baseAddress.unsafelyUnwrapped + start + index * sealedChunkSize)
+                into: out + sealedStart + index * sealedChunkSize)
             }
           }
         }
       }
+      initialized = total
     }
   }
 

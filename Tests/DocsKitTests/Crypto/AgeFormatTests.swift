@@ -116,11 +116,79 @@ import Testing
     #expect(!header.authenticates(file, fileKey: [UInt8](repeating: 2, count: 16)))
   }
 
-  @Test func isAgeFileLooksAtTheVersionLineOnly() {
+  @Test func everyErrorIsOneLineSayingWhatWasWrong() {
+    let errors: [AgeError] = [
+      .malformed("a stanza's body is not canonical unpadded base64"), .noIdentityMatches,
+      .wrongPassphrase, .workFactorTooHigh(30), .authenticationFailed,
+      .unsupported("age format version v2"), .randomFailure,
+    ]
+    for error in errors {
+      #expect(!error.description.isEmpty && !error.description.contains("\n"))
+    }
+    #expect(AgeError.workFactorTooHigh(30).description.contains("30"))
+    #expect(AgeError.malformed("X").description == "not a valid age file: X")
+  }
+
+  @Test func isAgeFileLooksAtTheVersionLineOrTheArmorsFirstLine() {
     #expect(Age.isAgeFile(Array("age-encryption.org/v1\n-> X".utf8)))
+    #expect(Age.isAgeFile(Array(" \n-----BEGIN AGE ENCRYPTED FILE-----\n".utf8)))
+    #expect(!Age.isAgeFile(Array("-----BEGIN PGP MESSAGE-----\n".utf8)))
     #expect(!Age.isAgeFile(Array("age-encryption.org/v2\n".utf8)))
     #expect(!Age.isAgeFile(Array("age-encryption.org/v1".utf8)))
     #expect(!Age.isAgeFile([]))
     #expect(!Age.isAgeFile(Array("---\ntitle: x\n".utf8)))
+  }
+}
+
+/// Random edits of real files' headers (a seeded generator, so every run tries the same
+/// inputs): each is refused with an AgeError or, when the edit changed nothing that matters,
+/// opens to the original text — never a crash, never other plaintext.
+@Suite struct AgeHeaderMutationTests {
+  /// SplitMix64: a small deterministic generator.
+  struct Generator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  /// Bytes an edit puts in: the header's own alphabet and a few that break it.
+  static let alphabet = Array("-> X25519scrypt1089+/=AZaz\n\r\t\0".utf8) + [0x80, 0xFF, 0x7F]
+
+  @Test(arguments: 0..<4)
+  func editedHeadersFailCleanly(seed: UInt64) throws {
+    let identity = AgeIdentity.generate()
+    let text = Array("the plaintext".utf8)
+    let recipientFile = try Age.encrypt(text, to: [identity.recipient, identity.recipient])
+    let passphraseFile = try Age.encrypt(text, passphrase: Array("pw".utf8), workFactor: 2)
+    var generator = Generator(state: seed)
+    for round in 0..<500 {
+      let usePassphrase = round % 2 == 1
+      var file = usePassphrase ? passphraseFile : recipientFile
+      let headerEnd = try AgeHeader(parsing: file).payloadStart
+      for _ in 0..<Int.random(in: 1...3, using: &generator) {
+        let at = Int.random(in: 0..<headerEnd, using: &generator)
+        let byte = Self.alphabet.randomElement(using: &generator) ?? 0
+        switch Int.random(in: 0..<3, using: &generator) {
+        case 0: file[at] = byte
+        case 1: file.insert(byte, at: at)
+        default: file.remove(at: at)
+        }
+      }
+      do {
+        let opened =
+          usePassphrase
+          ? try Age.decrypt(file, passphrase: Array("pw".utf8), maxWorkFactor: 4)
+          : try Age.decrypt(file, identities: [identity])
+        #expect(opened == text, "seed \(seed) round \(round)")
+      } catch {
+        // Any AgeError is a clean refusal (typed throws: nothing else can come out).
+        _ = error.description
+      }
+    }
   }
 }

@@ -83,6 +83,18 @@ enum StockAge {
     #expect(try Age.decrypt(result.output, identities: [identity]) == plaintext)
   }
 
+  @Test func docshOpensWhatStockAgeArmors() throws {
+    let folder = try TemporaryFolder("age-armor")
+    let identity = AgeIdentity.generate()
+    let plaintext = Self.plaintext(100_000)
+    let result = try StockAge.run(
+      ["-a", "-r", identity.recipient.encoded], input: plaintext, in: folder)
+    #expect(result.status == 0, "age -a -r: \(result.errors)")
+    #expect(result.output.starts(with: Array("-----BEGIN AGE ENCRYPTED FILE-----\n".utf8)))
+    #expect(Age.isAgeFile(result.output))
+    #expect(try Age.decrypt(result.output, identities: [identity]) == plaintext)
+  }
+
   @Test func aKeyFileOfAgeKeygenParsesToTheRecipientAgeKeygenNames() throws {
     let folder = try TemporaryFolder("age-keygen")
     let generated = try StockAge.run([], program: "age-keygen", in: folder)
