@@ -328,6 +328,21 @@ import Testing
     #expect(try laptop.gitText(["remote", "get-url", "origin"]) == remote)
   }
 
+  @Test func aStoreLeavingItsPlainRemoteSendsItsWholeHistoryEncrypted() throws {
+    let plain = try sandbox.makeBareRemote("plain.git")
+    try laptop.succeed("mkdir Work; new Work/Plan first; sync '\(plain)'")
+    try laptop.succeed("write Work/Plan second; sync")
+    _ = try laptopGit(["remote", "remove", "origin"])
+    try succeed(laptop, "sync --encrypt '\(remote)'")
+    try succeed(desktop, "sync '\(remote)'")
+    #expect(try desktop.contents() == laptop.contents())
+    // Both versions came, encrypted: the desktop's history has them.
+    let log = try succeed(desktop, "log Work/Plan")
+    #expect(log.split(separator: "\n").count == 2, "\(log)")
+    let objects = Data(try remoteObjects())
+    #expect(objects.range(of: Data("Plan".utf8)) == nil)
+  }
+
   /// A commit pushed to the encrypted remote from a clone that docsh refuses.
   enum Hostile: String, CaseIterable, CustomTestStringConvertible {
     case plainFile, notAnAgeFile, tamperedFile, fileAtAnotherDocumentsPath, symbolicLink

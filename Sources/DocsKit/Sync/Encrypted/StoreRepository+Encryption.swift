@@ -166,7 +166,7 @@ extension StoreRepository {
   /// branch into `refs/remotes/origin/*`.
   /// - Returns: whether the remote is encrypted.
   func fetchRemote() throws(SyncError) -> Bool {
-    guard var settings = try encryptionSettings() else {
+    guard let settings = try encryptionSettings() else {
       try fetchOrigin()
       guard let tip = try plainTrackingTipIfEncrypted() else { return false }
       // Leaves the tracking refs as before (none) when the passphrase fails.
@@ -184,7 +184,6 @@ extension StoreRepository {
     }
     try fetchEncryptedBranches()
     try translateEncryptedBranches(settings: settings)
-    settings = try encryptionSettings() ?? settings
     return true
   }
 
