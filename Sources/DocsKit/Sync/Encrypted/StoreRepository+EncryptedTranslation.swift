@@ -18,6 +18,8 @@ extension StoreRepository {
     var parents: [CommitID]
     /// When it was committed (seconds since 1970).
     var seconds: Int64
+    /// Its tree.
+    var tree: String
   }
 
   /// The commits reachable from `tips` and from none of `known`, parents first.
@@ -27,14 +29,15 @@ extension StoreRepository {
     let input = tips.map { $0.hex + "\n" }.joined() + known.map { "^" + $0 + "\n" }.joined()
     let output = try git.run(
       "read the history",
-      ["log", "--topo-order", "--reverse", "--format=%H%x1f%P%x1f%ct", "--stdin"],
+      ["log", "--topo-order", "--reverse", "--format=%H%x1f%P%x1f%ct%x1f%T", "--stdin"],
       input: Array(input.utf8))
     return output.lines.compactMap { line in
       let fields = line.split(separator: "\u{1F}", omittingEmptySubsequences: false)
-      guard fields.count == 3, let seconds = Int64(fields[2]) else { return nil }
+      guard fields.count == 4, let seconds = Int64(fields[2]) else { return nil }
       return CommitInfo(
         commit: CommitID(fields[0]),
-        parents: fields[1].split(separator: " ").map { CommitID($0) }, seconds: seconds)
+        parents: fields[1].split(separator: " ").map { CommitID($0) }, seconds: seconds,
+        tree: String(fields[3]))
     }
   }
 
@@ -93,7 +96,9 @@ extension StoreRepository {
     at commit: CommitID, paths: [(path: String, blob: GitBlobID)]
   ) throws(SyncError) -> LocalObjects {
     var all = LocalObjects()
-    try forEachBatch(at: commit, paths: paths) { (batch: LocalObjects) throws(SyncError) in
+    guard !paths.isEmpty else { return all }
+    let tree = try git.text("read the repository", ["rev-parse", commit.hex + "^{tree}"])
+    try forEachBatch(inTree: tree, paths: paths) { (batch: LocalObjects) throws(SyncError) in
       all.documents.merge(batch.documents) { $1 }
       all.categories.merge(batch.categories) { $1 }
       all.unrecorded.merge(batch.unrecorded) { $1 }
@@ -103,8 +108,10 @@ extension StoreRepository {
 
   /// ``localObjects(at:paths:)`` a few thousand files at a time, handed to `body` (the
   /// categories with the first), so that a whole store is never held at once.
+  /// Records are looked up in the tree `tree`, not through its commit: git would read the
+  /// commit, message and all (a first commit names every document), for each lookup.
   private func forEachBatch(
-    at commit: CommitID, paths: [(path: String, blob: GitBlobID)],
+    inTree tree: String, paths: [(path: String, blob: GitBlobID)],
     _ body: (LocalObjects) throws(SyncError) -> Void
   ) throws(SyncError) {
     guard !paths.isEmpty else { return }
@@ -118,7 +125,7 @@ extension StoreRepository {
       let batch = paths[start..<min(paths.count, start + 2_000)]
       // The folders' records come with the first files, through the same process.
       let recordRevisions =
-        start == 0 ? folders.map { commit.hex + ":" + $0 + "/" + CategoryFile.fileName } : []
+        start == 0 ? folders.map { tree + ":" + $0 + "/" + CategoryFile.fileName } : []
       var contents = try git.blobs(
         recordRevisions + batch.map(\.blob.hex), step: "read the repository")[...]
       var objects = start == 0 ? first : LocalObjects()
@@ -264,7 +271,7 @@ extension StoreRepository {
     var seen = Set<ObjectID>()
     var categoriesAfter: [ObjectID: Name] = [:]
     try forEachBatch(
-      at: info.commit,
+      inTree: info.tree,
       paths: changed.compactMap { path, entry in entry.new.map { (path, $0) } }.sorted {
         $0.path < $1.path
       }
