@@ -148,13 +148,13 @@ extension StoreRepository {
   ///   refused to move, the branch being somewhere else.
   ///   - committer: `Name <email> SECONDS ZONE` of the author and committer; git's (now)
   ///     when `nil`.
-  ///   - compression: zlib's level for the pack fast-import writes (1 for blobs that do not
-  ///     compress, as encrypted ones); git's when `nil`.
+  ///   - incompressible: whether the blobs neither compress nor delta (age files): the pack
+  ///     is then written without zlib or delta search (less than half the time, as large).
   func makeCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
     message: String, after blobs: GitInputFile? = nil,
     on destination: CommitDestination = .buildRef, committer: String? = nil,
-    compression: Int? = nil
+    incompressible: Bool = false
   ) throws(SyncError) -> CommitID? {
     let ref: String
     switch destination {
@@ -167,7 +167,7 @@ extension StoreRepository {
       ref: ref, committer: line, message: message, parent: parent,
       mergedParents: mergedParents, changes: changes)
     guard case .branch = destination else {
-      return try madeCommit(try fastImport(commit, after: blobs, compression: compression))
+      return try madeCommit(try fastImport(commit, after: blobs, incompressible: incompressible))
     }
     let output = try fastImport(commit, forcing: false, after: blobs)
     if !output.succeeded {
@@ -184,12 +184,12 @@ extension StoreRepository {
   func makeBuildCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
     message: String, after blobs: GitInputFile? = nil, committer: String? = nil,
-    compression: Int? = nil
+    incompressible: Bool = false
   ) throws(SyncError) -> CommitID {
     guard
       let commit = try makeCommit(
         parent: parent, mergedParents: mergedParents, changes: changes, message: message,
-        after: blobs, committer: committer, compression: compression)
+        after: blobs, committer: committer, incompressible: incompressible)
     else { throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit") }
     return commit
   }
@@ -199,11 +199,12 @@ extension StoreRepository {
   ///   it, a ref it refuses to move is exit status 1, handed back.
   private func fastImport(
     _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil,
-    compression: Int? = nil
+    incompressible: Bool = false
   ) throws(SyncError) -> GitOutput {
     let arguments =
-      (compression.map { ["-c", "pack.compression=\($0)"] } ?? [])
-      + ["fast-import", "--quiet"] + (forcing ? ["--force"] : []) + ["--done"]
+      (incompressible ? ["-c", "pack.compression=0"] : [])
+      + ["fast-import", "--quiet"] + (forcing ? ["--force"] : [])
+      + (incompressible ? ["--depth=0"] : []) + ["--done"]
     let accepting: Set<Int32> = forcing ? [0] : [0, 1]
     guard let blobs else {
       return try git.run(

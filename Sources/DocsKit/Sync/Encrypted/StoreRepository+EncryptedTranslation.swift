@@ -328,11 +328,13 @@ extension StoreRepository {
     if counts.changed > 0 { parts.append("\(counts.changed) changed") }
     if counts.deleted > 0 { parts.append("\(counts.deleted) deleted") }
     let message = "docsh: " + (parts.isEmpty ? "no change" : parts.joined(separator: ", "))
-    // age files do not compress: zlib's fastest level spends no time trying.
+    // age files neither compress nor delta: a commit of many spends no time trying (one of
+    // a few keeps its trees compressed and deltified, which is what it adds to the remote).
     return try makeBuildCommit(
       parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
       changes: changes, message: message + "\n", after: input,
-      committer: StoreRepository.encryptedCommitter(info.seconds), compression: 1)
+      committer: StoreRepository.encryptedCommitter(info.seconds),
+      incompressible: mark - FastImportCommit.firstBlobMark > 1_000)
   }
 
   /// For each of `paths`, the blob each of `parents` holds there by the plain record it
