@@ -325,7 +325,7 @@ private struct Launch {
     do {
       let context = try openStore()
       let applied = try context.applyKeptLog(at: path)
-      if context.hasChanges { try context.save() }
+      if try context.hasChanges { try context.save() }
       departure.leave(context, folding: false)
       if unlink(path) != 0 {
         errors.writeLine(

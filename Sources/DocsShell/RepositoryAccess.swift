@@ -108,6 +108,16 @@ final class CommitOnSaveWhenSetUp: SaveObserver {
     self.access = access
   }
 
+  /// Whether the store's repository is set up for docsh: then the save is committed.
+  var followsUpSaves: Bool {
+    do {
+      return try access.setUpRepository() != nil
+    } catch {
+      // Asking again in storeDidSave reports why; making a delta for it costs only time.
+      return true
+    }
+  }
+
   func storeDidSave(_ delta: StoreDelta) -> String? {
     do {
       guard let repository = try access.setUpRepository() else { return nil }

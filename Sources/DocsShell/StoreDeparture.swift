@@ -29,7 +29,7 @@ struct StoreDeparture {
     }
     let always = inForeground || environment["DOCSH_FOLD"] == "foreground"
     let isDue = always || SaveLogPolicy.foldsOnLeaving(storePath: path)
-    if isDue, !context.hasChanges, SaveLogPolicy.logHoldsSaves(storePath: path) {
+    if isDue, context.surelyHasNoChanges, SaveLogPolicy.logHoldsSaves(storePath: path) {
       // Nothing unsaved: the leaving context is the store as saved, and folds it itself
       // (refused, and left to the last one, while another session has the store open).
       withClaim(path) { fold(context) }

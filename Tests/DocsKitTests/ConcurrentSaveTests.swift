@@ -41,7 +41,7 @@ import Testing
     #expect(try bytes(at: path) == afterA)
     #expect(try status(of: path) == statusAfterA)
     #expect(try shared.harness.folder.temporaryEntries().isEmpty)
-    #expect(b.hasChanges)
+    #expect(try b.hasChanges)
     #expect(b.generation == 1)
 
     // The context's save merges B's change onto A's work.
@@ -128,6 +128,6 @@ import Testing
     #expect(storeError == .deletedElsewhere(shared.harness.storePath))
     #expect(storeError.description.contains("deleted or moved"))
     #expect(!FileManager.default.fileExists(atPath: shared.harness.storePath))
-    #expect(context.hasChanges)
+    #expect(try context.hasChanges)
   }
 }

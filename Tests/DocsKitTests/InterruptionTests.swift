@@ -53,7 +53,7 @@ final class StoppingInterruption: Interruption {
     let interruption = StoppingInterruption(after: allowed, of: .contentSearch)
     let (context, _) = try openWithUnsavedChange(harness, interruption: interruption)
     let before = try Answers(context)
-    let changesBefore = context.changes().count
+    let changesBefore = try context.changes().count
     let undoBefore = context.undoActionName
     let error = #expect(throws: ContextError.self) {
       try context.searchContents(for: .text("content", ignoringCase: false))
@@ -61,7 +61,7 @@ final class StoppingInterruption: Interruption {
     #expect(isInterrupted(error))
     // It stopped at the check after the allowed ones, not later: one check per document.
     #expect(interruption.checks.filter { $0 == .contentSearch }.count == allowed + 1)
-    #expect(context.changes().count == changesBefore)
+    #expect(try context.changes().count == changesBefore)
     #expect(context.undoActionName == undoBefore)
     #expect(try Answers(context) == before)
     interruption.stopsNothing = true

@@ -266,7 +266,7 @@ import Testing
     #expect(context.categories().isEmpty)
     #expect(context.documentCount == 0)
     #expect(context.generation == 0)
-    #expect(!context.hasChanges)
+    #expect(try !context.hasChanges)
   }
 
   @Test func theFirstSaveCreatesMissingFoldersPrivateAndTheFile0600() throws {

@@ -56,7 +56,7 @@ import Testing
       try writer.save()
     }
     #expect(try reader.catchUpWithStore() == .behind(saves: 2))
-    #expect(reader.hasChanges)
+    #expect(try reader.hasChanges)
     try reader.save()
     #expect(reader.storeMovement == .none)
     let names = try reader.documents(in: work).map(\.name.text).sorted()

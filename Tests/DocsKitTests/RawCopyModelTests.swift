@@ -302,7 +302,7 @@ import Testing
       // After every step: the context is the model.
       #expect(harness.clock.readings == ticks, "step \(step): clock readings \(log.suffix(3))")
       #expect(
-        context.hasChanges == !memory.isUnchanged(since: disk), "step \(step) \(log.suffix(3))")
+        try context.hasChanges == !memory.isUnchanged(since: disk), "step \(step) \(log.suffix(3))")
       let current = try snapshot(of: context)
       if current != memory.snapshot {
         Issue.record("step \(step): the context differs from the model after \(log.suffix(6))")

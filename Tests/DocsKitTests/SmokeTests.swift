@@ -17,7 +17,7 @@ import Testing
         named: "Plan", in: work.id, content: "é \"quoted\" \\ tab\t\nline 2 👍🏽")
       try context.createDocument(named: "Other", in: work.id, content: "x")
       try context.save()
-      #expect(!context.hasChanges)
+      #expect(try !context.hasChanges)
       return plan
     }()
     let reloaded = try Context(store: JSONStore(path: path))

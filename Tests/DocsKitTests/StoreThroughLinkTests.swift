@@ -109,7 +109,7 @@ import Testing
         return
       }
     }
-    #expect(throughTarget.hasChanges)
+    #expect(try throughTarget.hasChanges)
     try throughTarget.save()
     _ = throughLink
   }

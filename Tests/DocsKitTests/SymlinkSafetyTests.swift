@@ -31,6 +31,6 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: victim.path))
     #expect(
       !FileManager.default.fileExists(atPath: folder.appendingPathComponent("store.json").path))
-    #expect(context.hasChanges)
+    #expect(try context.hasChanges)
   }
 }

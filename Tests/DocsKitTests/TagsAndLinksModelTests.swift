@@ -68,11 +68,11 @@ import Testing
     let context = try open()
     let x = try document(context, "X")
     try context.tag([x.id], with: tags("new"))
-    let changes = context.changes()
+    let changes = try context.changes()
     #expect(changes.updatedDocuments.map(\.properties) == [[.tags]])
     #expect(try document(context, "X").modified == x.modified)
     try context.untag([x.id], removing: tags("new"))
-    #expect(!context.hasChanges)
+    #expect(try !context.hasChanges)
   }
 
   @Test func aTagTakesTheSpellingAnotherDocumentHolds() throws {

@@ -25,7 +25,7 @@ import Testing
     let result = harness.run("revert")
     #expect(result.errors == "Discard 1 unsaved change? [y/N] y\n")
     #expect(harness.session.context.category(named: "Work") == nil)
-    #expect(!harness.session.context.hasChanges)
+    #expect(try !harness.session.context.hasChanges)
   }
 
   @Test func rmdirOfAnEmptyCategoryAsksNothing() throws {

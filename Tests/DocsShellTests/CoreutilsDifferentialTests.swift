@@ -77,6 +77,12 @@ import Testing
       let export = try DocshProcess.run(
         ["-s", store, "-c", "export '\(tree)'"], home: folder.path("home"))
       #expect(export.status == 0, "export: \(export.errors)")
+      // Export writes NAME.md; coreutils are given the files under the documents' names, so
+      // that both print the same names.
+      for path in paths {
+        try FileManager.default.moveItem(
+          atPath: tree + "/" + path + ".md", toPath: tree + "/" + path)
+      }
     }
 
     /// What docsh prints for `command` followed by `paths`, each quoted.

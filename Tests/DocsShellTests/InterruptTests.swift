@@ -37,7 +37,7 @@ final class ScriptedCtrlC: Interruption {
     let result = harness.run("mkdir Never Either")
     #expect(result.errors == "error: interrupted\n")
     #expect(harness.session.context.categories().isEmpty)
-    #expect(!harness.session.context.hasChanges)
+    #expect(try !harness.session.context.hasChanges)
     #expect(!harness.session.context.canUndo)
   }
 
@@ -72,10 +72,10 @@ final class ScriptedCtrlC: Interruption {
     ctrlC.isOver = true
     harness.run("mkdir Work; new Work/A needle; new Work/B needle; new Work/C needle")
     ctrlC.isOver = false
-    let changes = harness.session.context.changes().count
+    let changes = try harness.session.context.changes().count
     let result = harness.run("grep needle")
     #expect(result == (output: "", errors: "error: interrupted\n"))
-    #expect(harness.session.context.changes().count == changes)
+    #expect(try harness.session.context.changes().count == changes)
   }
 
   @Test func aStoppedScriptLineSaysWhereItStopped() throws {

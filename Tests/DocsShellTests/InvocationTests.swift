@@ -203,7 +203,8 @@ import Testing
       "-c", "export \(exported)",
     ])
     #expect(first.status == 0, "\(first.errors)")
-    #expect(try String(contentsOfFile: exported + "/Café ☕/.menu", encoding: .utf8) == "espresso")
+    #expect(
+      try String(contentsOfFile: exported + "/Café ☕/.menu.md", encoding: .utf8) == "espresso")
     let other = folder.path("other.json")
     let second = try docsh(["-s", other, "-c", "import '\(exported)/Café ☕' \(exported)/-rf"])
     #expect(second.status == 0, "\(second.errors)")

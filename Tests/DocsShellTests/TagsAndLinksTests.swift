@@ -178,9 +178,9 @@ import Testing
     let out = folder.path("out")
     _ = try output("export '\(out)'")
     #expect(
-      try String(contentsOfFile: out + "/Work/Plan", encoding: .utf8)
-        == "---\ntags: a b/c\n---\nbody")
-    #expect(try String(contentsOfFile: out + "/Work/Plain", encoding: .utf8) == "text")
+      try String(contentsOfFile: out + "/Work/Plan.md", encoding: .utf8)
+        == "---\ntags:\n  - a\n  - b/c\n---\nbody")
+    #expect(try String(contentsOfFile: out + "/Work/Plain.md", encoding: .utf8) == "text")
     let other = folder.path("other.json")
     let imported = try DocshProcess.run(
       ["--store", other, "-c", "import '\(out)/Work'; find --tag b/c; cat Work/Plan"],

@@ -4,9 +4,9 @@ with plain git; every front matter docsh wrote there is parsed with PyYAML, and
 obsidiantools (an Obsidian vault parser from PyPI) reads the notes; their wikilinks,
 backlinks and tags must be what `links --json`, `backlinks --json` and `tags --json` say.
 
-The clone's document files have no `.md` extension yet, which obsidiantools needs: the test
-reads the clone's files as they are for YAML, and gives obsidiantools a copy of them named
-NAME.md in their category folders.
+The clone is read as it is: every document is CATEGORY/NAME.md (a name with an extension of
+its own too: `list.txt` is `list.txt.md`), `.docsh/layout` names the layout, and the two
+guard folders hold only a dot file, so obsidiantools opens the clone itself as the vault.
 
     DOCSH=path/to/docsh python3 Tests/outside/run.py
 """
@@ -46,6 +46,7 @@ new Home/Shop <<END
 to [[Work/Plan]] and [[/Work/Notes|notes]]
 END
 new Home/Quiet nothing links here
+new Home/list.txt a name with an extension of its own
 tag Work/Plan project/docsh urgent 2026
 tag Home/Shop café yes
 tag Work/Notes urgent
@@ -108,34 +109,43 @@ def main():
             for entry in json.loads(docsh(f"ls -l --json {category}")):
                 documents[f"{category}/{entry['name']}"] = sorted(entry.get("tags", []))
 
-        # 1. Every front matter docsh wrote is YAML: a mapping, the documents' tags a list of
-        # strings equal to docsh's.
-        vault = pathlib.Path(root, "vault")
+        # 1. The layout's marker, and the guard folders that make an older docsh refuse.
+        marker = pathlib.Path(clone, ".docsh", "layout").read_text(encoding="utf-8")
+        check(marker.startswith("docsh-layout 2\n"), f"the marker says {marker!r}")
+        guards = sorted(path.parent.name for path in pathlib.Path(clone).glob("*/.docsh-layout"))
+        check(len(guards) == 2 and len({urllib.parse.unquote(name) for name in guards}) == 1,
+              f"the guard folders are {guards!r}")
+
+        # 2. Every front matter docsh wrote is YAML: a mapping, the documents' tags a list of
+        # strings equal to docsh's; every document is NAME.md.
         seen = set()
         for path in sorted(pathlib.Path(clone).rglob("*")):
             if ".git" in path.parts or not path.is_file():
                 continue
             relative = path.relative_to(clone).as_posix()
+            if relative == ".docsh/layout" or path.name == ".docsh-layout":
+                continue
+            check(path.name == ".docsh-category" or path.name.endswith(".md"),
+                  f"{relative}: a document file without .md")
             header, body = front_matter(path.read_text(encoding="utf-8"))
             fields = yaml.safe_load(header)
             check(isinstance(fields, dict), f"{relative}: the front matter is no YAML mapping: {header!r}")
             check(isinstance(fields.get("id"), str), f"{relative}: id is not a string: {fields!r}")
             if path.name == ".docsh-category":
                 continue
-            category, name = (urllib.parse.unquote(part) for part in relative.split("/"))
+            category, name = (urllib.parse.unquote(part) for part in relative[:-3].split("/"))
             key = f"{category}/{name}"
             seen.add(key)
             tags = fields.get("tags", [])
             check(isinstance(tags, list) and all(isinstance(tag, str) for tag in tags),
                   f"{relative}: tags is not a list of strings: {tags!r}")
             check(sorted(tags) == documents[key], f"{relative}: YAML reads tags {tags!r}, docsh {documents[key]!r}")
-            target = vault / category / (name + ".md")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
         check(seen == set(documents), f"the clone holds {sorted(seen)}, docsh {sorted(documents)}")
 
-        # 2. obsidiantools over the notes.
-        notes = obsidian.Vault(vault).connect().gather()
+        # 3. obsidiantools over the clone itself.
+        notes = obsidian.Vault(pathlib.Path(clone)).connect().gather()
+        check(sorted(notes.md_file_index) == sorted(key.split("/")[1] for key in documents),
+              f"obsidiantools finds the notes {sorted(notes.md_file_index)!r}")
         # obsidiantools keeps each link's text (`Work/Plan`, `/Work/Notes`, `` for
         # [[#Heading]]) and indexes backlinks by it: resolved here by the note's name, as
         # Obsidian resolves a name one note has.
@@ -159,7 +169,7 @@ def main():
             tags = sorted(notes.front_matter_index[name].get("tags", []))
             check(tags == documents[key], f"{key}: obsidiantools reads tags {tags!r}, docsh {documents[key]!r}")
 
-        # 3. tags --json counts what the front matter holds.
+        # 4. tags --json counts what the front matter holds.
         counts = {}
         for tags in documents.values():
             for tag in tags:

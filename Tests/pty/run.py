@@ -370,7 +370,7 @@ def test_completion_for_import_and_export(sandbox):
     # export takes a file path, then categories.
     complete(terminal, "export out Wo", "rk/", "a category after export's folder")
     terminal.run("", "/Work", dirty=True)
-    check(os.path.exists(sandbox.path("out/Work/notes-file.txt")), "export out Wo<TAB> did not export Work")
+    check(os.path.exists(sandbox.path("out/Work/notes-file.txt.md")), "export out Wo<TAB> did not export Work")
 
 
 @sandboxed

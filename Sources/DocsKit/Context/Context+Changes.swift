@@ -37,16 +37,31 @@ extension Context {
   public var mayHaveChanges: Bool { !baseline.isEmpty }
 
   /// Whether anything changed since the last save.
+  /// - Throws: ``ContextError/store(_:)`` when a saved content cannot be read to compare
+  ///   it with one written since.
   public var hasChanges: Bool {
-    baseline.contains { id, saved in !isUnchanged(id, since: saved) }
+    get throws(ContextError) { try trackedChanges().hasChanges }
+  }
+
+  /// Whether nothing changed since the last save, `false` when that cannot be told (a saved
+  /// content cannot be read to compare): for callers that act only on "nothing", to whom
+  /// "maybe" costs only what they skip.
+  public var surelyHasNoChanges: Bool {
+    do {
+      return try !hasChanges
+    } catch {
+      return false
+    }
   }
 
   /// What changed since the last save: inserted, updated (which properties) and deleted
   /// objects. An object inserted and then deleted leaves no trace.
-  public func changes() -> ChangeSummary {
+  /// - Throws: ``ContextError/store(_:)`` when a saved content cannot be read to compare
+  ///   it with one written since.
+  public func changes() throws(ContextError) -> ChangeSummary {
     var summary = ChangeSummary()
-    for (id, saved) in baseline {
-      switch (saved, state(of: id)) {
+    for difference in try trackedChanges().objects.values where difference.isChanged {
+      switch (difference.saved, difference.now) {
       case (.absent, .category(let now)?):
         summary.insertedCategories.append(now.category)
       case (.absent, .document(let now)?):
@@ -55,14 +70,11 @@ extension Context {
         summary.deletedCategories.append(then.category)
       case (.document(let then), nil):
         summary.deletedDocuments.append(then.document)
-      case (.category(let then), .category(let now)?)
-      where then.category.name.text != now.category.name.text:
+      case (.category, .category(let now)?):
         summary.updatedCategories.append(Update(object: now.category, properties: [.name]))
-      case (.document(let then), .document(let now)?):
-        let properties = changedProperties(from: then, to: now)
-        if !properties.isEmpty {
-          summary.updatedDocuments.append(Update(object: now.document, properties: properties))
-        }
+      case (.document, .document(let now)?):
+        summary.updatedDocuments.append(
+          Update(object: now.document, properties: difference.properties))
       default:
         break
       }
@@ -74,58 +86,5 @@ extension Context {
     summary.updatedDocuments.sort { categoryThenName($0.object, $1.object) }
     summary.deletedDocuments.sort { Context.nameOrder($0.name, $1.name) }
     return summary
-  }
-
-  func isUnchanged(_ id: ObjectID, since saved: Baseline) -> Bool {
-    switch (saved, state(of: id)) {
-    case (.absent, nil): return true
-    case (.category(let then), .category(let now)?):
-      // Only the name is tracked: a rename clears the record's place in the file, so
-      // comparing whole records would count renaming back as a change.
-      return then.category.name.text == now.category.name.text
-    case (.document(let then), .document(let now)?):
-      return then == now || changedProperties(from: then, to: now).isEmpty
-    default: return false
-    }
-  }
-
-  /// The properties of a document that differ between two of its states. Content counts as
-  /// changed only when the text differs, so writing back what was saved is no change.
-  func changedProperties(
-    from then: DocumentRecord, to now: DocumentRecord
-  ) -> Set<DocumentProperty> {
-    // A text that cannot be read counts as changed: the save that follows writes it and
-    // reads it again, and reports the failure there; "unchanged" would skip writing it.
-    Context.changedProperties(from: then, to: now) { try? text(of: $0) }
-  }
-
-  /// The properties that differ between two states of a document, `text` reading a content
-  /// (`nil` when it cannot: then it counts as changed). The one rule `status`, the recovery
-  /// offer and the save's delta share.
-  static func changedProperties(
-    from then: DocumentRecord, to now: DocumentRecord, text: (ContentStorage) -> String?
-  ) -> Set<DocumentProperty> {
-    var properties: Set<DocumentProperty> = []
-    if then.document.name.text != now.document.name.text { properties.insert(.name) }
-    if then.document.categoryID != now.document.categoryID { properties.insert(.category) }
-    if then.document.tags.map(\.text) != now.document.tags.map(\.text) {
-      properties.insert(.tags)
-    }
-    if then.content != now.content {
-      switch (then.content, now.content) {
-      case (.fault, .fault):
-        properties.insert(.content)
-      default:
-        let old = text(then.content)
-        if old == nil || old != text(now.content) { properties.insert(.content) }
-      }
-    }
-    // Every other change stamps a date too; a touch is the one that changes nothing else.
-    if properties.isEmpty, then.touches != now.touches,
-      then.document.modified != now.document.modified
-    {
-      properties.insert(.modified)
-    }
-    return properties
   }
 }

@@ -8,9 +8,8 @@ extension Context {
   func makeDelta() throws(ContextError) -> StoreDelta {
     var categories: [(order: (Int, Int), change: StoreDelta.CategoryChange)] = []
     var documents: [(order: (Int, Int), change: StoreDelta.DocumentChange)] = []
-    for (id, saved) in baseline where !isUnchanged(id, since: saved) || isRedated(id, since: saved)
-    {
-      switch (saved, state(of: id)) {
+    for (id, difference) in try trackedChanges().objects {
+      switch (difference.saved, difference.now) {
       case (.category(let then), let now):
         let record: CategoryRecord? = if case .category(let record)? = now { record } else { nil }
         categories.append(
@@ -25,10 +24,10 @@ extension Context {
         documents.append(
           (
             (record == nil ? 1 : 0, record?.sequence ?? then.sequence),
-            try change(id, before: then, after: record)
+            try change(id, before: then, after: record, difference)
           ))
       case (.absent, .document(let now)?):
-        documents.append(((0, now.sequence), try change(id, before: nil, after: now)))
+        documents.append(((0, now.sequence), try change(id, before: nil, after: now, difference)))
       default:
         break
       }
@@ -41,20 +40,12 @@ extension Context {
       counts: categoryCounts(categories: categoryChanges, documents: documentChanges))
   }
 
-  /// Whether the document `id` was changed and changed back since `saved` (no change by
-  /// itself), its modification date moved on: a save that writes anyway writes that date,
-  /// as the context shows it.
-  private func isRedated(_ id: ObjectID, since saved: Baseline) -> Bool {
-    guard case .document(let then) = saved, case .document(let now)? = state(of: id) else {
-      return false
-    }
-    return then.document.modified != now.document.modified
-  }
-
   /// The change of the document `id` from `then` (its saved state; `nil`: it is new) to
-  /// `now` (`nil`: deleted), with its content read when it is written.
+  /// `now` (`nil`: deleted), as `difference` found it, with its content read when it is
+  /// written.
   private func change(
-    _ id: ObjectID, before then: DocumentRecord?, after now: DocumentRecord?
+    _ id: ObjectID, before then: DocumentRecord?, after now: DocumentRecord?,
+    _ difference: ObjectDifference
   ) throws(ContextError) -> StoreDelta.DocumentChange {
     let place = then.map { record in
       StoreDelta.Place(
@@ -62,12 +53,8 @@ extension Context {
         category: savedName(ofCategory: record.document.categoryID),
         name: record.document.name)
     }
-    let contentChanged: Bool
-    if let then, let now {
-      contentChanged = changedProperties(from: then, to: now).contains(.content)
-    } else {
-      contentChanged = now != nil
-    }
+    let contentChanged =
+      then != nil && now != nil ? difference.properties.contains(.content) : now != nil
     return StoreDelta.DocumentChange(
       id: id, before: place, after: now?.document,
       categoryName: now.flatMap { categoryRecords[$0.document.categoryID]?.category.name },

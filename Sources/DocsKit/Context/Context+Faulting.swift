@@ -29,12 +29,7 @@ extension Context {
       try checkForInterruption(.loadingCategory)
       guard documentRecords[document.id] == nil, members[document.name.key] == nil,
         document.categoryID == id
-      else {
-        throw .store(
-          .invalidStore(
-            store.displayName,
-            reason: "the documents of \"\(categoryRecords[id]?.category.name.text ?? "?")\" clash"))
-      }
+      else { throw .store(documentsClash(in: id)) }
       members[document.name.key] = document.id
       records.append(
         (
@@ -54,6 +49,40 @@ extension Context {
     }
     membersByCategory[id] = members
     unloadedCategories[id] = nil
+  }
+
+  /// Why the documents the store holds for the category `id` cannot be its documents: two
+  /// share an id or a name, or one is of another category.
+  func documentsClash(in id: ObjectID) -> StoreError {
+    .invalidStore(
+      store.displayName,
+      reason: "the documents of \"\(categoryRecords[id]?.category.name.text ?? "?")\" clash")
+  }
+
+  /// The saved documents of the unloaded categories `categories` that `lookup` names, read
+  /// alone: none of their categories is faulted in.
+  /// - Throws: ``ContextError/store(_:)`` when the store cannot read them.
+  func storedDocuments(
+    _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
+  ) throws(ContextError) -> [StoredDocument] {
+    guard !categories.isEmpty else { return [] }
+    do {
+      return try store.documents(lookup, in: categories)
+    } catch {
+      throw .store(error)
+    }
+  }
+
+  /// The document `id` and its content, as the graph holds them or, in a category not
+  /// loaded, as the store does: read alone, without faulting its category in.
+  /// - Throws: ``ContextError/store(_:)`` when the store cannot read it.
+  func documentAndContent(_ id: ObjectID) throws(ContextError) -> (
+    document: Document, content: ContentStorage
+  )? {
+    if let record = documentRecords[id] { return (record.document, record.content) }
+    return try storedDocuments(.identified(id), in: unloadedCategories).first.map {
+      ($0.document, .fault($0.contentLocation))
+    }
   }
 
   /// The record of the document `id`, faulting in the category that holds it.

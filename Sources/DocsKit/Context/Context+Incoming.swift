@@ -17,17 +17,12 @@ extension Context: IncomingWriter {
   func writeIncoming(_ incoming: StoreIncoming) throws(ContextError) -> StoreDelta? {
     try apply(incoming)
     saveWarning = nil
-    guard hasChanges else { return nil }
-    do {
-      var delta: StoreDelta?
-      try store.withSaveLock { () throws -> Void in
-        delta = try saveHoldingLock(resolving: .mine)
-      }
-      conflicts = []
-      return delta
-    } catch {
-      throw contextError(from: error)
+    guard try trackedChanges().hasChanges else { return nil }
+    let delta = try holdingSaveLock { () throws(ContextError) in
+      try saveHoldingLock(resolving: .mine, makingDelta: true)
     }
+    conflicts = []
+    return delta
   }
 }
 

@@ -93,7 +93,16 @@ extension Context {
   {
     if let known = names.found[name.key] { return known }
     if names.hasEverything { return [] }
-    let found = try documents(nameContaining: name.text).filter { $0.name.key == name.key }
+    // Loaded categories from the graph, the others from the store, which reads only the
+    // documents of that name.
+    var found: [Document] = []
+    for (categoryID, members) in membersByCategory where unloadedCategories[categoryID] == nil {
+      if let id = members[name.key], let record = documentRecords[id] {
+        found.append(record.document)
+      }
+    }
+    found += try storedDocuments(.named(name.key), in: unloadedCategories).map(\.document)
+    found.sort(by: categoryThenName)
     names.found[name.key] = found
     return found
   }
@@ -124,22 +133,20 @@ extension Context {
   /// - Throws: ``ContextError`` when the document is gone or a content unreadable,
   ///   ``ContextError/interrupted`` when the interruption stops it.
   public func backlinks(to id: ObjectID) throws(ContextError) -> [Backlink] {
-    guard let record = try documentRecord(id),
-      let category = categoryRecords[record.document.categoryID]
+    // The document alone, not its category: the links say which documents to read.
+    guard let (document, content) = try documentAndContent(id),
+      let category = categoryRecords[document.categoryID]
     else { throw .noSuchDocument(id) }
     var found: [Backlink] = []
-    let document = record.document
     var names = DocumentsByName()
     // A bare name from another category reaches the document only when no other document
     // has its name (then no category holds one of its own).
     let isUnique = try documents(named: document.name, names: &names).count == 1
     for (source, content) in try linkCandidates(
-      to: document, in: category.category, bareFromAnywhere: isUnique)
+      to: (document, content), in: category.category, bareFromAnywhere: isUnique)
     {
       try checkForInterruption(.contentSearch)
       let text = try self.text(of: content)
-      // Lines as grep splits them: at each newline byte (a `\r\n` is one Character).
-      var lines: [Substring.UTF8View]?
       // A link names the document when its name does, and its category (or, for a bare
       // name, the linking document's, or none when the name is unique): decided without
       // resolving it, so without loading the categories of the documents that link.
@@ -149,15 +156,10 @@ extension Context {
           && (link.category.map { $0.key == category.category.name.key }
             ?? (source.categoryID == document.categoryID || isUnique))
       } ?? (source.id == document.id) {
-        if lines == nil {
-          lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        }
-        var line = lines.map { link.line - 1 < $0.count ? $0[link.line - 1] : "".utf8[...] }
-        if line?.last == UInt8(ascii: "\r") { line = line?.dropLast() }
         found.append(
           Backlink(
             source: documentRecords[source.id]?.document ?? source, link: link,
-            lineText: line.map { String(decoding: $0, as: UTF8.self) } ?? ""))
+            lineText: Context.line(link.line, of: text)))
       }
     }
     return found.sorted { left, right in
@@ -172,8 +174,10 @@ extension Context {
   /// — unchanged since, their links are as then — those changed since the save, and the
   /// document itself (its `[[#Heading]]` links); every document when the store cannot say.
   private func linkCandidates(
-    to document: Document, in category: Category, bareFromAnywhere: Bool
+    to target: (document: Document, content: ContentStorage), in category: Category,
+    bareFromAnywhere: Bool
   ) throws(ContextError) -> [(document: Document, content: ContentStorage)] {
+    let document = target.document
     let indexed: [StoredDocument]?
     do {
       indexed = try store.documents(
@@ -186,11 +190,7 @@ extension Context {
       return try contentSearchCandidates(in: nil)
     }
     var found = candidates(indexed)
-    if !found.contains(where: { $0.document.id == document.id }),
-      let record = documentRecords[document.id]
-    {
-      found.append((record.document, record.content))
-    }
+    if !found.contains(where: { $0.document.id == document.id }) { found.append(target) }
     return found
   }
 
@@ -214,6 +214,24 @@ extension Context {
     return found.sorted { left, right in
       left.source.id == right.source.id
         ? left.link.line < right.link.line : categoryThenName(left.source, right.source)
+    }
+  }
+
+  /// The text of line `number` (from 1) of `text`, lines split as grep splits them (at each
+  /// newline byte; a `\r\n` is one Character), without a `\r` ending it; empty when there
+  /// is no such line.
+  static func line(_ number: Int, of text: String) -> String {
+    var text = text
+    return text.withUTF8 { bytes in
+      let newline = UInt8(ascii: "\n")
+      var start = 0
+      for _ in 1..<max(number, 1) {
+        guard let end = bytes[start...].firstIndex(of: newline) else { return "" }
+        start = end + 1
+      }
+      var end = bytes[start...].firstIndex(of: newline) ?? bytes.count
+      if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+      return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
   }
 

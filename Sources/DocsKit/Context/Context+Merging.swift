@@ -70,8 +70,9 @@ extension Context {
   func pendingChanges(includingUnchanged: Bool) throws(ContextError) -> PendingChanges {
     var changes: [PendingChanges.Change] = []
     var categories: [ObjectID: CategoryRecord] = [:]
+    let tracked = includingUnchanged ? nil : try trackedChanges()
     for (id, saved) in baseline {
-      if !includingUnchanged && isUnchanged(id, since: saved) { continue }
+      if let tracked, tracked.objects[id]?.isChanged != true { continue }
       let base: ObjectState?
       switch saved {
       case .absent: base = nil

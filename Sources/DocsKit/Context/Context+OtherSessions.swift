@@ -29,7 +29,7 @@ extension Context {
     case .none:
       return .current
     case .saves, .replaced:
-      guard !hasChanges else {
+      guard try !hasChanges else {
         if case .saves(let count) = movement { return .behind(saves: count) }
         return .behind(saves: nil)
       }

@@ -84,10 +84,15 @@ extension Context {
   /// - Throws: ``ContextError/store(_:)`` when the store cannot read the category's
   ///   documents, ``ContextError/interrupted`` when the interruption stops their loading.
   public func document(named name: String, in id: ObjectID) throws(ContextError) -> Document? {
-    try loadDocuments(of: id)
-    guard let valid = try? Name(name), let documentID = membersByCategory[id]?[valid.key] else {
-      return nil
+    guard let valid = try? Name(name) else { return nil }
+    if let unloaded = unloadedCategories[id] {
+      // The store reads that document alone: the category stays unloaded until something
+      // needs more of it (its contents, a change).
+      let found = try storedDocuments(.named(valid.key), in: [id: unloaded])
+      guard found.count < 2 else { throw .store(documentsClash(in: id)) }
+      return found.first?.document
     }
+    guard let documentID = membersByCategory[id]?[valid.key] else { return nil }
     return documentRecords[documentID]?.document
   }
 
@@ -109,7 +114,7 @@ extension Context {
         throw .interrupted
       }
       let document = record.document
-      if needle.isEmpty || document.name.key.folded.contains(needle) { found.append(document) }
+      if needle.isEmpty || document.name.key.contains(needle) { found.append(document) }
     }
     if !unloadedCategories.isEmpty {
       do {

@@ -1,4 +1,4 @@
-// Committing the graph to the store.
+// Committing the graph to the store: the save, appended to the log or written whole.
 extension Context {
   /// Commits every change since the last save to the store. With no changes it writes
   /// nothing. When the save fails the file is as it was and the changes are still pending.
@@ -33,7 +33,7 @@ extension Context {
     if conflicts.contains(where: { !$0.isResolvableByKeepingMine }) {
       throw .conflicts(conflicts.filter { !$0.isResolvableByKeepingMine })
     }
-    guard hasChanges else {
+    guard try trackedChanges().hasChanges else {
       // Objects changed and changed back: their saved states are their states now.
       baseline = [:]
       conflicts = []
@@ -42,45 +42,64 @@ extension Context {
     // Holding the lock from the first look at the file to the write: once merged with what
     // another session saved, nobody can save in between; and the observer hears this save
     // before any later one.
-    do {
-      try store.withSaveLock { () throws -> Void in
-        let delta = try saveHoldingLock(resolving: resolution)
-        if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
-        foldWhenTheLogIsLarge()
-      }
-      conflicts = []
-    } catch {
-      throw contextError(from: error)
+    try holdingSaveLock { () throws(ContextError) -> Void in
+      let delta = try saveHoldingLock(
+        resolving: resolution, makingDelta: observer?.followsUpSaves ?? false)
+      if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
+      foldWhenTheLogIsLarge()
     }
+    conflicts = []
+  }
+
+  /// Runs `body` holding the store's save lock (``StoreWriting/withSaveLock(_:)``).
+  /// - Throws: ``ContextError/store(_:)`` when the lock cannot be taken, or what `body`
+  ///   throws.
+  func holdingSaveLock<Value>(
+    _ body: () throws(ContextError) -> Value
+  ) throws(ContextError) -> Value {
+    let outcome: Result<Value, ContextError>
+    do {
+      outcome = try store.withSaveLock { () throws(StoreError) in
+        Result { () throws(ContextError) in try body() }
+      }
+    } catch {
+      throw .store(error)
+    }
+    return try outcome.get()
   }
 
   /// Commits, merging first when another session saved; the store's lock is held. The
-  /// delta written, `nil` when nothing was.
-  func saveHoldingLock(resolving resolution: ConflictResolution?) throws(ContextError)
-    -> StoreDelta?
-  {
+  /// delta written (see ``commit(makingDelta:)``), `nil` when nothing was.
+  func saveHoldingLock(
+    resolving resolution: ConflictResolution?, makingDelta needsDelta: Bool
+  ) throws(ContextError) -> StoreDelta? {
     do {
-      return try commit()
+      return try commit(makingDelta: needsDelta)
     } catch {
       guard case .store(.modifiedElsewhere) = error else { throw error }
       try rebaseOntoSavedStore()
       if let resolution, !conflicts.isEmpty { try resolveConflicts(resolution) }
       guard conflicts.isEmpty else { throw .conflicts(conflicts) }
-      return try commit()
+      return try commit(makingDelta: needsDelta)
     }
   }
 
   /// Writes what changed to the store: appended to the save log, or (when the store file
   /// cannot take a log yet) as the whole file. The delta written, with the generation it
-  /// produced; `nil` when nothing changed.
-  private func commit() throws(ContextError) -> StoreDelta? {
-    guard hasChanges else { return nil }
-    var delta = try makeDelta()
-    let appended: SaveReceipt?
-    do {
-      appended = try store.append(delta)
-    } catch {
-      throw .store(error)
+  /// produced; `nil` when nothing changed, and when the whole file was written and
+  /// `needsDelta` is `false` (nobody asked what the save changed: a whole write is made
+  /// from the graph, and making a delta would cost as much as the save's own work).
+  private func commit(makingDelta needsDelta: Bool) throws(ContextError) -> StoreDelta? {
+    guard try trackedChanges().hasChanges else { return nil }
+    let appends = store.takesAppends
+    var delta = appends || needsDelta ? try makeDelta() : nil
+    var appended: SaveReceipt?
+    if appends, let delta {
+      do {
+        appended = try store.append(delta)
+      } catch {
+        throw .store(error)
+      }
     }
     let receipt: SaveReceipt
     if let appended {
@@ -99,7 +118,7 @@ extension Context {
     baseline = [:]
     generation = receipt.generation
     editCount += 1
-    delta.generation = receipt.generation
+    delta?.generation = receipt.generation
     return delta
   }
 
@@ -110,7 +129,7 @@ extension Context {
 
   /// Writes the whole graph as the store file with `write` (a save or a fold), and points
   /// every record and every state kept for undo at where it put them.
-  private func writeWholeFile(
+  func writeWholeFile(
     _ write: ([CategoryToSave]) throws(StoreError) -> SaveReceipt
   ) throws(ContextError) -> SaveReceipt {
     // Faults point into the files this context loaded, which the write replaces: states
@@ -151,71 +170,6 @@ extension Context {
       }
       return record
     }
-  }
-
-  /// Leaves the store: this process no longer counts among its sessions. Whether it was the
-  /// last, with a save log beside the file: then ``foldSaveLog()`` (here or in another
-  /// process) makes the file alone hold every save.
-  public func leaveStore() -> Bool {
-    store.leave()
-  }
-
-  /// What the store found wrong beside its file when it loaded, without refusing to load:
-  /// a save log of another version of the file, left unapplied and set aside by the next
-  /// save. `nil` when nothing.
-  public var storeWarning: String? { store.loadWarning }
-
-  /// The store file's path, its links followed: where its lock files are.
-  public var storeFilePath: String { store.filePath }
-
-  /// How large the store's save log is, and its file, in bytes (both 0 without a log).
-  public var saveLogSize: (log: Int, store: Int) { store.logSize }
-
-  /// Folds the store's save log into its file (a checkpoint): the file is written whole,
-  /// as the store is saved now (another session's saves included, after loading them), and
-  /// holds every save; the log goes. Nothing is written when there is no log.
-  /// - Throws: ``ContextError/unsavedChanges`` when this context has changes to save first;
-  ///   ``ContextError/store(_:)`` when the store cannot be read or written (the files are
-  ///   then as they were).
-  public func foldSaveLog() throws(ContextError) {
-    guard !hasChanges else { throw .unsavedChanges }
-    guard store.isOnlySession else { throw .otherSessionsOpen }
-    do {
-      try store.withSaveLock { () throws -> Void in
-        // Under the lock nobody appends: once this context holds what is saved, the log is
-        // all there is to fold.
-        do {
-          try foldHoldingLock()
-        } catch ContextError.store(.modifiedElsewhere), ContextError.store(.deletedElsewhere) {
-          try reload()
-          try foldHoldingLock()
-        }
-      }
-    } catch {
-      throw contextError(from: error)
-    }
-  }
-
-  /// Folds the save log when it has grown past ``SaveLog/foldsPast(storeSize:)`` and no
-  /// other session has the store open, so that the log, and what opening the store costs,
-  /// stays in proportion to the file. The save lock is held; the save has succeeded
-  /// whatever happens here (a fold that fails leaves the log as it was, for the next one).
-  private func foldWhenTheLogIsLarge() {
-    let size = store.logSize
-    guard size.log > SaveLog.foldsPast(storeSize: size.store), !hasChanges,
-      store.isOnlySession
-    else { return }
-    try? foldHoldingLock()
-  }
-
-  private func foldHoldingLock() throws(ContextError) {
-    guard store.logSize.log > 0 else { return }
-    let receipt = try writeWholeFile { graph throws(StoreError) in try store.fold(graph) }
-    // Nothing is changed (objects changed back at most): the saved states kept for them
-    // would point into the files the fold replaced.
-    baseline = [:]
-    generation = receipt.generation
-    editCount += 1
   }
 
   /// The graph in the order a save writes it: categories and documents in file order, new

@@ -119,7 +119,7 @@ extension Context {
     }
     found += try unloadedTagged(with: keys).map(\.document)
     let needle = NameKey(text).folded
-    if !needle.isEmpty { found = found.filter { $0.name.key.folded.contains(needle) } }
+    if !needle.isEmpty { found = found.filter { $0.name.key.contains(needle) } }
     return found.sorted(by: categoryThenName)
   }
 

@@ -20,9 +20,9 @@ public final class Context {
 
   // MARK: - The graph
 
-  var categoryRecords: [ObjectID: CategoryRecord] = [:]
+  var categoryRecords: [ObjectID: CategoryRecord] = [:] { didSet { changeSet = nil } }
   var categoryIDsByKey: [NameKey: ObjectID] = [:]
-  var documentRecords: [ObjectID: DocumentRecord] = [:]
+  var documentRecords: [ObjectID: DocumentRecord] = [:] { didSet { changeSet = nil } }
   /// The documents of each category, by name key: both sides of the relationship are kept
   /// in sync by ``setDocument(_:to:)``, the only place that changes them.
   var membersByCategory: [ObjectID: [NameKey: ObjectID]] = [:]
@@ -39,7 +39,10 @@ public final class Context {
   // MARK: - Change tracking and undo
 
   /// The state at the last save of every object touched since.
-  var baseline: [ObjectID: Baseline] = [:]
+  var baseline: [ObjectID: Baseline] = [:] { didSet { changeSet = nil } }
+  /// The difference between the graph and ``baseline`` once made (``trackedChanges()``);
+  /// every change of either clears it.
+  var changeSet: ChangeSet?
   var undoStack: [UndoGroup] = []
   var redoStack: [UndoGroup] = []
   var openGroup: UndoGroup?

@@ -512,22 +512,3 @@ extension StoreMerge {
     }
   }
 }
-
-// MARK: - Helpers
-
-/// FNV-1a over 64 bits: a hash that is the same in every process (Swift's `Hasher` is
-/// seeded per process), for ids and fingerprints that must not change between runs.
-struct StableHash {
-  private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
-
-  mutating func combine(_ bytes: some Sequence<UInt8>) {
-    for byte in bytes {
-      value ^= UInt64(byte)
-      value &*= 0x100_0000_01B3
-    }
-  }
-
-  mutating func combine(_ number: UInt64) {
-    withUnsafeBytes(of: number.littleEndian) { combine($0) }
-  }
-}

@@ -98,8 +98,7 @@ struct StoreSnapshot: Hashable, Sendable {
           hash.combine(Array(document.content.utf8) + [0])
         }
       }
-      let hex = String(hash.value, radix: 16)
-      return String(repeating: "0", count: 16 - hex.count) + hex
+      return hash.hexDigits
     }
     return StoreEpoch(digits.joined()) ?? .random()
   }

@@ -134,13 +134,26 @@ public struct DocumentLink: Hashable, Sendable {
     var pathStart = range.lowerBound
     let absolute = pathStart < pathEnd && bytes[pathStart] == UInt8(ascii: "/")
     if absolute { pathStart += 1 }
-    let text = String(decoding: bytes[pathStart..<pathEnd], as: UTF8.self)
-    if !absolute, text.allSatisfy({ $0 == " " || $0 == "\t" }) {
+    let path = bytes[pathStart..<pathEnd]
+    let text = String(decoding: path, as: UTF8.self)
+    // An ASCII path is split by its bytes (the same characters, at a fraction of the cost
+    // of splitting Characters); any other by its Characters (`/` and a mark are one).
+    let isASCII = path.allSatisfy { $0 < 0x80 }
+    let isBlank =
+      isASCII
+      ? path.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+      : text.allSatisfy { $0 == " " || $0 == "\t" }
+    if !absolute, isBlank {
       // `[[#Heading]]`: the linking document itself, when a heading or block follows.
       guard let subpath, subpath.count > 1 else { return nil }
       return (nil, nil, subpath, pathStart..<pathStart)
     }
-    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    let parts =
+      isASCII
+      ? path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+        Substring(decoding: $0, as: UTF8.self)
+      }
+      : text.split(separator: "/", omittingEmptySubsequences: false)
     switch parts.count {
     case 1 where !absolute:
       guard let name = try? Name(text) else { return nil }

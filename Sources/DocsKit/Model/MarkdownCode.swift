@@ -19,6 +19,12 @@ enum MarkdownCode {
   /// included, and code spans with their backticks), sorted and disjoint.
   static func ranges(in bytes: UnsafeRawBufferPointer) -> [Range<Int>] {
     let count = bytes.count
+    // Every fence and every span holds a backtick or a tilde: a text with neither holds
+    // no code, known by two `memchr`s rather than a walk through its lines.
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+      ByteScan.firstOffset(of: UInt8(ascii: "`"), in: base, from: 0, to: count) != nil
+        || ByteScan.firstOffset(of: UInt8(ascii: "~"), in: base, from: 0, to: count) != nil
+    else { return [] }
     let newline = UInt8(ascii: "\n")
     var ranges: [Range<Int>] = []
     var fence: (character: UInt8, length: Int, start: Int)?

@@ -23,7 +23,9 @@ public struct Name: Hashable, Sendable, CustomStringConvertible {
     guard trimmed.utf8.count <= Name.maximumByteCount else {
       throw .tooLong(trimmed, byteCount: trimmed.utf8.count)
     }
-    guard trimmed != ".", trimmed != ".." else { throw .reserved(trimmed) }
+    guard trimmed.utf8.count > 2 || (trimmed != "." && trimmed != "..") else {
+      throw .reserved(trimmed)
+    }
     var isPlainASCII = true
     for byte in trimmed.utf8 {
       if byte == UInt8(ascii: "/") { throw .containsSlash(trimmed) }
@@ -97,6 +99,32 @@ public struct NameKey: Hashable, Sendable {
 }
 
 extension NameKey {
+  /// Whether no other spelling is equal to this key: ASCII without `;` or `` ` ``, which
+  /// U+037E and U+1FEF are canonically equal to (no other non-ASCII text is equal to ASCII
+  /// once lowercased). Such a key is found by comparing bytes.
+  var isSpelledOneWay: Bool {
+    folded.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "`") }
+  }
+
+  /// Whether the key contains `needle` (a folded key), as `String.contains` finds it (an
+  /// empty needle in none): by bytes when both are ASCII (where the two agree), in a few
+  /// instructions a byte rather than the thousands a call of `String.contains` costs.
+  func contains(_ needle: String) -> Bool {
+    guard !needle.isEmpty else { return false }
+    var key = folded
+    var needle = needle
+    let found = key.withUTF8 { keyBytes in
+      needle.withUTF8 { needleBytes -> Bool? in
+        guard keyBytes.allSatisfy({ $0 < 0x80 }), needleBytes.allSatisfy({ $0 < 0x80 }) else {
+          return nil
+        }
+        return ByteScan.contains(
+          UnsafeRawBufferPointer(needleBytes), in: UnsafeRawBufferPointer(keyBytes))
+      }
+    }
+    return found ?? folded.contains(needle)
+  }
+
   /// `text`, all ASCII, with A–Z turned to a–z, without Unicode case mapping.
   static func asciiLowercased(_ text: String) -> String {
     var text = text

@@ -111,6 +111,22 @@ extension StoredDocument {
   }
 }
 
+/// The saved documents a lookup names (``DocumentStore/documents(_:in:)``).
+public enum DocumentLookup: Sendable, Equatable {
+  /// Those whose name has this key.
+  case named(NameKey)
+  /// The one of this id.
+  case identified(ObjectID)
+
+  /// Whether `document` is one of them.
+  func names(_ document: StoredDocument) -> Bool {
+    switch self {
+    case .named(let key): return document.name.key == key
+    case .identified(let id): return document.id == id
+    }
+  }
+}
+
 /// Everything a store read: categories and documents in file order, plus its generation.
 public struct LoadedGraph: Sendable {
   /// The generation of the store read, its save log included (0 when there was no file).
@@ -191,11 +207,18 @@ public struct SaveReceipt: Sendable {
   }
 }
 
-/// The persistent side of a ``Context``: loads a graph, reads contents on demand, saves.
+/// The persistent side of a ``Context``, in its three roles: reading (``StoreReading``),
+/// looking up in an index (``StoreSearching``) and writing (``StoreWriting``), as GRDB
+/// parts `DatabaseReader` from `DatabaseWriter`. Each store answers every requirement
+/// itself: no role has a default.
 ///
 /// The shell never talks to a store directly; a faster engine can replace the JSON store
 /// without the shell noticing.
-public protocol DocumentStore: AnyObject {
+public typealias DocumentStore = StoreReading & StoreSearching & StoreWriting
+
+/// Reading a store: its graph as last saved, its contents on demand, what is wrong with it,
+/// and what other sessions did to it since.
+public protocol StoreReading: AnyObject {
   /// A human name for the store, used in messages: its path.
   var displayName: String { get }
 
@@ -207,7 +230,37 @@ public protocol DocumentStore: AnyObject {
   /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
   func load() throws(StoreError) -> LoadedGraph
 
-  /// The documents of a category that ``load()`` handed over as `unloaded`, in file order.
+  /// Reads and decodes the content at `location` of the loaded file.
+  /// - Throws: ``StoreError`` when it cannot be read or decoded.
+  func readContent(at location: StoredLocation) throws(StoreError) -> String
+
+  /// Hands the encoded contents at `locations` (JSON string literals, quotes included) to
+  /// `visit` with their index in `locations`, reading the loaded file in one sequential
+  /// pass rather than one read per content.
+  /// - Throws: ``StoreError`` when the file cannot be read, or what `visit` throws.
+  func withEncodedContents(
+    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
+  ) throws
+
+  /// Verifies the store as it is on disk and reports every problem found; changes nothing.
+  func check() -> StoreCheckReport
+
+  /// What the store found wrong beside its file when it loaded, without refusing to load
+  /// (a save log of another version of the file, left unapplied); `nil` when nothing.
+  var loadWarning: String? { get }
+
+  /// What other sessions did to the store since this one loaded or last saved it, asked
+  /// cheaply (the `stat` of the file and of its log, the frames of new records).
+  func movementSinceLoad() -> StoreMovement
+}
+
+/// Looking the saved documents up in an index of the store: categories handed over
+/// unloaded and faulted in by the index's rows, names, tags, links and words. A store that
+/// keeps no index answers "nothing unloaded" and `nil` ("cannot say"), and the context
+/// looks through its graph itself.
+public protocol StoreSearching: AnyObject {
+  /// The documents of a category that ``StoreReading/load()`` handed over as `unloaded`, in
+  /// file order.
   /// - Throws: ``StoreError`` when they cannot be read.
   func documents(of category: ObjectID, _ unloaded: UnloadedCategory) throws(StoreError)
     -> [StoredDocument]
@@ -220,6 +273,14 @@ public protocol DocumentStore: AnyObject {
   /// - Throws: ``StoreError`` when they cannot be read.
   func documents(
     nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument]
+
+  /// The documents of the categories in `categories` (all handed over unloaded) that
+  /// `lookup` names, exactly: reading only them where the store can, so that resolving a
+  /// name or an id costs that document, not its category.
+  /// - Throws: ``StoreError`` when they cannot be read.
+  func documents(
+    _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument]
 
   /// The documents of the categories in `categories` (all handed over unloaded) holding a
@@ -257,31 +318,27 @@ public protocol DocumentStore: AnyObject {
 
   /// Why the store works without its index, when it does: at most one per store.
   var indexWarning: IndexWarning? { get }
+}
 
-  /// Reads and decodes the content at `location` of the loaded file.
-  /// - Throws: ``StoreError`` when it cannot be read or decoded.
-  func readContent(at location: StoredLocation) throws(StoreError) -> String
-
-  /// Hands the encoded contents at `locations` (JSON string literals, quotes included) to
-  /// `visit` with their index in `locations`, reading the loaded file in one sequential
-  /// pass rather than one read per content.
-  /// - Throws: ``StoreError`` when the file cannot be read, or what `visit` throws.
-  func withEncodedContents(
-    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
-  ) throws
-
+/// Writing a store: saves (appended to its log, or the whole file), folds, its lock, and
+/// the sessions that share it.
+public protocol StoreWriting: AnyObject {
   /// Runs `body` holding the lock that saves take, so that what `body` reads of the store
   /// and then saves cannot be overtaken by another session. Saves inside use the lock held.
   /// - Throws: ``StoreError`` when the lock cannot be taken, or what `body` throws.
-  func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result
-
-  /// Verifies the store as it is on disk and reports every problem found; changes nothing.
-  func check() -> StoreCheckReport
+  func withSaveLock<Result>(
+    _ body: () throws(StoreError) -> Result
+  ) throws(StoreError) -> Result
 
   /// Writes the graph given atomically and durably, as the whole store file, unless another
   /// session saved since this store loaded; the generation moves on by one.
   /// - Throws: ``StoreError``; the file on disk is then as it was.
   func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt
+
+  /// Whether a save can be appended to the store's log (``append(_:)``), as far as the file
+  /// loaded says: `false` when it must be written whole (there is no file yet, or it is of
+  /// version 1), so that a save need not make a delta the log will not take.
+  var takesAppends: Bool { get }
 
   /// Saves what `delta` changes, costing what it changes (an append to the store's save
   /// log), unless another session saved since this store loaded; `nil` when the store must
@@ -298,10 +355,6 @@ public protocol DocumentStore: AnyObject {
   /// (both 0 for a store without one).
   var logSize: (log: Int, store: Int) { get }
 
-  /// What the store found wrong beside its file when it loaded, without refusing to load
-  /// (a save log of another version of the file, left unapplied); `nil` when nothing.
-  var loadWarning: String? { get }
-
   /// Whether no other process has the store open: only then is its save log folded, so
   /// that no session finds the file it loaded replaced under it.
   var isOnlySession: Bool { get }
@@ -314,10 +367,6 @@ public protocol DocumentStore: AnyObject {
   /// Records that the graph loaded breaks a rule of the format, so the store must never
   /// be overwritten: every later ``save(_:)`` is refused.
   func markDamaged()
-
-  /// What other sessions did to the store since this one loaded or last saved it, asked
-  /// cheaply (the `stat` of the file and of its log, the frames of new records).
-  func movementSinceLoad() -> StoreMovement
 }
 
 /// What other sessions did to a store since a session loaded it.
@@ -329,75 +378,4 @@ public enum StoreMovement: Equatable, Sendable {
   /// The file was written whole (a fold, a sync, another program): how many saves that
   /// holds is not known without reading it.
   case replaced
-}
-
-extension DocumentStore {
-  /// A store that cannot be damaged has nothing to record.
-  public func markDamaged() {}
-
-  /// A store without a log is written whole by every save.
-  public func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? { nil }
-
-  /// A store without a log is always folded: writing it whole is a save that changes nothing.
-  public func fold(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
-    try save(categories)
-  }
-
-  /// A store without a log has none to size.
-  public var logSize: (log: Int, store: Int) { (0, 0) }
-
-  /// A store without a log finds nothing beside its file.
-  public var loadWarning: String? { nil }
-
-  /// A store without a log has no sessions to share it with.
-  public var isOnlySession: Bool { true }
-
-  /// A store without a log has nothing to fold when its sessions leave.
-  public func leave() -> Bool { false }
-
-  /// A store without a log is told of no other session.
-  public func movementSinceLoad() -> StoreMovement { .none }
-
-  /// A store named by its path alone.
-  public var filePath: String { displayName }
-
-  /// A store that hands every category over loaded has nothing to fault in.
-  public func documents(of category: ObjectID, _ unloaded: UnloadedCategory) throws(StoreError)
-    -> [StoredDocument]
-  { [] }
-
-  /// A store that hands every category over loaded has no unloaded category.
-  public func unloadedCategory(holding id: ObjectID) -> ObjectID? { nil }
-
-  /// A store that hands every category over loaded has no unloaded document.
-  public func documents(
-    nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
-  ) throws(StoreError) -> [StoredDocument] { [] }
-
-  /// A store that hands every category over loaded has no unloaded document.
-  public func documents(
-    taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
-  ) throws(StoreError) -> [StoredDocument] { [] }
-
-  /// A store without an index of links leaves finding them to the context.
-  public func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
-  ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
-
-  /// A store without an index of links leaves finding them to the context.
-  public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {
-    nil
-  }
-
-  /// A store without a full-text index leaves searching to the context.
-  public func search(_ request: IndexSearchRequest) -> IndexSearchResult? { nil }
-
-  /// A store without a full-text index tokenizes as the index does, so that a search finds
-  /// the same documents with an index or without one.
-  public func makeSearchTokenizer() throws(SearchUnavailable) -> IndexTokenizer {
-    try IndexTokenizer(library: SystemSQLite())
-  }
-
-  /// A store without an index never works without it.
-  public var indexWarning: IndexWarning? { nil }
 }

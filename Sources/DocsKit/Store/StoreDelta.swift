@@ -1,10 +1,13 @@
 /// What one save changes in the store, object by object (by id), before and after, and the
 /// generation it produced.
 ///
-/// Built once, inside the context's commit, from the state each touched object had at the
-/// last save and the state it has now: the save log appends it, the index applies it, a git
-/// commit renders it and its message describes it. Nobody asks the context afterwards what
-/// the save did.
+/// Built once, inside the context's commit, from the difference its change tracking made
+/// (``ChangeSet``: the state each touched object had at the last save and the state it has
+/// now): the save log appends it, the index applies it, a git commit renders it and its
+/// message describes it. It is not all a save leaves to ask about: a save written whole
+/// writes the graph (``Context/graphToSave()``), the delta then only telling observers what
+/// changed, and a sync that wrote what came in through the context asks it afterwards (its
+/// generation) and reads the store file it saved.
 public struct StoreDelta: Sendable {
   /// A category created (`before` is `nil`), renamed, or deleted (`after` is `nil`).
   public struct CategoryChange: Sendable, Equatable {
@@ -82,6 +85,10 @@ public struct StoreDelta: Sendable {
 /// saves of every session in the order they were made (as GRDB's `TransactionObserver`
 /// hears a commit). The one docsh uses, ``GitCommitOnSave``, commits each save.
 public protocol SaveObserver: AnyObject {
+  /// Whether the observer will follow up the save about to be written, asked under the save
+  /// lock before it is: when it will not, a save written whole need not make its delta.
+  var followsUpSaves: Bool { get }
+
   /// Follows up the save of `delta`.
   /// - Returns: a warning when the follow-up failed (the save itself stands), else `nil`.
   func storeDidSave(_ delta: StoreDelta) -> String?

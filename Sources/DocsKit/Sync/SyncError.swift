@@ -38,6 +38,10 @@ public enum SyncError: Error, Sendable, Equatable {
   /// git's checks (`fetch.fsckObjects`) refused an object the fetch brought; `message` is
   /// git's line naming it. Nothing was changed.
   case refusedByGitChecks(message: String)
+  /// A commit's tree holds a layout marker (``LayoutMarker``) of a version this docsh does
+  /// not read (`version`: the marker's first line, printable), a newer docsh's. Nothing was
+  /// changed.
+  case unknownLayout(marker: String, version: String)
   /// No commit of this name.
   case noSuchCommit(String)
   /// The store holds no document at this path at that commit.
@@ -90,6 +94,9 @@ extension SyncError: CustomStringConvertible {
     case .refusedByGitChecks(let message):
       return
         "fetch from origin: git's checks refuse an object of the remote (\(PrintableText.escaped(message))); nothing was changed: remove the commit that brought it from the remote's history (a revert keeps it) and sync again"
+    case .unknownLayout(let marker, let version):
+      return
+        "\(marker) says '\(version)', a layout this docsh does not read (it reads up to docsh-layout \(RepositoryLayout.currentVersion)): update docsh; nothing was changed"
     case .noSuchCommit(let revision):
       return "no commit \"\(revision)\" in the store's history"
     case .noSuchDocument(let path, let commit):

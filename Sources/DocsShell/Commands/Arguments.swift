@@ -265,6 +265,7 @@ struct ArgumentSpec: Sendable {
   /// - Throws: ``ArgumentError`` for an unknown option or a missing or unexpected value.
   func parse(_ words: [String]) throws(ArgumentError) -> ParsedArguments {
     var parsed = ParsedArguments()
+    parsed.positionals.reserveCapacity(words.count)
     for word in classify(words) {
       switch word {
       case .positional(let text): parsed.positionals.append(text)
@@ -330,8 +331,11 @@ struct ArgumentSpec: Sendable {
   /// then positionals.
   private func classifyLeadingOptions(_ words: [String]) -> [ClassifiedWord] {
     var classified: [ClassifiedWord] = []
+    classified.reserveCapacity(words.count)
     var index = 0
-    while index < words.count {
+    // A word that does not start with "-" ends the options: the rest (a script's long
+    // lines of text, mostly) are positionals, taken as they are.
+    while index < words.count, words[index].utf8.first == UInt8(ascii: "-") {
       let word = words[index]
       if word == "--" {
         index += 1
@@ -348,7 +352,8 @@ struct ArgumentSpec: Sendable {
         break
       }
     }
-    return classified + words[index...].map { .positional($0) }
+    for word in words[index...] { classified.append(.positional(word)) }
+    return classified
   }
 
   /// `--name`, `--name VALUE` or `--name=VALUE`; a value that is the next word moves `index`.

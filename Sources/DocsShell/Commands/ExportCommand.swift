@@ -1,16 +1,18 @@
 import DocsKit
 
-/// `export`: every document (or those of the categories named) as `DEST/CATEGORY/NAME`.
+/// `export`: every document (or those of the categories named) as `DEST/CATEGORY/NAME.md`.
 struct ExportCommand: ShellCommand {
   static let force = OptionSpec.flag("--force", "-f")
 
   static let configuration = CommandConfiguration(
     name: "export",
-    abstract: "write documents as files DEST/CATEGORY/NAME, keeping their dates",
+    abstract: "write documents as files DEST/CATEGORY/NAME.md, keeping their dates",
     discussion: """
       Writes every category (or only those named) as a folder of DEST and each document as
-      a file in it: the content byte for byte, the file's modification time the
-      document's. DEST is created when missing. Existing files are an error unless --force,
+      a file NAME.md in it (.md added to every name: notes.txt is notes.txt.md), so that
+      DEST opens as an Obsidian vault: the content byte for byte after a YAML header of its
+      tags, if any; the file's modification time the document's. DEST is created when
+      missing. Existing files are an error unless --force,
       which replaces them (a symbolic link is replaced, never followed); nothing is written
       outside DEST. Unsaved changes are exported as they are. A leading ~/ is your home
       folder.

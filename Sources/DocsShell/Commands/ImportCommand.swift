@@ -8,8 +8,10 @@ struct ImportCommand: ShellCommand {
     name: "import",
     abstract: "make documents of text files (in a category) or categories of folders (at the top)",
     discussion: """
-      In a category, each FILE becomes a document of it: the file's name, its bytes, its
-      modification time. At the top, each FOLDER becomes a category holding its regular
+      In a category, each FILE becomes a document of it: the file's name (without one .md
+      at its end: ideas.md is ideas, as export writes it), its bytes, its modification
+      time. A YAML header's tags (a list, or words on one line) become the document's tags;
+      its other keys stay in the content. At the top, each FOLDER becomes a category holding its regular
       files; subfolders, symbolic links and special files inside it are skipped and
       reported. A name that exists already is an error unless --replace. Files must be
       UTF-8 text named as documents may be. All or nothing: one bad file imports nothing,
@@ -70,7 +72,7 @@ struct ImportCommand: ShellCommand {
   private func add(_ files: [ImportedFile], to category: Category, in session: Session) throws {
     try checkDistinct(files.map { ($0.name, $0.path) }, what: "document")
     for file in files {
-      // A header holding only tags (as export writes it) gives the document its tags.
+      // A header's tags (as export writes them) are the document's; its other keys stay.
       let (tags, content) = TagsHeader.split(file.content)
       let document: Document
       if let existing = try session.context.document(named: file.name, in: category.id) {

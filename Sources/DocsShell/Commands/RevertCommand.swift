@@ -17,7 +17,7 @@ struct RevertCommand: FlagsCommand {
   let arguments: ParsedArguments
 
   func run(in session: Session) throws -> CommandResult {
-    let count = session.context.changes().count
+    let count = try session.context.changes().count
     if count > 0 && !arguments.isSet(OptionSpec.force) {
       let what = count == 1 ? "1 unsaved change" : "\(count) unsaved changes"
       guard try session.confirm("Discard \(what)?") else { throw ShellError.declined }

@@ -43,7 +43,7 @@ struct SaveCommand: FlagsCommand {
     }
     if showing { return .conflictVersions(try session.context.conflictVersions()) }
     // Counted only for the message a person reads.
-    let count = session.settings.isInteractive ? session.context.changes().count : 0
+    let count = session.settings.isInteractive ? try session.context.changes().count : 0
     try session.save(resolving: chosen.first?.1)
     guard session.settings.isInteractive else { return .nothing }
     return .messages([Self.report(saved: count, in: session)])

@@ -12,8 +12,8 @@ struct StatusCommand: FlagsCommand {
 
   let arguments: ParsedArguments
 
-  func run(in session: Session) -> CommandResult {
-    var report = StatusReport(session.context.changes(), in: session.context)
+  func run(in session: Session) throws -> CommandResult {
+    var report = StatusReport(try session.context.changes(), in: session.context)
     if report.count > 0 { report.savedElsewhere = session.context.storeMovement }
     // Counted from what was last fetched: status never touches the network.
     if let repository = try? session.collaborators.repository?.repository() {

@@ -92,7 +92,7 @@ struct SyncCommand: ShellCommand {
   /// Saves what is pending: in the REPL after a yes, as leaving does; in a script always,
   /// and that save stands whatever the network part does then.
   private func saveFirst(in session: Session) throws {
-    let count = session.context.changes().count
+    let count = try session.context.changes().count
     guard count > 0 else { return }
     if session.settings.isInteractive && !session.settings.assumeYes {
       let what = count == 1 ? "1 unsaved change" : "\(count) unsaved changes"

@@ -4,8 +4,10 @@ import DocsKit
   import Glibc
 #endif
 
-/// Writes documents as files for `export`: `DEST/CATEGORY/NAME`, content byte for byte, the
-/// file's modification time the document's.
+/// Writes documents as files for `export`: `DEST/CATEGORY/NAME.md` (`.md` added to every name,
+/// as the sync layout does, so that DEST opens as an Obsidian vault and `import` gives every
+/// name back), content byte for byte after a header of its tags, the file's modification time
+/// the document's.
 ///
 /// Nothing is ever written outside DEST. DEST itself is the user's own path (created when
 /// missing, followed if it is a link); everything inside it is reached with `openat` and
@@ -102,8 +104,9 @@ struct FileExport {
       guard directory >= 0 else { throw failure(folderPath, errno) }
       defer { close(directory) }
       for document in folder.documents {
-        let path = shown(folder.name, document.name.text)
-        guard fstatat(directory, document.name.text, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+        let path = shown(folder.name, Self.fileName(of: document))
+        guard fstatat(directory, Self.fileName(of: document), &status, AT_SYMLINK_NOFOLLOW) == 0
+        else {
           guard errno == ENOENT else { throw failure(path, errno) }
           continue
         }
@@ -154,24 +157,26 @@ struct FileExport {
     for document in folder.documents {
       // Tags travel in a header before the content (TagsHeader), only when there are any.
       let bytes = Array(TagsHeader.wrapping(try content(document), tags: document.tags).utf8)
-      let path = shown(folder.name, document.name.text)
+      let fileName = Self.fileName(of: document)
+      let path = shown(folder.name, fileName)
       if replacing {
-        try replace(
-          document.name.text, in: directory, with: bytes, modified: document.modified, path: path)
+        try replace(fileName, in: directory, with: bytes, modified: document.modified, path: path)
       } else {
         let file = openat(
-          directory, document.name.text, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666
-        )
+          directory, fileName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard file >= 0 else {
           if errno == EEXIST { throw ExportError.exists(path: path) }
           throw failure(path, errno)
         }
-        created.files.append((folder.name, document.name.text))
+        created.files.append((folder.name, fileName))
         try finish(file, bytes: bytes, modified: document.modified, path: path)
       }
       wrote()
     }
   }
+
+  /// The file name of a document: its name with `.md` added.
+  static func fileName(of document: Document) -> String { document.name.text + ".md" }
 
   /// Writes a temporary file beside `name` and renames it over `name`.
   private func replace(

@@ -93,12 +93,13 @@ enum FileImport {
       }
       switch status.st_mode & S_IFMT {
       case S_IFREG:
-        try checkDocumentName(entryName, path: entryPath)
+        let documentName = documentName(ofFile: entryName)
+        try checkDocumentName(documentName, path: entryPath)
         let file = openat(
           folder, entryName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard file >= 0 else { throw failure(entryPath, errno) }
         defer { close(file) }
-        files.append(try read(file, path: entryPath, name: entryName))
+        files.append(try read(file, path: entryPath, name: documentName))
       case S_IFDIR:
         skipped.append(
           "import: skipped \(entryPath)/: a subfolder (only a folder's files are imported)")
@@ -122,9 +123,18 @@ enum FileImport {
   }
 
   private static func documentName(ofPath path: String) throws(ImportError) -> String {
-    let name = lastComponent(of: path)
+    let name = documentName(ofFile: lastComponent(of: path))
     try checkDocumentName(name, path: path)
     return name
+  }
+
+  /// The document name a file name gives: without one `.md` at its end, as `export` and the
+  /// sync layout add it (`Plan.md` is Plan, `notes.txt.md` is notes.txt, `Plan.md.md` is
+  /// Plan.md); any other name as it is.
+  static func documentName(ofFile name: String) -> String {
+    let bytes = Array(name.utf8)
+    guard bytes.count > 3, bytes.suffix(3).elementsEqual(".md".utf8) else { return name }
+    return String(decoding: bytes.dropLast(3), as: UTF8.self)
   }
 
   private static func categoryName(ofPath path: String) throws(ImportError) -> String {

@@ -36,7 +36,15 @@ final class InteractiveLoop {
   /// rewritten): `save` merges them, as git's prompt shows a branch behind its upstream.
   var prompt: String {
     let location = escapedForTerminal(session.location, allowingNewlinesAndTabs: false)
-    guard session.context.hasChanges else { return "docsh:\(location)> " }
+    let hasChanges: Bool
+    do {
+      hasChanges = try session.context.hasChanges
+    } catch {
+      // When a saved content cannot be read to compare, the star says "maybe": the save it
+      // invites reports the failure.
+      hasChanges = true
+    }
+    guard hasChanges else { return "docsh:\(location)> " }
     switch session.context.storeMovement {
     case .none: return "docsh:\(location)*> "
     case .saves(let count): return "docsh:\(location)*↓\(count)> "
@@ -113,9 +121,18 @@ final class InteractiveLoop {
   /// Asks `Save 3 unsaved changes before leaving? [Y/n/c]` when there are any.
   /// - Returns: whether to leave.
   private func confirmLeaving() -> Bool {
-    let count = session.context.changes().count
-    guard count > 0 else { return true }
-    let what = count == 1 ? "1 unsaved change" : "\(count) unsaved changes"
+    let count: Int
+    let what: String
+    do {
+      count = try session.context.changes().count
+      guard count > 0 else { return true }
+      what = count == 1 ? "1 unsaved change" : "\(count) unsaved changes"
+    } catch {
+      // Whether anything is unsaved cannot be told: asking loses nothing, leaving might.
+      session.errors.writeLine("docsh: \(error)")
+      count = 0
+      what = "unsaved changes"
+    }
     while true {
       let answer: String
       switch terminal.readLine(prompt: "Save \(what) before leaving? [Y/n/c] ") {

@@ -113,7 +113,13 @@ struct RecoveryOffer {
         session.tell("docsh: warning: \(error)")
       }
     }
-    let count = context.changes().count
+    let count: Int
+    do {
+      count = try context.changes().count
+    } catch {
+      session.tell("docsh: warning: \(error)")
+      count = record.pending.summary.count
+    }
     var line = "Recovered: \(changes(count)) (save to keep them"
     if record.pending.generation != context.generation {
       line += "; merged with what was saved since"

@@ -40,7 +40,7 @@ import Testing
       let where_ = "SQLite call \(number) (\(sqlite.injected ?? "none"))"
       #expect(throws: Never.self, "\(where_)") { try result.get() }
       #expect(try snapshot(of: harness.openContext()) == expected, "\(where_): the store")
-      #expect(!context.hasChanges, "\(where_)")
+      #expect(try !context.hasChanges, "\(where_)")
       let (reopened, reopenedStore) = try harness.openIndexed(now: Harness.lateClock)
       #expect(try Answers(reopened) == Answers(harness.openContext()), "\(where_): next open")
       #expect(

@@ -24,6 +24,24 @@ extension Harness {
   /// that no test depends on the racily-clean check unless it means to.
   static func lateClock() -> Int64 { IndexedStore.realtimeNanoseconds() + 3_600_000_000_000 }
 
+  /// Indexes the seeded store racily clean (at its own modification time), then replaces
+  /// the first `text` in the file with `replacement` of the same length, in place and at
+  /// the same time: a change only verification sees. The clock to open it with.
+  func rewriteRacilyClean(_ text: String, with replacement: String) throws -> () -> Int64 {
+    let modified = try status(of: storePath).modificationNanoseconds
+    _ = try openIndexed(now: { modified })
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: storePath))
+    let whole = String(decoding: bytes, as: UTF8.self)
+    let offset = whole.utf8.distance(
+      from: whole.utf8.startIndex,
+      to: try #require(whole.utf8.firstRange(of: text.utf8)).lowerBound)
+    try #require(replacement.utf8.count == text.utf8.count)
+    bytes.replaceSubrange(offset..<offset + text.utf8.count, with: Array(replacement.utf8))
+    try bytes.write(to: URL(fileURLWithPath: storePath))
+    #expect(setFileTimes(of: storePath, toNanoseconds: modified))
+    return { modified }
+  }
+
   /// Fills the store with `categories` × `documents` and saves it.
   func seed(
     categories: Int = 3, documents: Int = 4,

@@ -109,18 +109,9 @@ import Testing
     let harness = try Harness()
     try harness.seed()
     // The index records its identity at the store's own modification time: racily clean.
-    let modified = try status(of: harness.storePath).modificationNanoseconds
-    _ = try harness.openIndexed(now: { modified })
-    // Rewrite a category's name in place, same size, same time: only verification sees it.
-    var bytes = try Data(contentsOf: URL(fileURLWithPath: harness.storePath))
-    let text = String(decoding: bytes, as: UTF8.self)
-    let offset = text.utf8.distance(
-      from: text.utf8.startIndex,
-      to: try #require(text.utf8.firstRange(of: "Cat 2".utf8)).lowerBound)
-    bytes[offset + 4] = UInt8(ascii: "9")
-    try bytes.write(to: URL(fileURLWithPath: harness.storePath))
-    #expect(setFileTimes(of: harness.storePath, toNanoseconds: modified))
-    let (context, _) = try harness.openIndexed(now: { modified })
+    // A category's name rewritten in place, same size, same time: only verification sees it.
+    let clock = try harness.rewriteRacilyClean("Cat 2", with: "Cat 9")
+    let (context, _) = try harness.openIndexed(now: clock)
     #expect(context.category(named: "Cat 9") != nil)
     #expect(context.category(named: "Cat 2") == nil)
   }
@@ -128,7 +119,8 @@ import Testing
   // MARK: - Damaged indexes
 
   enum Damage: String, CaseIterable, Sendable {
-    case randomBytes, truncated, empty, anotherStoresIndex, newerSchema, lyingRow, wrongCount
+    case randomBytes, truncated, empty, anotherStoresIndex, newerSchema, olderSchema, lyingRow
+    case wrongCount
   }
 
   @Test(arguments: Damage.allCases)
@@ -158,6 +150,11 @@ import Testing
       try FileManager.default.copyItem(atPath: otherPath, toPath: indexPath)
     case .newerSchema:
       try sqlite(indexPath, "PRAGMA user_version = 99")
+    case .olderSchema:
+      // As version 6 made it: no index of documents by name.
+      try sqlite(
+        indexPath,
+        "DROP INDEX documents_by_name; DROP INDEX categories_by_ordinal; PRAGMA user_version = 6")
     case .lyingRow:
       // Every content range of one category shifted by one byte: not a JSON string.
       try sqlite(indexPath, "UPDATE documents SET content_offset = content_offset + 1")

@@ -117,8 +117,14 @@ final class Machine {
   }
 
   /// The paths of HEAD's tree, sorted.
+  /// The layout's marker and guard folders (``LayoutMarker``) are left out: every commit
+  /// holds them, and the tests of the layout look at them.
   func trackedPaths() throws -> [String] {
     try gitText(["ls-tree", "-r", "--name-only", "HEAD"]).split(separator: "\n").map(String.init)
+      .filter { path in
+        !path.hasPrefix(".docsh/")
+          && !LayoutMarker.guardFolders.contains { path.hasPrefix($0 + "/") }
+      }
   }
 
   /// The subjects of the branch's commits, newest first.
@@ -225,5 +231,5 @@ func startAtTheFanOutLimit(_ machine: Machine, remote: String) throws {
 
 /// The path of `name`'s file in the fanned-out category `category`: `Work/3f/Plan`.
 func bucketed(_ category: String, _ name: String) throws -> String {
-  category + "/" + RepositoryLayout.bucket(of: try Name(name)) + "/" + name
+  category + "/" + RepositoryLayout.bucket(of: try Name(name)) + "/" + name + ".md"
 }

@@ -73,20 +73,36 @@ struct Harness {
   }
 }
 
-/// A store that keeps nothing: loads empty, counts saves. For tests of the graph alone.
+/// A store that keeps nothing: loads `loaded` (empty unless a test sets it), reads the
+/// contents of `contents` by offset and counts those reads, counts saves. For tests of the
+/// graph alone.
 final class MemoryStore: DocumentStore {
   private(set) var saves: [[CategoryToSave]] = []
+  /// The graph every load hands over.
+  var loaded = LoadedGraph.empty
+  /// The contents faults resolve to, by the offset of their location.
+  var contents: [Int: String] = [:]
+  /// How many contents were read.
+  private(set) var contentReads = 0
+  /// Set to make every read of a content fail, as a store file gone bad would.
+  var readsFail = false
   var displayName: String { "memory" }
 
-  func load() throws(StoreError) -> LoadedGraph { .empty }
+  func load() throws(StoreError) -> LoadedGraph { loaded }
 
   func readContent(at location: StoredLocation) throws(StoreError) -> String {
-    throw .invalidStore("memory", reason: "no content at \(location.offset)")
+    contentReads += 1
+    guard !readsFail, let content = contents[location.offset] else {
+      throw .system("memory", operation: "read", errno: EIO)
+    }
+    return content
   }
 
   func check() -> StoreCheckReport { StoreCheckReport(path: "memory") }
 
-  func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result { try body() }
+  func withSaveLock<Result>(
+    _ body: () throws(StoreError) -> Result
+  ) throws(StoreError) -> Result { try body() }
 
   func withEncodedContents(
     at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
@@ -98,6 +114,46 @@ final class MemoryStore: DocumentStore {
     saves.append(categories)
     return SaveReceipt(generation: saves.count, locations: [:])
   }
+
+  // Everything else as a store without a log or an index answers it.
+  var filePath: String { displayName }
+  var loadWarning: String? { nil }
+  func movementSinceLoad() -> StoreMovement { .none }
+  var takesAppends: Bool { false }
+  func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? { nil }
+  func fold(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
+    try save(categories)
+  }
+  var logSize: (log: Int, store: Int) { (0, 0) }
+  var isOnlySession: Bool { true }
+  func leave() -> Bool { false }
+  func markDamaged() {}
+  func documents(of category: ObjectID, _ unloaded: UnloadedCategory) throws(StoreError)
+    -> [StoredDocument]
+  { [] }
+  func unloadedCategory(holding id: ObjectID) -> ObjectID? { nil }
+  func documents(
+    nameContaining needle: String, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] { [] }
+  func documents(
+    taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] { [] }
+  func documents(
+    _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] { [] }
+  func documents(
+    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
+  ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
+  func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {
+    nil
+  }
+  func search(_ request: IndexSearchRequest) throws(WorkInterrupted) -> IndexSearchResult? {
+    nil
+  }
+  func makeSearchTokenizer() throws(SearchUnavailable) -> IndexTokenizer {
+    try IndexTokenizer(library: SystemSQLite())
+  }
+  var indexWarning: IndexWarning? { nil }
 }
 
 /// A context on a ``MemoryStore`` with the test clock and sequential ids.

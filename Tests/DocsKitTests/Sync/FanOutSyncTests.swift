@@ -63,20 +63,20 @@ import Testing
     for name in ["Alpha", "Beta", "Gamma", "Delta"] {
       #expect(paths.contains(try bucketed("Work", name)), "\(name): \(paths)")
     }
-    #expect(!paths.contains("Work/Alpha"))
+    #expect(!paths.contains("Work/Alpha.md"))
   }
 
   @Test func aFileAddedInACloneInAFannedOutFolderItselfComesInAndMovesToItsBucket() throws {
     try fanOutOnTheLaptop()
     let clone = try Clone(of: remote, named: "clone", in: sandbox)
-    try clone.write("Work/Extra", "extra\n")
+    try clone.write("Work/Extra.md", "extra\n")
     try clone.commitAndPush("a file beside the buckets")
     let report = try laptop.sync()
     #expect(report.warnings.isEmpty)
     #expect(try laptop.contents()["Work/Extra"] == "extra\n")
     let paths = try laptop.trackedPaths()
     #expect(paths.contains(try bucketed("Work", "Extra")), "\(paths)")
-    #expect(!paths.contains("Work/Extra"))
+    #expect(!paths.contains("Work/Extra.md"))
     #expect(try laptop.headHoldsTheStore())
   }
 
@@ -115,7 +115,7 @@ import Testing
     try step { try context.setContent("Alpha 2\n", of: alpha) }  // in its bucket
     try step { try context.deleteDocument(try document("Work", "Delta", in: context).id) }
     try step { try context.setContent("Alpha 3\n", of: alpha) }  // flat again
-    #expect(try laptop.trackedPaths().contains("Work/Alpha"))
+    #expect(try laptop.trackedPaths().contains("Work/Alpha.md"))
     let repository = try #require(try laptop.repository())
     let versions = try repository.history(ofDocument: alpha)
     let expected = [5, 3, 1, 0].map { CommitID(commits[$0]) }

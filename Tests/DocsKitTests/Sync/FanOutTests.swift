@@ -23,7 +23,7 @@ import Testing
   func fannedOutPaths() throws -> [String] {
     try
       (["Alpha", "Beta", "Delta", "Gamma"].map { try bucketed("Work", $0) } + [
-        "Home/.docsh-category", "Home/List", "Work/.docsh-category",
+        "Home/.docsh-category", "Home/List.md", "Work/.docsh-category",
       ]).sorted()
   }
 
@@ -50,7 +50,7 @@ import Testing
   }
 
   @Test func aSaveOverTheLimitMovesTheFilesIntoBucketsInOneCommitAndASaveUnderItBack() throws {
-    #expect(try laptop.trackedPaths().contains("Work/Alpha"))
+    #expect(try laptop.trackedPaths().contains("Work/Alpha.md"))
     let before = try commitCount()
     let context = try laptop.edit { try put("Delta\n", at: "Work", "Delta", in: $0) }
     #expect(try commitCount() == before + 1)
@@ -66,8 +66,9 @@ import Testing
     #expect(try commitCount() == before + 2)
     #expect(
       try laptop.trackedPaths() == [
-        "Home/.docsh-category", "Home/List", "Work/.docsh-category", "Work/Alpha", "Work/Delta",
-        "Work/Gamma",
+        "Home/.docsh-category", "Home/List.md", "Work/.docsh-category", "Work/Alpha.md",
+        "Work/Delta.md",
+        "Work/Gamma.md",
       ])
     #expect(try !recordOfWork().contains("fan-out"))
     #expect(try laptop.headHoldsTheStore())
@@ -80,7 +81,7 @@ import Testing
     }
     let expected =
       try ["Alpha", "Beta", "Delta", "Gamma"].map { try bucketed("Job", $0) } + [
-        "Home/.docsh-category", "Home/List", "Job/.docsh-category",
+        "Home/.docsh-category", "Home/List.md", "Job/.docsh-category",
       ]
     #expect(try laptop.trackedPaths() == expected.sorted())
     #expect(try laptop.headHoldsTheStore())
@@ -92,17 +93,17 @@ import Testing
     let context = try laptop.edit { context in
       try context.renameDocument(try document("Work", "Beta", in: context).id, to: bucket)
     }
-    #expect(try laptop.trackedPaths().contains("Work/\(bucket)"))
+    #expect(try laptop.trackedPaths().contains("Work/\(bucket).md"))
     try put("Delta\n", at: "Work", "Delta", in: context)
     try context.save()
     let paths = try laptop.trackedPaths()
-    #expect(paths.contains("Work/\(bucket)/Alpha"), "\(paths)")
+    #expect(paths.contains("Work/\(bucket)/Alpha.md"), "\(paths)")
     #expect(paths.contains(try bucketed("Work", bucket)), "\(paths)")
     #expect(try laptop.headHoldsTheStore())
     try context.deleteDocument(try document("Work", "Delta", in: context).id)
     try context.save()
-    #expect(try laptop.trackedPaths().contains("Work/\(bucket)"))
-    #expect(try laptop.trackedPaths().contains("Work/Alpha"))
+    #expect(try laptop.trackedPaths().contains("Work/\(bucket).md"))
+    #expect(try laptop.trackedPaths().contains("Work/Alpha.md"))
     #expect(try laptop.headHoldsTheStore())
   }
 

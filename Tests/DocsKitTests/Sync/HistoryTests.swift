@@ -144,8 +144,8 @@ import Testing
     try laptop.sync()
     // The document edited in a clone, with plain git: no docsh trailers.
     let clone = try Clone(of: remote, named: "clone", in: sandbox)
-    let file = try #require(clone.bytes("Work/Plan"))
-    try clone.write("Work/Plan", file + Array("by hand\n".utf8))
+    let file = try #require(clone.bytes("Work/Plan.md"))
+    try clone.write("Work/Plan.md", file + Array("by hand\n".utf8))
     try clone.commitAndPush("edited by hand")
     let byHand = CommitID(try clone.git(["rev-parse", "HEAD"]))
     try laptop.sync()

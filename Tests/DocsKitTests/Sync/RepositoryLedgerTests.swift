@@ -21,21 +21,42 @@ import Testing
     #expect(String(decoding: ledger.bytes, as: UTF8.self).hasPrefix("docsh-ledger 1\n"))
   }
 
+  @Test func aCommitOfALedgerWithoutItsLayoutIsOfLayoutOneAndOneOfLayoutTwoSaysSo() {
+    // Written by docsh before layout 2: its HEAD may be of layout 1, the next commit
+    // compares the whole store (and converts it).
+    let before = RepositoryLedger(
+      parsing: Array("docsh-ledger 1\ncommitted \(Self.head.hex) 7\n".utf8))
+    #expect(before.committed?.layoutVersion == 1)
+    #expect(before.committed?.generation == .known(7))
+    var ledger = RepositoryLedger()
+    ledger.committed = .init(head: Self.head, generation: .known(7))
+    #expect(String(decoding: ledger.bytes, as: UTF8.self).contains(" 7 layout-2\n"))
+    #expect(RepositoryLedger(parsing: ledger.bytes).committed?.layoutVersion == 2)
+    ledger.committed?.layoutVersion = 1
+    #expect(String(decoding: ledger.bytes, as: UTF8.self).hasSuffix(" 7\n"))
+    // A fourth field that is no layout is no record.
+    let odd = RepositoryLedger(
+      parsing: Array("docsh-ledger 1\ncommitted \(Self.head.hex) 7 other\n".utf8))
+    #expect(odd.committed == nil)
+  }
+
   @Test func anUnknownGenerationIsTypedNotANumber() {
     var ledger = RepositoryLedger()
     ledger.committed = .init(head: Self.head, generation: .unknown)
     let text = String(decoding: ledger.bytes, as: UTF8.self)
-    #expect(text.contains("committed \(Self.head.hex) unknown\n"))
+    #expect(text.contains("committed \(Self.head.hex) unknown layout-2\n"))
     #expect(RepositoryLedger(parsing: ledger.bytes).committed?.generation == .unknown)
     // A number that is no generation is no record at all.
-    let bad = RepositoryLedger(parsing: Array("docsh-ledger 1\ncommitted \(Self.head.hex) -1x\n".utf8))
+    let bad = RepositoryLedger(
+      parsing: Array("docsh-ledger 1\ncommitted \(Self.head.hex) -1x\n".utf8))
     #expect(bad.committed == nil)
   }
 
   @Test func sectionsOfALaterDocshAreKeptAndANewerVersionIsLeftAlone() throws {
     let folder = try TemporaryFolder("ledger")
     let git = folder.path(".git")
-    try FileManager.default.createDirectory(atPath: git + "/docsh", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: git + "/docsh", withIntermediateDirectories: true)
     try Data("docsh-ledger 1\nsomething-new 1 2 3\n".utf8).write(
       to: URL(fileURLWithPath: git + "/docsh/ledger"))
     try RepositoryLedger.update(in: git, fileSystem: SystemFileSystem()) {
@@ -43,7 +64,7 @@ import Testing
     }
     let kept = try String(contentsOfFile: git + "/docsh/ledger", encoding: .utf8)
     #expect(kept.contains("something-new 1 2 3\n"))
-    #expect(kept.contains("committed \(Self.head.hex) 3\n"))
+    #expect(kept.contains("committed \(Self.head.hex) 3 layout-2\n"))
 
     let newer = "docsh-ledger 2\nwhatever comes\n"
     try Data(newer.utf8).write(to: URL(fileURLWithPath: git + "/docsh/ledger"))

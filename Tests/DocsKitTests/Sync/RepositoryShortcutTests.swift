@@ -29,7 +29,7 @@ import Testing
 
   @Test func aSaveInAKnownRepositoryStartsOnlyFastImport() throws {
     #expect(try commandsOfASave("plan 2") == ["fast-import"])
-    #expect(try machine.gitText(["show", "HEAD:Work/Plan"]).hasSuffix("\n---\nplan 2"))
+    #expect(try machine.gitText(["show", "HEAD:Work/Plan.md"]).hasSuffix("\n---\nplan 2"))
     #expect(try machine.subjects().first == "1 changed: Work/Plan")
     // The commit names the committer git would, dated now in git's format.
     let who = try machine.gitText(["log", "-1", "--format=%an <%ae>|%cn <%ce>"])
@@ -79,7 +79,7 @@ import Testing
     try machine.git(["update-ref", "HEAD", other])
     _ = try commandsOfASave("plan 3")
     #expect(try machine.gitText(["rev-parse", "HEAD~1"]) == other)
-    #expect(try machine.gitText(["show", "HEAD:Work/Plan"]).hasSuffix("\n---\nplan 3"))
+    #expect(try machine.gitText(["show", "HEAD:Work/Plan.md"]).hasSuffix("\n---\nplan 3"))
   }
 
   @Test func aBranchMovedWhileTheCommitIsWrittenIsCommittedOntoNotOver() throws {
@@ -93,14 +93,14 @@ import Testing
       .runFirst(arguments: ["update-ref", "HEAD", other], folder: machine.folder))
     try machine.edit { try put("plan 3", at: "Work", "Plan", in: $0) }
     #expect(try machine.gitText(["rev-parse", "HEAD~1"]) == other)
-    #expect(try machine.gitText(["show", "HEAD:Work/Plan"]).hasSuffix("\n---\nplan 3"))
+    #expect(try machine.gitText(["show", "HEAD:Work/Plan.md"]).hasSuffix("\n---\nplan 3"))
   }
 
   @Test func aPackedBranchIsReadThroughGit() throws {
     try machine.git(["pack-refs", "--all"])
     let commands = try commandsOfASave("plan 2")
     #expect(commands.contains("rev-parse"))
-    #expect(try machine.gitText(["show", "HEAD:Work/Plan"]).hasSuffix("\n---\nplan 2"))
+    #expect(try machine.gitText(["show", "HEAD:Work/Plan.md"]).hasSuffix("\n---\nplan 2"))
   }
 
   @Test func aFixedCommitDateIsAskedOfGit() throws {

@@ -40,9 +40,9 @@ import Testing
     // Stock git in the folder finds the repository and names the documents' files; git
     // status has no work tree to compare, so no document shows as deleted.
     #expect(
-      try machine.trackedPaths() == ["Work/.docsh-category", "Work/Plan"])
+      try machine.trackedPaths() == ["Work/.docsh-category", "Work/Plan.md"])
     let stat = try machine.gitText(["log", "--stat", "--format=%s"])
-    #expect(stat.contains("Work/Plan"))
+    #expect(stat.contains("Work/Plan.md"))
     let status = try machine.git(["status", "--porcelain"])
     #expect(!status.text.contains("deleted") && !status.text.contains("Work/Plan"))
     #expect(!FileManager.default.fileExists(atPath: machine.folder + "/.git/index"))
@@ -58,7 +58,7 @@ import Testing
     let repository = try machine.setUp(remote: remote)
     #expect(repository.gitDirectory.hasSuffix("/laptop/notes/.git"))
     try machine.sync()
-    #expect(try machine.trackedPaths() == ["Work/.docsh-category", "Work/Plan"])
+    #expect(try machine.trackedPaths() == ["Work/.docsh-category", "Work/Plan.md"])
   }
 
   @Test func settingUpAgainChangesTheRemote() throws {
@@ -87,8 +87,10 @@ import Testing
     }
     #expect(try machine.subjects().first?.hasPrefix("2 changed, 1 deleted: ") == true)
     #expect(
-      try machine.trackedPaths() == ["House/.docsh-category", "Work/.docsh-category", "Work/Plan"])
-    let plan = try machine.gitText(["show", "HEAD:Work/Plan"])
+      try machine.trackedPaths() == [
+        "House/.docsh-category", "Work/.docsh-category", "Work/Plan.md",
+      ])
+    let plan = try machine.gitText(["show", "HEAD:Work/Plan.md"])
     #expect(plan.hasPrefix("---\nid: ") && plan.hasSuffix("\n---\nplan 2"))
     let count = try machine.subjects().count
     let context = try machine.open()
@@ -112,9 +114,9 @@ import Testing
     try machine.edit { try put("plan 2", at: "Work", "Plan", in: $0) }
     #expect(
       try machine.trackedPaths() == [
-        "Home/.docsh-category", "Home/List", "Work/.docsh-category", "Work/Plan",
+        "Home/.docsh-category", "Home/List.md", "Work/.docsh-category", "Work/Plan.md",
       ])
-    #expect(try machine.gitText(["show", "HEAD:Work/Plan"]).hasSuffix("\n---\nplan 2"))
+    #expect(try machine.gitText(["show", "HEAD:Work/Plan.md"]).hasSuffix("\n---\nplan 2"))
   }
 
   @Test func aMissedRenameIsCommittedFromTheWholeStoreWithoutLeavingTheOldFiles() throws {
@@ -131,7 +133,7 @@ import Testing
     try quiet.save()
     try machine.edit { try put("plan 2", at: "Job", "Plan", in: $0) }
     #expect(
-      try machine.trackedPaths() == ["Job/.docsh-category", "Job/Items", "Job/Plan"])
+      try machine.trackedPaths() == ["Job/.docsh-category", "Job/Items.md", "Job/Plan.md"])
     let subject = try #require(try machine.subjects().first)
     #expect(!subject.contains("new"), "a move is a change: \(subject)")
   }
@@ -188,14 +190,14 @@ import Testing
     let warning = try #require(context.saveWarning)
     #expect(warning.hasPrefix("saved, but not committed (commit the store: injected failure)"))
     #expect(try machine.contents()["Work/Plan"] == "plan")
-    #expect(!(try machine.trackedPaths()).contains("Work/Plan"))
+    #expect(!(try machine.trackedPaths()).contains("Work/Plan.md"))
 
     faults.disarm()
     try context.setContent("plan 2", of: try document("Work", "Plan", in: context).id)
     try context.save()
     #expect(context.saveWarning == nil)
     #expect(try machine.subjects().first == "2 new: Work/, Work/Plan")
-    #expect(try machine.gitText(["show", "HEAD:Work/Plan"]).hasSuffix("\n---\nplan 2"))
+    #expect(try machine.gitText(["show", "HEAD:Work/Plan.md"]).hasSuffix("\n---\nplan 2"))
   }
 
   @Test func aMissingStoreInARepositoryIsNotAnEmptyOne() throws {

@@ -220,9 +220,9 @@ import Testing
   @Test func dotFilesOfTheLocalRepositoryAreNeverSent() throws {
     try startBoth()
     // A commit of the laptop's own repository adding a dot folder and a dot file beside a
-    // document (a layout marker, a tool's file): never documents, never sent.
+    // document (a tool's files): never documents, never sent.
     let marker = try laptopGit(["hash-object", "-w", "--stdin"], input: "x\n")
-    let dotTree = try laptopGit(["mktree"], input: "100644 blob \(marker)\tlayout\n")
+    let dotTree = try laptopGit(["mktree"], input: "100644 blob \(marker)\tworkspace\n")
     let categoryTree = try laptopGit(["rev-parse", "HEAD:Marmalades"])
     let categoryEntries = try laptopGit(["ls-tree", categoryTree])
     let newCategory = try laptopGit(
@@ -230,7 +230,7 @@ import Testing
     var root = try laptopGit(["ls-tree", "HEAD"]).split(separator: "\n").map(String.init)
     root.removeAll { $0.hasSuffix("\tMarmalades") }
     root.append("040000 tree \(newCategory)\tMarmalades")
-    root.append("040000 tree \(dotTree)\t.docsh")
+    root.append("040000 tree \(dotTree)\t.obsidian")
     let tree = try laptopGit(["mktree"], input: root.joined(separator: "\n") + "\n")
     let commit = try laptopGit(["commit-tree", tree, "-p", "HEAD", "-m", "dot files"])
     _ = try laptopGit(["update-ref", "HEAD", commit])
@@ -239,7 +239,7 @@ import Testing
     #expect(synced.status == 0, "\(synced.errors)")
     #expect(try desktop.contents() == laptop.contents())
     let paths = try sandbox.text(["ls-tree", "-r", "--name-only", "main"], in: remote)
-    #expect(!paths.contains("layout") && !paths.contains(".hidden"))
+    #expect(!paths.contains("workspace") && !paths.contains(".hidden"))
   }
 
   // MARK: - History

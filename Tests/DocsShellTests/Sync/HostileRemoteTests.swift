@@ -49,17 +49,17 @@ import Testing
       case .folderEqualButForCase:
         ["KEEPCAT/ and Keepcat/: two names equal but for case or Unicode normalization"]
       case .documentEqualButForCase:
-        ["Work/PLAN and Work/Plan: two names equal but for case or Unicode normalization"]
+        ["Work/PLAN.md and Work/Plan.md: two names equal but for case or Unicode normalization"]
       case .documentEqualButForNormalization:
         // In the order of the tree: by bytes, NFD's `e` before NFC's `é`.
-        ["Work/Cafe\u{301} and Work/Caf\u{E9}: two names equal but for case"]
+        ["Work/Cafe\u{301}.md and Work/Caf\u{E9}.md: two names equal but for case"]
       case .recordWithAnotherCategorysID:
         ["Aaa/ and Keepcat/: two categories whose records hold one id"]
       case .symbolicLinkInACategory: ["Work/Link: a symbolic link in a category is no document"]
       case .submoduleInACategory: ["Work/Sub: a submodule in a category is no document"]
       case .nameThatIsNotUTF8: ["\\xFF\\xFECat: its name is not UTF-8"]
       case .documentOverTheSizeLimit:
-        ["Work/Big: it is 209715200 bytes, over the 32 MiB a document from a remote may be"]
+        ["Work/Big.md: it is 209715200 bytes, over the 32 MiB a document from a remote may be"]
       }
     }
   }
@@ -74,10 +74,10 @@ import Testing
         root.entries[Array("KEEPCAT".utf8)] = .tree(
           CraftedTree(entries: [Array("Other".utf8): .file("100644", plain)]))
       case .documentEqualButForCase:
-        try root.change("Work") { $0.entries[Array("PLAN".utf8)] = .file("100644", plain) }
+        try root.change("Work") { $0.entries[Array("PLAN.md".utf8)] = .file("100644", plain) }
       case .documentEqualButForNormalization:
         try root.change("Work") {
-          $0.entries[Array("Cafe\u{301}".utf8)] = .file("100644", plain)
+          $0.entries[Array("Cafe\u{301}.md".utf8)] = .file("100644", plain)
         }
       case .recordWithAnotherCategorysID:
         let record = root[folder: "Keepcat"]?.entries[Array(CategoryFile.fileName.utf8)]
@@ -95,7 +95,7 @@ import Testing
       case .documentOverTheSizeLimit:
         // 200 MiB of zeros: a few hundred kilobytes in the repository.
         let big = try crafter.blob(zeros: 200 << 20)
-        try root.change("Work") { $0.entries[Array("Big".utf8)] = .file("100644", big) }
+        try root.change("Work") { $0.entries[Array("Big.md".utf8)] = .file("100644", big) }
       }
     }
   }
@@ -286,7 +286,7 @@ import Testing
     let crafter = try RemoteCrafter(sandbox: sandbox, remote: remote)
     let plan = try crafter.blob(Array("plan from a clone\n".utf8))
     try crafter.commit("\u{1B}]0;pwned\u{7}\u{1B}[2J edited") { root in
-      try root.change("Work") { $0.entries[Array("Plan".utf8)] = .file("100644", plan) }
+      try root.change("Work") { $0.entries[Array("Plan.md".utf8)] = .file("100644", plan) }
     }
     try laptop.sync()
     let result = try laptop.run("log")

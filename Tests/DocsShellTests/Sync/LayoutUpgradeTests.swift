@@ -44,9 +44,18 @@ import Testing
     let subjects = try laptop.subjects()
     #expect(subjects.count == 5)
     #expect(subjects.first == "docsh: one file per document")
+    // Straight to the layout of today: NAME.md files, the marker and the guard folders.
     #expect(
       try laptop.gitText(["ls-tree", "-r", "--name-only", "HEAD"])
-        == "Home/.docsh-category\nHome/Groceries\nWork/.docsh-category\nWork/Plan")
+        == """
+        %75pdate docsh (layout 2)/.docsh-layout
+        .docsh/layout
+        Home/.docsh-category
+        Home/Groceries.md
+        Work/.docsh-category
+        Work/Plan.md
+        u%70date docsh (layout 2)/.docsh-layout
+        """)
     let config = try laptop.gitText(["config", "--local", "--list"])
     #expect(!config.contains("merge.docsh") && config.contains("docsh.layout=files"))
     // The old versions stay readable: log, diff and restore read both layouts.
@@ -59,7 +68,8 @@ import Testing
     #expect(try laptop.succeed("log Work/Plan").split(separator: "\n").count == 3)
     // The remote converted with the push: a clone is a folder of notes.
     #expect(
-      try sandbox.text(["ls-tree", "-r", "--name-only", "main"], in: remote).contains("Work/Plan"))
+      try sandbox.text(["ls-tree", "-r", "--name-only", "main"], in: remote).contains(
+        "Work/Plan.md"))
     // A second machine of the new version takes the converted remote.
     try laptop.sync()
     try desktop.sync(remote)

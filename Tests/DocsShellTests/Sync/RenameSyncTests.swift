@@ -74,7 +74,7 @@ import Testing
     try startBoth()
     let clone = sandbox.folder.path("clone")
     try sandbox.text(["clone", "--quiet", machines.remote, clone], in: sandbox.folder.path)
-    let notes = clone + "/Work/Notes"
+    let notes = clone + "/Work/Notes.md"
     let text = try String(contentsOfFile: notes, encoding: .utf8)
     try Data(
       text.replacingOccurrences(of: "one [[Plan]]", with: "one [[Plan]] by hand").utf8

@@ -41,16 +41,27 @@ import Testing
     // Stock git in the store's folder: the log names the documents' files; there is no work
     // tree, so nothing shows as deleted.
     let stat = try laptop.gitText(["log", "--stat", "--format=%s"])
-    #expect(stat.contains("Work/Plan") && stat.contains("Work/Q%3A why%3F"))
+    #expect(stat.contains("Work/Plan.md") && stat.contains("Work/Q%3A why%3F.md"))
     #expect(!(try laptop.git(["status"]).text.contains("deleted")))
     #expect(try laptop.headHoldsTheStore())
-    // A clone of the remote is a folder per category, a file per document.
+    // A clone of the remote is a folder per category, a file NAME.md per document, the
+    // layout's marker and the two guard folders an older docsh refuses.
     let clone = sandbox.folder.path("clone")
     try sandbox.text(["clone", "--quiet", remote, clone], in: sandbox.folder.path)
     #expect(
       try sandbox.text(["ls-files"], in: clone)
-        == "Empty/.docsh-category\nWork/.docsh-category\nWork/Plan\nWork/Q%3A why%3F")
-    let plan = try String(contentsOfFile: clone + "/Work/Plan", encoding: .utf8)
+        == """
+        %75pdate docsh (layout 2)/.docsh-layout
+        .docsh/layout
+        Empty/.docsh-category
+        Work/.docsh-category
+        Work/Plan.md
+        Work/Q%3A why%3F.md
+        u%70date docsh (layout 2)/.docsh-layout
+        """)
+    let marker = try String(contentsOfFile: clone + "/.docsh/layout", encoding: .utf8)
+    #expect(marker.hasPrefix("docsh-layout 2\n"))
+    let plan = try String(contentsOfFile: clone + "/Work/Plan.md", encoding: .utf8)
     #expect(plan.hasPrefix("---\nid: ") && plan.hasSuffix("\n---\nShip it"))
   }
 
@@ -66,19 +77,19 @@ import Testing
     }
     let planID = try laptop.succeed("info Work/Plan").split(separator: "\n")
       .first { $0.hasPrefix("id") }
-    let plan = try String(contentsOfFile: clone + "/Work/Plan", encoding: .utf8)
-    try write("Work/Plan", plan + "\nedited in an editor")
-    try write("Work/Fresh", "written with another tool\n")
-    try write("Garden/Seeds", "tomatoes\n")
+    let plan = try String(contentsOfFile: clone + "/Work/Plan.md", encoding: .utf8)
+    try write("Work/Plan.md", plan + "\nedited in an editor")
+    try write("Work/Fresh.md", "written with another tool\n")
+    try write("Garden/Seeds.md", "tomatoes\n")
     for arguments in [
-      ["mv", "Home/List", "Home/Groceries"], ["add", "-A"],
+      ["mv", "Home/List.md", "Home/Groceries.md"], ["add", "-A"],
       ["commit", "--quiet", "-m", "by hand"], ["push", "--quiet", "origin", "HEAD"],
     ] {
       try sandbox.text(arguments, in: clone)
     }
-    try sandbox.text(["rm", "--quiet", "Work/Fresh"], in: clone)
+    try sandbox.text(["rm", "--quiet", "Work/Fresh.md"], in: clone)
     try sandbox.text(["commit", "--quiet", "-m", "not that one"], in: clone)
-    try write("Work/Kept", "kept\n")
+    try write("Work/Kept.md", "kept\n")
     try sandbox.text(["add", "-A"], in: clone)
     try sandbox.text(["commit", "--quiet", "-m", "this one"], in: clone)
     try sandbox.text(["push", "--quiet", "origin", "HEAD"], in: clone)
@@ -109,10 +120,12 @@ import Testing
       atPath: clone + "/Work/Sub", withIntermediateDirectories: true)
     try Data("top\n".utf8).write(to: URL(fileURLWithPath: clone + "/README.md"))
     try Data("deep\n".utf8).write(to: URL(fileURLWithPath: clone + "/Work/Sub/Note"))
-    try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: clone + "/Work/Binary"))
+    try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: clone + "/Work/Binary.md"))
     try Data("---\nid: not-an-id\n---\nx".utf8).write(
-      to: URL(fileURLWithPath: clone + "/Work/Header"))
-    try Data("ok\n".utf8).write(to: URL(fileURLWithPath: clone + "/Work/Good"))
+      to: URL(fileURLWithPath: clone + "/Work/Header.md"))
+    try Data("ok\n".utf8).write(to: URL(fileURLWithPath: clone + "/Work/Good.md"))
+    // Only NAME.md is a document: a file of another extension is left alone.
+    try Data("a list\n".utf8).write(to: URL(fileURLWithPath: clone + "/Work/todo.txt"))
     try sandbox.text(["add", "-A"], in: clone)
     try sandbox.text(["commit", "--quiet", "-m", "odd files"], in: clone)
     try sandbox.text(["push", "--quiet", "origin", "HEAD"], in: clone)
@@ -120,8 +133,9 @@ import Testing
     let result = try laptop.run("sync")
     #expect(result.status == 0)
     let warnings = result.errors.split(separator: "\n").map(String.init)
-    #expect(warnings.count == 4, "\(warnings)")
-    for path in ["README.md", "Work/Sub/", "Work/Binary", "Work/Header"] {
+    #expect(warnings.count == 5, "\(warnings)")
+    #expect(warnings.contains { $0.contains("Work/todo.txt: not a .md file, so no document") })
+    for path in ["README.md", "Work/Sub/", "Work/Binary.md", "Work/Header.md", "Work/todo.txt"] {
       #expect(
         warnings.contains {
           $0.hasPrefix("docsh: warning: \(path)") && $0.hasSuffix("left in the repository as it is")
@@ -134,10 +148,13 @@ import Testing
     let again = try laptop.run("sync")
     #expect(again.errors == "")
     try sandbox.text(["pull", "--quiet", "--ff-only"], in: clone)
-    for path in ["README.md", "Work/Sub/Note", "Work/Binary", "Work/Header"] {
+    for path in ["README.md", "Work/Sub/Note", "Work/Binary.md", "Work/Header.md", "Work/todo.txt"]
+    {
       #expect(FileManager.default.fileExists(atPath: clone + "/" + path), "\(path)")
     }
-    #expect(try String(contentsOfFile: clone + "/Work/Plan", encoding: .utf8).hasSuffix("plan 1"))
+    #expect(
+      try String(contentsOfFile: clone + "/Work/Plan.md", encoding: .utf8).hasSuffix("plan 1"))
+    #expect(try laptop.contents()["Work/todo.txt"] == nil)
   }
 
   @Test(arguments: [false, true])

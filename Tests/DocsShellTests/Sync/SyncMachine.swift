@@ -154,11 +154,16 @@ final class SyncMachine {
     let paths = try gitText(["ls-tree", "-r", "--name-only", "HEAD"]).split(separator: "\n")
     for path in paths {
       let parts = path.split(separator: "/")
-      guard parts.count == 2, let category = FileNameEncoding.decode(String(parts[0])) else {
-        continue
-      }
+      // The layout's marker (`.docsh/layout`) and guard folders (each holding only
+      // `.docsh-layout`) are no categories.
+      guard parts.count == 2, parts[1] != ".docsh-layout",
+        let category = FileNameEncoding.decode(String(parts[0]))
+      else { continue }
       result[SyncMachine.withoutDates(category.text + "/")] = ""
-      guard let name = FileNameEncoding.decode(String(parts[1])) else { continue }
+      // A document is NAME.md.
+      guard parts[1].hasSuffix(".md"),
+        let name = FileNameEncoding.decode(String(parts[1].dropLast(3)))
+      else { continue }
       let bytes = try git(["cat-file", "blob", "HEAD:" + path]).output
       if case .docsh(_, _, let content, _) = DocumentFile.parse(bytes) {
         result[SyncMachine.withoutDates(category.text + "/" + name.text)] = content

@@ -37,7 +37,7 @@ import Testing
     try startBoth()
     let clone = sandbox.folder.path("clone")
     try sandbox.text(["clone", "--quiet", remote, clone], in: sandbox.folder.path)
-    let path = clone + "/Work/Plan"
+    let path = clone + "/Work/Plan.md"
     let file = try String(contentsOfFile: path, encoding: .utf8)
     // A YAML list, which Obsidian's properties, pandoc and Hugo read as two tags.
     #expect(file.contains("\ntags:\n  - base\n  - gone\n---\nplan"))
@@ -64,7 +64,7 @@ import Testing
     try startBoth()
     let clone = sandbox.folder.path("clone")
     try sandbox.text(["clone", "--quiet", remote, clone], in: sandbox.folder.path)
-    let path = clone + "/Work/Plan"
+    let path = clone + "/Work/Plan.md"
     let file = try String(contentsOfFile: path, encoding: .utf8)
     // The same tags, written as a flow list: the document does not change, its file does.
     try Data(

@@ -361,16 +361,18 @@ extension JSONStore {
   func keepDamagedLogAside(_ log: SaveLog, goodEnd: Int, damage: LogDamage) {
     let logName = SaveLog.fileName(forStore: fileName)
     do {
-      let kept = try holdingLock { directory throws -> String? in
-        // Under the lock: another session may have kept it aside and cut it already.
-        guard let current = try fileSystem.status(at: directory, logName),
-          current.device == log.status.device, current.inode == log.status.inode,
-          try fileSystem.status(of: log.descriptor).size > goodEnd
-        else { return nil }
-        let name = keptName(.damaged)
-        try copyWhole(log.descriptor, to: name, mode: log.status.mode & 0o7777, in: directory)
-        try log.truncate(to: goodEnd)
-        return name
+      let kept = try holdingLock { directory throws(StoreError) -> String? in
+        try systemCalls(on: logPath) { () throws(SystemCallError) -> String? in
+          // Under the lock: another session may have kept it aside and cut it already.
+          guard let current = try fileSystem.status(at: directory, logName),
+            current.device == log.status.device, current.inode == log.status.inode,
+            try fileSystem.status(of: log.descriptor).size > goodEnd
+          else { return nil }
+          let name = keptName(.damaged)
+          try copyWhole(log.descriptor, to: name, mode: log.status.mode & 0o7777, in: directory)
+          try log.truncate(to: goodEnd)
+          return name
+        }
       }
       damagedLogPending = false
       if let kept {

@@ -21,26 +21,14 @@ extension JSONStore {
     _ categories: [CategoryToSave], generation: Int
   ) throws(StoreError) -> SaveReceipt {
     guard hasLoaded, !loadFailed else { throw .refusedToOverwriteDamagedStore(path) }
-    do {
-      return try saveLocked(categories, generation: generation)
-    } catch let error as StoreError {
-      throw error
-    } catch let error as SystemCallError {
-      throw .system(path, operation: error.operation, errno: error.code)
-    } catch {
-      throw .invalidStore(path, reason: "\(error)")
-    }
+    return try saveLocked(categories, generation: generation)
   }
 
-  public func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result {
+  public func withSaveLock<Result>(
+    _ body: () throws(StoreError) -> Result
+  ) throws(StoreError) -> Result {
     if heldLock != nil { return try body() }
-    do {
-      heldLock = try takeLock()
-    } catch let error as StoreError {
-      throw error
-    } catch let error as SystemCallError {
-      throw StoreError.system(path, operation: error.operation, errno: error.code)
-    }
+    heldLock = try takeLock()
     defer {
       if let held = heldLock {
         fileSystem.unlockAndClose(held.lock)
@@ -51,17 +39,39 @@ extension JSONStore {
     return try body()
   }
 
-  /// Opens the folder and the lock file and takes the lock.
-  private func takeLock() throws -> (directory: Int32, lock: Int32) {
-    try resolveLinks()
-    try makeFolders()
-    let directory = try fileSystem.open(
-      folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+  /// What the system call failure `error` on `file` (the store file when `nil`) is to the
+  /// store's callers.
+  func storeError(_ error: SystemCallError, on file: String? = nil) -> StoreError {
+    .system(file ?? path, operation: error.operation, errno: error.code)
+  }
+
+  /// `body`'s result, its system call failures as failures on `file` (the store file when
+  /// `nil`).
+  /// - Throws: ``StoreError/system(_:operation:errno:)`` when `body` fails.
+  func systemCalls<Result>(
+    on file: String? = nil, _ body: () throws(SystemCallError) -> Result
+  ) throws(StoreError) -> Result {
     do {
-      let lock = try fileSystem.open(
-        at: directory, fileName + ".lock", flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-        mode: 0o600)
-      do {
+      return try body()
+    } catch {
+      throw storeError(error, on: file)
+    }
+  }
+
+  /// Opens the folder and the lock file and takes the lock.
+  private func takeLock() throws(StoreError) -> (directory: Int32, lock: Int32) {
+    try resolveLinks()
+    try systemCalls { () throws(SystemCallError) in try makeFolders() }
+    let directory = try systemCalls { () throws(SystemCallError) in
+      try fileSystem.open(folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    }
+    do throws(StoreError) {
+      let lock = try systemCalls { () throws(SystemCallError) in
+        try fileSystem.open(
+          at: directory, fileName + ".lock", flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+          mode: 0o600)
+      }
+      do throws(StoreError) {
         try acquire(lock)
       } catch {
         try? fileSystem.close(lock)
@@ -76,20 +86,23 @@ extension JSONStore {
 
   private func saveLocked(
     _ categories: [CategoryToSave], generation: Int
-  ) throws -> SaveReceipt {
-    try holdingLock { directory in
+  ) throws(StoreError) -> SaveReceipt {
+    try holdingLock { directory throws(StoreError) in
       let current = try checkNobodySaved(in: directory)
       // What a whole write killed midway left (as large as the store) goes before the next.
-      try removeLeftovers(in: directory)
+      try systemCalls { () throws(SystemCallError) in try removeLeftovers(in: directory) }
       return try writeWhole(categories, generation: generation, over: current, in: directory)
     }
   }
 
   /// Runs `body` with the folder open and the lock held: the lock ``withSaveLock(_:)``
   /// holds, or one taken for the call.
-  func holdingLock<Result>(_ body: (_ directory: Int32) throws -> Result) throws -> Result {
+  func holdingLock<Result>(
+    _ body: (_ directory: Int32) throws(StoreError) -> Result
+  ) throws(StoreError) -> Result {
     let ownsLock = heldLock == nil
-    let held = try heldLock ?? takeLock()
+    let held: (directory: Int32, lock: Int32)
+    if let heldLock { held = heldLock } else { held = try takeLock() }
     defer {
       if ownsLock {
         fileSystem.unlockAndClose(held.lock)
@@ -103,8 +116,10 @@ extension JSONStore {
   /// loaded: the file is the one loaded and its log holds no record beyond what was read.
   /// - Throws: ``StoreError/modifiedElsewhere(_:loadedGeneration:currentGeneration:)`` or
   ///   ``StoreError/deletedElsewhere(_:)`` when somebody did.
-  func checkNobodySaved(in directory: Int32) throws -> FileStatus? {
-    let current = try fileSystem.status(at: directory, fileName)
+  func checkNobodySaved(in directory: Int32) throws(StoreError) -> FileStatus? {
+    let current = try systemCalls { () throws(SystemCallError) in
+      try fileSystem.status(at: directory, fileName)
+    }
     if current == nil && loadedStatus != nil { throw StoreError.deletedElsewhere(path) }
     if !isSameFile(current, as: loadedStatus) {
       throw StoreError.modifiedElsewhere(
@@ -120,23 +135,29 @@ extension JSONStore {
   /// Whether the log beside the file holds a whole record this store has not read: another
   /// session appended one, made the log since this one loaded, or cut it back (keeping a
   /// damaged log aside). A tail no whole record fills (a save cut short) is not a record.
-  private func logGrew(in directory: Int32) throws -> Bool {
+  private func logGrew(in directory: Int32) throws(StoreError) -> Bool {
     let logName = SaveLog.fileName(forStore: fileName)
-    let status = try fileSystem.status(at: directory, logName)
+    let status = try systemCalls(on: logPath) { () throws(SystemCallError) in
+      try fileSystem.status(at: directory, logName)
+    }
     guard let attached else {
       guard status != nil, let epoch = loadedHeader.epoch else { return false }
       guard
         case .extends(let log) = try findLog(
           extending: epoch, generation: loadedHeader.generation ?? 0, file: loadedStatus)
       else { return false }
-      return try log.scan(from: 0) { _ in } > log.headerLength
+      return try systemCalls(on: logPath) { () throws(SystemCallError) in
+        try log.wholeRun(from: log.headerLength).count > 0
+      }
     }
     guard let status else { return true }  // the log was removed: its saves are gone
     if status.device != attached.log.status.device || status.inode != attached.log.status.inode {
       return true
     }
     if status.size < attached.end { return true }
-    return try attached.log.frame(at: attached.end, size: status.size) != nil
+    return try systemCalls(on: logPath) { () throws(SystemCallError) in
+      try attached.log.frame(at: attached.end, size: status.size) != nil
+    }
   }
 
   /// Writes `categories` as the whole store file at `generation`, replacing `current`, and
@@ -144,10 +165,11 @@ extension JSONStore {
   private func writeWhole(
     _ categories: [CategoryToSave], generation: Int, over current: FileStatus?,
     in directory: Int32
-  ) throws -> SaveReceipt {
+  ) throws(StoreError) -> SaveReceipt {
     let epoch = StoreEpoch.random()
-    let (temporaryName, temporary) = try AtomicFile.createTemporaryFile(
-      for: fileName, in: directory, fileSystem: fileSystem)
+    let (temporaryName, temporary) = try systemCalls { () throws(SystemCallError) in
+      try AtomicFile.createTemporaryFile(for: fileName, in: directory, fileSystem: fileSystem)
+    }
     var temporaryIsOpen = true
     var renamed = false
     defer {
@@ -155,26 +177,31 @@ extension JSONStore {
     }
     var reader: Int32?
     defer { if !renamed, let reader { try? fileSystem.close(reader) } }
-    do {
+    do throws(StoreError) {
       var writer = StoreWriter(file: temporary, sources: sources, fileSystem: fileSystem)
-      try writer.write(categories, generation: generation, epoch: epoch)
-      let mode = current.map { $0.mode & 0o7777 } ?? 0o600
-      try fileSystem.setPermissions(temporary, mode)
-      try fileSystem.synchronize(temporary)
-      temporaryIsOpen = false  // on Linux the descriptor is gone even when close fails
-      try fileSystem.close(temporary)
-      // Open the new file for reading before it replaces the store, so that every step
-      // that can fail comes before the rename.
-      reader = try fileSystem.open(
-        at: directory, temporaryName, flags: O_RDONLY | O_CLOEXEC, mode: 0)
-      let newStatus = try reader.map { file throws(SystemCallError) in
-        try fileSystem.status(of: file)
-      }
-      if current != nil {
-        try AtomicFile.keepBackup(of: fileName, in: directory, fileSystem: fileSystem)
+      let newStatus = try systemCalls { () throws(SystemCallError) -> FileStatus? in
+        try writer.write(categories, generation: generation, epoch: epoch)
+        let mode = current.map { $0.mode & 0o7777 } ?? 0o600
+        try fileSystem.setPermissions(temporary, mode)
+        try fileSystem.synchronize(temporary)
+        temporaryIsOpen = false  // on Linux the descriptor is gone even when close fails
+        try fileSystem.close(temporary)
+        // Open the new file for reading before it replaces the store, so that every step
+        // that can fail comes before the rename.
+        reader = try fileSystem.open(
+          at: directory, temporaryName, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+        let newStatus = try reader.map { file throws(SystemCallError) in
+          try fileSystem.status(of: file)
+        }
+        if current != nil {
+          try AtomicFile.keepBackup(of: fileName, in: directory, fileSystem: fileSystem)
+        }
+        return newStatus
       }
       try markLogFolded(into: epoch, generation: generation)
-      try fileSystem.rename(at: directory, temporaryName, to: fileName)
+      try systemCalls { () throws(SystemCallError) in
+        try fileSystem.rename(at: directory, temporaryName, to: fileName)
+      }
       renamed = true
       try syncAfterRename(in: directory, hadOldFile: current != nil, reader: reader)
       emptyFoldedLog()
@@ -198,7 +225,7 @@ extension JSONStore {
   /// the failure (or both failures, when the old file cannot be put back either).
   private func syncAfterRename(
     in directory: Int32, hadOldFile: Bool, reader: Int32?
-  ) throws {
+  ) throws(StoreError) {
     do throws(SystemCallError) {
       try fileSystem.synchronize(directory)
     } catch {
@@ -214,7 +241,7 @@ extension JSONStore {
           restoreOperation: restoreError.operation, restoreErrno: restoreError.code)
       }
       if let reader { try? fileSystem.close(reader) }  // read-only: nothing to lose
-      throw error
+      throw storeError(error)
     }
   }
 
@@ -272,6 +299,8 @@ extension JSONStore {
 
   // MARK: - Appending
 
+  public var takesAppends: Bool { loadedFile != nil && loadedHeader.epoch != nil }
+
   /// Appends `delta` to the save log as one record and syncs it: the save, costing what it
   /// changed. `nil` when the store file cannot take a log (there is none yet, or it is of
   /// version 1): it must be written whole, with ``save(_:)``.
@@ -282,37 +311,29 @@ extension JSONStore {
     guard !damagedLogPending else {
       throw .damagedSaveLog(logPath, reason: "it could not be kept aside, so nothing is written")
     }
-    do {
-      return try holdingLock { directory in
-        guard let current = try checkNobodySaved(in: directory) else {
-          throw StoreError.deletedElsewhere(path)
-        }
-        // In a shared folder, a log written by another user than the file's owner would be
-        // one the owner never applies (or one that adds saves to the owner's store).
-        guard geteuid() == current.owner else {
-          throw StoreError.notOwner(path, owner: current.owner)
-        }
-        let generation = loadedGeneration + 1
-        let (body, placed) = SaveLogRecord.encode(delta, generation: generation)
-        let (log, frame) = try appendRecord(
-          body, generation: generation, in: directory, epoch: epoch, file: current)
-        attached = AttachedLog(log: log, end: frame.end, last: frame)
-        loadedGeneration = generation
-        let record = SaveLogRecord(delta, frame: frame, placed: placed)
-        var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)] = [:]
-        for case .put(let document) in record.documents {
-          locations[document.id] = (document.location, document.contentLocation)
-        }
-        var receipt = SaveReceipt(generation: generation, locations: locations)
-        receipt.record = record
-        return receipt
+    return try holdingLock { directory throws(StoreError) in
+      guard let current = try checkNobodySaved(in: directory) else {
+        throw StoreError.deletedElsewhere(path)
       }
-    } catch let error as StoreError {
-      throw error
-    } catch let error as SystemCallError {
-      throw .system(logPath, operation: error.operation, errno: error.code)
-    } catch {
-      throw .invalidStore(path, reason: "\(error)")
+      // In a shared folder, a log written by another user than the file's owner would be
+      // one the owner never applies (or one that adds saves to the owner's store).
+      guard geteuid() == current.owner else {
+        throw StoreError.notOwner(path, owner: current.owner)
+      }
+      let generation = loadedGeneration + 1
+      let (body, placed) = SaveLogRecord.encode(delta, generation: generation)
+      let (log, frame) = try appendRecord(
+        body, generation: generation, in: directory, epoch: epoch, file: current)
+      attached = AttachedLog(log: log, end: frame.end, last: frame)
+      loadedGeneration = generation
+      let record = SaveLogRecord(delta, frame: frame, placed: placed)
+      var locations: [ObjectID: (document: StoredLocation, content: StoredLocation)] = [:]
+      for case .put(let document) in record.documents {
+        locations[document.id] = (document.location, document.contentLocation)
+      }
+      var receipt = SaveReceipt(generation: generation, locations: locations)
+      receipt.record = record
+      return receipt
     }
   }
 
@@ -322,14 +343,16 @@ extension JSONStore {
   /// first record are written together, with one sync (and the folder's for a new file).
   private func appendRecord(
     _ body: [UInt8], generation: Int, in directory: Int32, epoch: StoreEpoch, file: FileStatus
-  ) throws -> (SaveLog, SaveLogFrame) {
+  ) throws(StoreError) -> (SaveLog, SaveLogFrame) {
     if let attached {
-      let size = try fileSystem.status(of: attached.log.descriptor).size
-      if size > attached.end { try attached.log.truncate(to: attached.end) }
-      return (
-        attached.log,
-        try attached.log.append(body: body, generation: generation, at: attached.end)
-      )
+      return try systemCalls(on: logPath) { () throws(SystemCallError) in
+        let size = try fileSystem.status(of: attached.log.descriptor).size
+        if size > attached.end { try attached.log.truncate(to: attached.end) }
+        return (
+          attached.log,
+          try attached.log.append(body: body, generation: generation, at: attached.end)
+        )
+      }
     }
     let header = SaveLog.Header(
       epoch: epoch, generation: loadedHeader.generation ?? 0, file: SaveLog.FileIdentity(file))
@@ -337,16 +360,21 @@ extension JSONStore {
     case .extends(let log), .empty(let log):
       // A log with no save in it (checkNobodySaved found none beyond what was read), or
       // what a crash left of one, or a log a fold left: this store's to start anew.
-      return (log, try log.restart(header: header, body: body, generation: generation))
+      let frame = try systemCalls(on: logPath) { () throws(SystemCallError) in
+        try log.restart(header: header, body: body, generation: generation)
+      }
+      return (log, frame)
     case .ignored:
-      try setAsideLog(in: directory)
+      try systemCalls(on: logPath) { () throws(SystemCallError) in try setAsideLog(in: directory) }
     case .none:
       break
     }
-    return try SaveLog.create(
-      at: directory, SaveLog.fileName(forStore: fileName), header: header,
-      mode: file.mode & 0o7777, firstRecord: body, generation: generation,
-      fileSystem: fileSystem)
+    return try systemCalls(on: logPath) { () throws(SystemCallError) in
+      try SaveLog.create(
+        at: directory, SaveLog.fileName(forStore: fileName), header: header,
+        mode: file.mode & 0o7777, firstRecord: body, generation: generation,
+        fileSystem: fileSystem)
+    }
   }
 
   /// Moves a file where the log goes that is not this file's log out of the way, as it
@@ -369,18 +397,21 @@ extension JSONStore {
     try? fileSystem.synchronize(directory)
   }
 
-  private func acquire(_ lock: Int32) throws {
+  private func acquire(_ lock: Int32) throws(StoreError) {
     // Another save is short, but on a slow or busy disk a large store's can take seconds:
     // wait for it, up to ``lockWaitMilliseconds``, trying every 10 ms.
     let attempts = max(1, lockWaitMilliseconds / 10)
     for attempt in 0..<attempts {
-      if try fileSystem.lockExclusively(lock) { return }
+      let locked = try systemCalls { () throws(SystemCallError) in
+        try fileSystem.lockExclusively(lock)
+      }
+      if locked { return }
       if attempt < attempts - 1 { usleep(10_000) }
     }
     throw StoreError.locked(path)
   }
 
-  private func makeFolders() throws {
+  private func makeFolders() throws(SystemCallError) {
     guard folder != "." && folder != "/" else { return }
     try fileSystem.makeDirectories(folder, mode: 0o700)
   }

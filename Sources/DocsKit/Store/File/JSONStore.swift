@@ -2,7 +2,8 @@
   import Glibc
 #endif
 
-/// The store as one JSON file (format v1, see `docs/store-format.md`).
+/// The store as one JSON file of format v2 (v1 files are read too, and written whole as v2
+/// by their first save), with its save log (`NAME.wal`) beside it; see `docs/store-format.md`.
 ///
 /// Loading streams the file and leaves contents on disk as faults; the file stays open for
 /// the session, so a store another session renames over this one does not change what this
@@ -14,7 +15,7 @@
 /// the path is resolved once, at the first load or check, and the lock, the temporary file
 /// and `NAME.bak` go beside that file, which the save replaces, leaving the link as it is. A
 /// link to no file yet names where a first save creates the store.
-public final class JSONStore: DocumentStore {
+public final class JSONStore: StoreReading, StoreWriting {
   /// The store file's path as given.
   public let path: String
   /// The store file's path with its symbolic links followed, once resolved; `path` before.

@@ -26,10 +26,7 @@ public struct StoreEpoch: Hashable, Sendable, CustomStringConvertible {
   /// A new epoch, from the system's random source.
   static func random() -> StoreEpoch {
     var generator = SystemRandomNumberGenerator()
-    let digits = [generator.next(), generator.next()].map { (value: UInt64) -> String in
-      let hex = String(value, radix: 16)
-      return String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    let digits = [generator.next(), generator.next()].map { (value: UInt64) in value.hexDigits }
     return StoreEpoch(unchecked: digits.joined())
   }
 

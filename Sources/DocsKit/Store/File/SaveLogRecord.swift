@@ -178,17 +178,7 @@ extension StoreReader {
 
   private mutating func readLoggedCategory() throws(StoreReadFailure) -> (ObjectID, Name) {
     let start = offset
-    try expect(UInt8(ascii: "{"), "expected a category")
-    var id: ObjectID?
-    var name: Name?
-    var first = true
-    while let key = try nextKey(&first) {
-      switch key {
-      case .id: id = try readID()
-      case .name: name = try readName()
-      default: try skipValue(depth: 3)
-      }
-    }
+    let (id, name) = try readCategoryKeys(depth: 3, stoppingAtDocuments: false)
     guard let id, let name else {
       throw failure(.malformed, at: start, "a category of a record has no id or name")
     }

@@ -247,6 +247,16 @@ struct StoreReader: ~Copyable {
   /// they come first (docsh writes them there).
   /// - Throws: ``StoreReadFailure`` when this is not the start of a category.
   mutating func readCategoryHeader() throws(StoreReadFailure) -> (id: ObjectID?, name: Name?) {
+    try readCategoryKeys(depth: 2, stoppingAtDocuments: true)
+  }
+
+  /// Reads a category object's id and name, skipping every other key's value as nested
+  /// `depth` deep: up to its `"documents"` array when `stoppingAtDocuments` (a store file's
+  /// category, its documents next), else to the object's end (a save log record's).
+  /// - Throws: ``StoreReadFailure`` when this is not a category object.
+  mutating func readCategoryKeys(
+    depth: Int, stoppingAtDocuments: Bool
+  ) throws(StoreReadFailure) -> (id: ObjectID?, name: Name?) {
     try expect(UInt8(ascii: "{"), "expected a category object")
     var id: ObjectID?
     var name: Name?
@@ -255,8 +265,8 @@ struct StoreReader: ~Copyable {
       switch key {
       case .id: id = try readID()
       case .name: name = try readName()
-      case .documents: return (id, name)
-      default: try skipValue(depth: 2)
+      case .documents where stoppingAtDocuments: return (id, name)
+      default: try skipValue(depth: depth)
       }
     }
     return (id, name)

@@ -4,7 +4,7 @@
 
 // An extension rather than requirements: the engine's types are DocsKit's own, and a public
 // protocol's requirements would make them public.
-extension DocumentStore {
+extension StoreReading {
   /// Matches `searcher` against the contents at `locations` as the file spells them, in
   /// one sequential pass (``withEncodedContents(at:_:)``); calls `check` before each
   /// content and hands each one that matches to `found` with its index in `locations`.

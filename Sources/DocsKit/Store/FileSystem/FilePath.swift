@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The folder and the last component of the file-system path `path`, split at its last
 /// slash byte as `dirname(1)` and `basename(1)` would: `("/a", "b")` for `/a/b`, `("/", "b")`
 /// for `/b`, `(".", "b")` for a bare `b`. The one place docsh takes a path apart.
@@ -5,4 +9,21 @@ public func splitPath(_ path: String) -> (folder: String, name: String) {
   guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path) }
   let folder = String(path[..<slash])
   return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+}
+
+extension FileSystem {
+  /// The real path of `path`, every link and `..` resolved (`realpath(3)`), also for a file
+  /// not made yet: then its folder's real path and its name. The one place docsh resolves a
+  /// store's path, so that every way of reaching one store names it alike.
+  /// - Throws: ``SystemCallError`` when the folder cannot be resolved either, or the file
+  ///   fails otherwise than by being absent.
+  func resolvedPath(_ path: String) throws(SystemCallError) -> String {
+    do {
+      return try realPath(path)
+    } catch  where error.code == ENOENT {
+      let (folder, name) = splitPath(path)
+      let real = try realPath(folder)
+      return real == "/" ? "/" + name : real + "/" + name
+    }
+  }
 }

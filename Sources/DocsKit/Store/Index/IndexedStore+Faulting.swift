@@ -102,7 +102,7 @@ extension IndexedStore {
   ) throws(StoreError) -> [StoredDocument] {
     func filtered(_ documents: [StoredDocument]) -> [StoredDocument] {
       documents.filter {
-        categories[$0.categoryID] != nil && (needle.isEmpty || $0.name.key.folded.contains(needle))
+        categories[$0.categoryID] != nil && (needle.isEmpty || $0.name.key.contains(needle))
       }
     }
     if let scanned = state.scanned { return filtered(scanned.graph.documents) }
@@ -119,6 +119,50 @@ extension IndexedStore {
       }
     }
     return filtered(try scanLoadedFile().graph.documents)
+  }
+
+  public func documents(
+    _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> [StoredDocument] {
+    func wanted(_ documents: [StoredDocument]) -> [StoredDocument] {
+      documents.filter { categories[$0.categoryID] != nil && lookup.names($0) }
+    }
+    if let scanned = state.scanned { return wanted(scanned.graph.documents) }
+    guard let (index, identity, isRacy) = state.trusted else {
+      return wanted(try scanLoadedFile().graph.documents)
+    }
+    // Where the rows alone cannot answer, the documents of the categories that may hold
+    // them do: a key other spellings may equal is not found by its bytes, and while the
+    // index is racily clean a category's rows are checked against the file as it is first
+    // read (as faulting it in would; a search of every category trusts the rows, as `find`).
+    let only = categories.count == 1 ? categories.first : nil
+    switch lookup {
+    case .named(let key) where !key.isSpelledOneWay || (isRacy && only != nil):
+      if let (category, unloaded) = only {
+        return wanted(try documents(of: category, unloaded))
+      }
+      return try documents(nameContaining: "", in: categories).filter(lookup.names)
+    case .identified(let id) where isRacy:
+      guard let category = unloadedCategory(holding: id), let unloaded = categories[category]
+      else { return [] }
+      return wanted(try documents(of: category, unloaded))
+    default:
+      break
+    }
+    let answer = ask(index) { () throws(SQLiteError) -> [StoredDocument]? in
+      try index.reading(identity) { _ throws(SQLiteError) in
+        switch lookup {
+        case .named(let key): return try index.documents(namedKey: key.folded, in: only?.key)
+        case .identified(let id): return try index.document(withID: id).map { [$0] } ?? []
+        }
+      }
+    }
+    if case .answered(let documents) = answer {
+      let kept = wanted(documents)
+      issue(kept)
+      return kept
+    }
+    return wanted(try scanLoadedFile().graph.documents)
   }
 
   public func documents(

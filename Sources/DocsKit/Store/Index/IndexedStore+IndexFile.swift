@@ -224,29 +224,20 @@ extension IndexedStore {
   /// there yet), so that a store reached through a link shares the index of its target.
   func resolvedRealPath() -> String {
     let target = file.targetPath
-    let (folder, name) = splitPath(target)
-    if let real = realPath(of: target) { return real }
-    if let real = realPath(of: folder) { return (real == "/" ? "" : real) + "/" + name }
-    return target
-  }
-
-  private func realPath(of path: String) -> String? {
-    guard let resolved = realpath(path, nil) else { return nil }
-    defer { free(resolved) }
-    return String(cString: resolved)
+    do {
+      return try fileSystem.resolvedPath(target)
+    } catch {
+      // Unresolvable, the path as given still names the index: at worst a store reached
+      // two ways has two indexes, each rebuilt from the file when it falls behind.
+      return target
+    }
   }
 
   /// The index file's name for the store at `realPath`: readable, and unique by a hash.
   static func indexFileName(for realPath: String) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in realPath.utf8 {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x0000_0100_0000_01B3
-    }
     let base = splitPath(realPath).name.filter { $0.isLetter || $0.isNumber || $0 == "." }
       .prefix(40)
-    let hex = String(hash, radix: 16)
-    return "\(base)-\(String(repeating: "0", count: 16 - hex.count))\(hex).index"
+    return "\(base)-\(StableHash(realPath.utf8).hexDigits).index"
   }
 
   /// CLOCK_REALTIME in nanoseconds.

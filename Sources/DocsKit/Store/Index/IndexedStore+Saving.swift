@@ -4,47 +4,45 @@
 extension IndexedStore {
   // MARK: - Saving
 
-  public func withSaveLock<Result>(_ body: () throws -> Result) throws -> Result {
+  public func withSaveLock<Result>(
+    _ body: () throws(StoreError) -> Result
+  ) throws(StoreError) -> Result {
     try file.withSaveLock(body)
   }
 
   public func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? {
-    do {
-      return try file.withSaveLock { () throws -> SaveReceipt? in
-        let trusted = state.trusted
-        guard let receipt = try file.append(delta) else { return nil }
-        issuedFromIndex = [:]
-        guard let (index, identity, isRacy) = trusted, let record = receipt.record,
-          let frame = file.attached?.last
-        else { return receipt }
-        var after = identity
-        after.log = LogPosition(after: frame)
-        state.trust(after, isRacy: isRacy)
-        let applied = withIndex(index) { () throws(SQLiteError) -> Bool in
-          do {
-            return try index.apply([record], to: identity, making: after) {
-              location throws(StoreError) in try file.readContent(at: location)
-            }
-          } catch let error as SQLiteError {
-            throw error
-          } catch {
-            // A content the index placed cannot be read: it cannot be trusted.
-            throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "\(error)")
+    try file.withSaveLock { () throws(StoreError) -> SaveReceipt? in
+      let trusted = state.trusted
+      guard let receipt = try file.append(delta) else { return nil }
+      issuedFromIndex = [:]
+      guard let (index, identity, isRacy) = trusted, let record = receipt.record,
+        let frame = file.attached?.last
+      else { return receipt }
+      var after = identity
+      after.log = LogPosition(after: frame)
+      state.trust(after, isRacy: isRacy)
+      let applied = withIndex(index) { () throws(SQLiteError) -> Bool in
+        do {
+          return try index.apply([record], to: identity, making: after) {
+            location throws(StoreError) in try file.readContent(at: location)
           }
+        } catch let error as SQLiteError {
+          throw error
+        } catch {
+          // A content the index placed cannot be read: it cannot be trusted.
+          throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "\(error)")
         }
-        // Another process applied this record first (reading the log as it opened the
-        // store): the index is in step if it holds `after`; each read checks anyway.
-        if applied == false, currentRecord(of: index)?.identity != after {
-          state.distrust()
-        }
-        return receipt
       }
-    } catch let error as StoreError {
-      throw error
-    } catch {
-      throw .invalidStore(displayName, reason: "\(error)")
+      // Another process applied this record first (reading the log as it opened the
+      // store): the index is in step if it holds `after`; each read checks anyway.
+      if applied == false, currentRecord(of: index)?.identity != after {
+        state.distrust()
+      }
+      return receipt
     }
   }
+
+  public var takesAppends: Bool { file.takesAppends }
 
   public func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
     try writeWhole(categories) { categories throws(StoreError) in try file.save(categories) }
@@ -69,15 +67,9 @@ extension IndexedStore {
     _ categories: [CategoryToSave],
     _ write: ([CategoryToSave]) throws(StoreError) -> SaveReceipt
   ) throws(StoreError) -> SaveReceipt {
-    do {
-      return try file.withSaveLock { () throws -> SaveReceipt in
-        let categories = try expandingLogged(categories.map(remapped))
-        return try saveHoldingLock(categories, write)
-      }
-    } catch let error as StoreError {
-      throw error
-    } catch {
-      throw .invalidStore(displayName, reason: "\(error)")
+    try file.withSaveLock { () throws(StoreError) -> SaveReceipt in
+      let categories = try expandingLogged(categories.map(remapped))
+      return try saveHoldingLock(categories, write)
     }
   }
 
@@ -126,8 +118,10 @@ extension IndexedStore {
   /// `categories` with every one handed over unloaded that a record of the save log
   /// touched given document by document, as the index or the scan holds them: a whole file
   /// copies a category's run from the store file only while the run is its documents.
-  private func expandingLogged(_ categories: [CategoryToSave]) throws -> [CategoryToSave] {
-    try categories.map { category throws -> CategoryToSave in
+  private func expandingLogged(
+    _ categories: [CategoryToSave]
+  ) throws(StoreError) -> [CategoryToSave] {
+    try categories.map { category throws(StoreError) -> CategoryToSave in
       guard let unloaded = category.unloadedDocuments, unloaded.touchedByLog else {
         return category
       }

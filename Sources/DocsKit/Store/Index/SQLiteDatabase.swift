@@ -211,20 +211,45 @@ struct PreparedStatement {
 
 /// The result columns of a statement, by name: a row is read by column name, never by a
 /// position that a change to the column list would silently shift.
+///
+/// Not found by hashing the name (about 500 instructions a column, a tenth of reading the
+/// rows of a category or the categories of an open): every row of a statement is read in
+/// the same order of columns, so the column read after this one last time is tried first,
+/// and a name equal to it compares in a few instructions. Any other order still finds its
+/// column, and is learnt.
 final class SQLiteColumns {
-  private let indexes: [String: Int32]
+  private let names: [String]
+  /// Whether each column is the first of its name (the one a name finds).
+  private let isFirstOfItsName: [Bool]
+  /// For each column (and, at 0, for none), the column found after it last time, shifted
+  /// by one: the guess for the next lookup. (Its accesses are not tracked at run time: each
+  /// is one statement, on the one thread that steps the statement, and tracking them cost
+  /// more than the lookup.)
+  @exclusivity(unchecked) private var successors: [Int]
+  /// The column found last, shifted by one; 0 before the first lookup.
+  @exclusivity(unchecked) private var last = 0
 
   /// The columns named `names`, in order; of two with one name, the first is found.
   init(names: [String]) {
-    var indexes: [String: Int32] = [:]
-    for (index, name) in names.enumerated() where indexes[name] == nil {
-      indexes[name] = Int32(index)
-    }
-    self.indexes = indexes
+    self.names = names
+    isFirstOfItsName = names.indices.map { names.firstIndex(of: names[$0]) == $0 }
+    successors = Array(0...names.count)
   }
 
   /// The position of the column `name`; `nil` when the statement has none of that name.
-  func index(of name: String) -> Int32? { indexes[name] }
+  func index(of name: String) -> Int32? {
+    let guess = successors[last]
+    let position: Int
+    if guess < names.count, isFirstOfItsName[guess], names[guess] == name {
+      position = guess
+    } else {
+      guard let found = names.firstIndex(of: name) else { return nil }
+      position = found
+      successors[last] = found
+    }
+    last = position + 1
+    return Int32(position)
+  }
 }
 
 extension SQLiteRow {
@@ -251,4 +276,8 @@ extension SQLiteRow {
   func text(_ name: String) -> String { text(index(name)) }
   /// Column `name` as bytes (text or blob).
   func bytes(_ name: String) -> [UInt8] { bytes(index(name)) }
+  /// Column `name` as an object id; `nil` when it is not one.
+  func objectID(_ name: String) -> ObjectID? { objectID(index(name)) }
+  /// Column `index` as an object id; `nil` when it is not one.
+  func objectID(_ index: Int32) -> ObjectID? { StoreIndex.objectID(bytes(index)) }
 }

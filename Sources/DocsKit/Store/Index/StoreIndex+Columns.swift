@@ -184,12 +184,13 @@ extension StoreIndex {
   }
 
   /// The object id stored as `bytes`; `nil` when they are not 16.
-  static func objectID(_ bytes: [UInt8]) -> ObjectID? {
+  static func objectID(_ bytes: some RandomAccessCollection<UInt8>) -> ObjectID? {
     guard bytes.count == 16 else { return nil }
     var high: UInt64 = 0
     var low: UInt64 = 0
-    for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
-    for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
+    for (offset, byte) in bytes.enumerated() {
+      if offset < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+    }
     return ObjectID(high: high, low: low)
   }
 }

@@ -195,7 +195,7 @@ extension StoreIndex {
     }
     var hits: [IndexSearchHit] = []
     try database.query(sql, values) { row throws(SQLiteError) in
-      guard let category = StoreIndex.objectID(row.bytes(8)),
+      guard let category = row.objectID(8),
         let document = StoreIndex.document(row, category: category, base: row.int(9))
       else { return }
       hits.append(IndexSearchHit(document: document, bm25: row.real(10)))
@@ -241,49 +241,26 @@ extension StoreIndex {
     linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
   ) throws(SQLiteError) -> [StoredDocument]? {
     guard let record = try record(), record.hasFullText else { return nil }
-    var documents: [StoredDocument] = []
-    try database.query(
-      """
-      SELECT DISTINCT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
-        c.uuid AS category_uuid, c.documents_offset AS base
-      FROM links l JOIN documents d ON d.id = l.source JOIN categories c ON d.category = c.id
-      WHERE l.name_key = ?1
-        AND (l.category_key = ?2 OR (l.category_key IS NULL AND (?4 OR c.uuid = ?3)))
-      """,
+    return try documentRows(
+      distinct: true, from: "links l JOIN documents d ON d.id = l.source",
+      where: """
+        l.name_key = ?1
+          AND (l.category_key = ?2 OR (l.category_key IS NULL AND (?4 OR c.uuid = ?3)))
+        """,
       [
         .text(name.key.folded), .text(category.name.key.folded),
         .blob(StoreIndex.bytes(of: category.id)), .integer(bareFromAnywhere ? 1 : 0),
-      ]
-    ) { row throws(SQLiteError) in
-      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
-        let document = StoreIndex.document(row, category: category, base: row.int("base"))
-      else { return }
-      documents.append(document)
-    }
-    return documents
+      ])
   }
 
   /// The documents whose saved contents hold a `[[Category/Name]]` link naming `category`;
   /// `nil` when the links are not built.
   func documents(linkingInto category: Name) throws(SQLiteError) -> [StoredDocument]? {
     guard let record = try record(), record.hasFullText else { return nil }
-    var documents: [StoredDocument] = []
-    try database.query(
-      """
-      SELECT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
-        c.uuid AS category_uuid, c.documents_offset AS base
-      FROM documents d JOIN categories c ON d.category = c.id
-      WHERE d.id IN (SELECT source FROM links WHERE category_key = ?)
-      """, [.text(category.key.folded)]
-    ) { row throws(SQLiteError) in
-      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
-        let document = StoreIndex.document(row, category: category, base: row.int("base"))
-      else { return }
-      documents.append(document)
-    }
-    return documents
+    return try documentRows(
+      where: "d.id IN (SELECT source FROM links WHERE category_key = ?)",
+      [.text(category.key.folded)])
   }
-
 }
 
 // MARK: - Search requests

@@ -98,7 +98,7 @@ extension StoreIndex {
       FROM documents d JOIN categories c ON d.category = c.id WHERE d.uuid = ?
       """, [.blob(StoreIndex.bytes(of: id))]
     ) { row throws(SQLiteError) in
-      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
+      guard let category = row.objectID("category_uuid"),
         let document = StoreIndex.document(row, category: category, base: row.int("base"))
       else {
         throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "a row")
@@ -176,7 +176,7 @@ extension StoreIndex {
       try database.query(
         "SELECT uuid FROM documents WHERE category = ?", [.integer(row)]
       ) { member throws(SQLiteError) in
-        if let id = StoreIndex.objectID(member.bytes("uuid")) { members.append(id) }
+        if let id = member.objectID("uuid") { members.append(id) }
       }
       for member in members { try delete(member, &changes, oldContent) }
     }

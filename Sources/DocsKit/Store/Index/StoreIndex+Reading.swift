@@ -72,7 +72,7 @@ extension StoreIndex {
       "SELECT \(columns) FROM categories ORDER BY ordinal"
     ) { row throws(SQLiteError) in
       func column(_ column: CategoryColumn) -> Int { row.int(column.rawValue) }
-      guard let id = StoreIndex.objectID(row.bytes(CategoryColumn.uuid.rawValue)) else {
+      guard let id = row.objectID(CategoryColumn.uuid.rawValue) else {
         throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "bad uuid")
       }
       let latest = CategoryColumn.latestModified.rawValue
@@ -136,7 +136,7 @@ extension StoreIndex {
       SELECT c.uuid AS category_uuid FROM documents d JOIN categories c ON d.category = c.id
       WHERE d.uuid = ?
       """, [.blob(StoreIndex.bytes(of: id))]
-    ) { row throws(SQLiteError) in found = StoreIndex.objectID(row.bytes("category_uuid")) }
+    ) { row throws(SQLiteError) in found = row.objectID("category_uuid") }
     return found
   }
 
@@ -144,41 +144,55 @@ extension StoreIndex {
   /// filters), with their category's uuid and base.
   func documents(nameContaining needle: String) throws(SQLiteError) -> [StoredDocument] {
     let isASCII = needle.utf8.allSatisfy { $0 < 0x80 }
-    let filter = needle.isEmpty || !isASCII ? "" : "WHERE instr(d.name_key, ?) > 0"
-    var documents: [StoredDocument] = []
-    try database.query(
-      """
-      SELECT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
-        c.uuid AS category_uuid, c.documents_offset AS base
-      FROM documents d JOIN categories c ON d.category = c.id \(filter)
-      """, filter.isEmpty ? [] : [.text(needle)]
-    ) { row throws(SQLiteError) in
-      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
-        let document = StoreIndex.document(row, category: category, base: row.int("base"))
-      else { return }
-      documents.append(document)
-    }
-    return documents
+    guard !needle.isEmpty, isASCII else { return try documentRows(where: nil) }
+    return try documentRows(where: "instr(d.name_key, ?) > 0", [.text(needle)])
+  }
+
+  /// Documents whose name key is `key` byte for byte (the caller knows no other spelling of
+  /// it can be equal), in the category `category` when given: found through
+  /// `documents_by_name`, reading no other row.
+  func documents(namedKey key: String, in category: ObjectID?) throws(SQLiteError)
+    -> [StoredDocument]
+  {
+    guard let category else { return try documentRows(where: "d.name_key = ?", [.text(key)]) }
+    return try documentRows(
+      where: "d.name_key = ? AND c.uuid = ?", [.text(key), .blob(StoreIndex.bytes(of: category))])
+  }
+
+  /// The document `id`, when a row holds it.
+  func document(withID id: ObjectID) throws(SQLiteError) -> StoredDocument? {
+    try documentRows(where: "d.uuid = ?", [.blob(StoreIndex.bytes(of: id))]).first
   }
 
   /// Documents holding the tag `key` (through the `document_tags` table), or every document
-  /// holding a tag when `key` is `nil`, with their category's uuid and base.
+  /// holding a tag when `key` is `nil` (through it too: the cost is the tags' rows, not
+  /// every document's), with their category's uuid and base.
   func documents(taggedWith key: TagKey?) throws(SQLiteError) -> [StoredDocument] {
+    guard let key else {
+      return try documentRows(where: "d.id IN (SELECT document FROM document_tags)")
+    }
+    return try documentRows(
+      from: "document_tags t JOIN documents d ON d.id = t.document", where: "t.tag_key = ?",
+      [.text(key.folded)])
+  }
+
+  /// The documents of the rows `tables` (which name the documents `d`) yield where
+  /// `condition` holds, each with its category's uuid and base: the one query every read
+  /// of documents across categories makes. A row that is not well-formed is left out.
+  func documentRows(
+    distinct: Bool = false, from tables: String = "documents d", where condition: String?,
+    _ values: [SQLiteValue] = []
+  ) throws(SQLiteError) -> [StoredDocument] {
     var documents: [StoredDocument] = []
-    let columns = """
-      SELECT \(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
-        c.uuid AS category_uuid, c.documents_offset AS base
+    try database.query(
       """
-    let sql =
-      key == nil
-      ? columns
-        + " FROM documents d JOIN categories c ON d.category = c.id WHERE d.tags IS NOT NULL"
-      : columns + """
-         FROM document_tags t JOIN documents d ON d.id = t.document
-          JOIN categories c ON d.category = c.id WHERE t.tag_key = ?
-        """
-    try database.query(sql, key.map { [.text($0.folded)] } ?? []) { row throws(SQLiteError) in
-      guard let category = StoreIndex.objectID(row.bytes("category_uuid")),
+      SELECT \(distinct ? "DISTINCT " : "")\(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
+        c.uuid AS category_uuid, c.documents_offset AS base
+      FROM \(tables) JOIN categories c ON d.category = c.id
+      \(condition.map { "WHERE " + $0 } ?? "")
+      """, values
+    ) { row throws(SQLiteError) in
+      guard let category = row.objectID("category_uuid"),
         let document = StoreIndex.document(row, category: category, base: row.int("base"))
       else { return }
       documents.append(document)
@@ -192,7 +206,7 @@ extension StoreIndex {
   static func document(_ row: SQLiteRow, category: ObjectID, base: Int) -> StoredDocument? {
     func column(_ column: DocumentColumn) -> Int { row.int(column.rawValue) }
     let text = row.text(DocumentColumn.name.rawValue)
-    guard let id = objectID(row.bytes(DocumentColumn.uuid.rawValue)),
+    guard let id = row.objectID(DocumentColumn.uuid.rawValue),
       let name = try? Name(text), name.text == text
     else { return nil }
     let size = column(.size)

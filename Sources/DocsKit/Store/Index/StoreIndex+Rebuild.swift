@@ -26,8 +26,10 @@ extension StoreIndex {
           DELETE FROM identity; DELETE FROM links; DELETE FROM document_tags;
           DELETE FROM documents; DELETE FROM categories;
           INSERT INTO full_text(full_text) VALUES('delete-all');
+          DROP INDEX documents_by_name;
           """)
         try insertRows(of: graph, progress: progress)
+        try database.execute(StoreIndex.documentsByNameSQL)
         try writeRecord(identity, fullText: false)
         return true
       }

@@ -149,13 +149,7 @@ enum RecoveryFileFormat {
 
   /// FNV-1a (64 bits) of `bytes`, as 16 hex digits: enough to tell a torn or altered file.
   static func checksum(_ bytes: some Collection<UInt8>) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes {
-      hash ^= UInt64(byte)
-      hash &*= 0x100_0000_01b3
-    }
-    let digits = String(hash, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    StableHash(bytes).hexDigits
   }
 
   // MARK: - Decoding

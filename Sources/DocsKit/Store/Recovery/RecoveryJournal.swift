@@ -131,9 +131,7 @@ public final class RecoveryJournal {
   static func identity(of storePath: String, _ fileSystem: any FileSystem) throws(SystemCallError)
     -> String
   {
-    if let real = try? fileSystem.realPath(storePath) { return real }
-    let (folder, name) = splitPath(storePath)
-    return join(try fileSystem.realPath(folder), name)
+    try fileSystem.resolvedPath(storePath)
   }
 
   static func join(_ folder: String, _ name: String) -> String {

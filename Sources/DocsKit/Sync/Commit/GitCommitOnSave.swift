@@ -13,6 +13,9 @@ public final class GitCommitOnSave: SaveObserver {
     self.repository = repository
   }
 
+  /// Every save is committed.
+  public var followsUpSaves: Bool { true }
+
   public func storeDidSave(_ delta: StoreDelta) -> String? {
     do {
       try repository.commitStore(saved: delta, storeLockHeld: true)

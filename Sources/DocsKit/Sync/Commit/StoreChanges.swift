@@ -43,40 +43,6 @@ struct StoreChanges {
   /// No change.
   init() {}
 
-  /// Compares `old` (`nil`: no store) with `new` (`nil`: no store).
-  init(from old: ParsedStore?, to new: ParsedStore?) {
-    let before = Outline(old)
-    let after = Outline(new)
-    for id in after.categoryIDs {
-      guard let name = after.categoryNames[id] else { continue }
-      switch before.categoryNames[id] {
-      case nil: categories.append(CategoryChange(kind: .new, name: name))
-      case let oldName? where oldName != name:
-        categories.append(CategoryChange(kind: .changed, name: name))
-      default: break
-      }
-    }
-    for id in before.categoryIDs where after.categoryNames[id] == nil {
-      categories.append(CategoryChange(kind: .deleted, name: before.categoryNames[id] ?? "?"))
-    }
-    for id in after.documentIDs {
-      guard let now = after.documents[id] else { continue }
-      let then = before.documents[id]
-      guard then?.fingerprint != now.fingerprint else { continue }
-      documents.append(
-        DocumentChange(
-          id: id, kind: then == nil ? .new : .changed, category: now.category, name: now.name,
-          size: now.size, fingerprint: now.fingerprint))
-    }
-    for id in before.documentIDs where after.documents[id] == nil {
-      guard let then = before.documents[id] else { continue }
-      documents.append(
-        DocumentChange(
-          id: id, kind: .deleted, category: then.category, name: then.name, size: then.size,
-          fingerprint: then.fingerprint))
-    }
-  }
-
   /// Compares two snapshots of (parts of) a store, object by object
   /// (``SnapshotDifference``).
   init(from old: StoreSnapshot, to new: StoreSnapshot) {
@@ -239,47 +205,5 @@ enum HistoryTrailer {
       id: id, kind: kind, category: String(path[..<slash]),
       name: String(path[path.index(after: slash)...]),
       size: isDeletion ? 0 : Int(fields[1]) ?? 0, fingerprint: String(fields[isDeletion ? 1 : 2]))
-  }
-}
-
-/// The documents of one version of a store, without their contents.
-private struct Outline {
-  struct Entry: Equatable {
-    var category: String
-    var name: String
-    var size: Int
-    var fingerprint: String
-  }
-
-  var categoryNames: [ObjectID: String] = [:]
-  var categoryIDs: [ObjectID] = []
-  var documents: [ObjectID: Entry] = [:]
-  var documentIDs: [ObjectID] = []
-
-  init(_ store: ParsedStore?) {
-    guard let store else { return }
-    for category in store.graph.categories {
-      categoryNames[category.id] = category.name.text
-      categoryIDs.append(category.id)
-    }
-    for document in store.graph.documents {
-      documents[document.id] = Entry(
-        category: categoryNames[document.categoryID] ?? "?", name: document.name.text,
-        size: document.size, fingerprint: store.fingerprint(of: document))
-      documentIDs.append(document.id)
-    }
-  }
-}
-
-extension ParsedStore {
-  /// A fingerprint of `document`'s version: a stable hash of its encoded object (name,
-  /// content, size, date) and its category, as 16 hex digits.
-  func fingerprint(of document: StoredDocument) -> String {
-    var hash = StableHash()
-    hash.combine(document.categoryID.high)
-    hash.combine(document.categoryID.low)
-    hash.combine(slice(document.location))
-    let digits = String(hash.value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
   }
 }

@@ -73,14 +73,18 @@ extension StoreRepository {
       if storeLockHeld { return true }
       return try self.storeGeneration() == saved.generation
     }
+    // A tree of layout 1, or one not known to be of layout 2, is compared whole: that
+    // converts it.
+    let current = RepositoryLayout.currentVersion
     if let saved, let known = knownHead(), let state = committed(), state.head == known.head,
-      state.generation == .known(saved.generationBefore), try matchesStore(),
+      state.layoutVersion == current, state.generation == .known(saved.generationBefore),
+      try matchesStore(),
       let commit = try commitChanges(saved, onto: known.head, branch: known.branch)
     {
       return (known.head, commit)
     }
     let head = try headCommit()
-    if let head, let state = committed(), state.head == head {
+    if let head, let state = committed(), state.head == head, state.layoutVersion == current {
       if let saved, state.generation == .known(saved.generationBefore), try matchesStore() {
         return (head, try commitChanges(saved, onto: head, messagePrefix: messagePrefix))
       }
@@ -277,6 +281,13 @@ extension StoreRepository {
     let isConversion = tree[pathInRepository] != nil
     if isConversion { difference.changes.append(.delete(pathInRepository)) }
     difference.changes += try supportFileChanges(in: tree)
+    let markerChanges = try layoutMarkerChanges(in: tree)
+    // docsh's files in a tree without the marker: layout 1, converted by this commit.
+    let isMarkdownConversion =
+      !isConversion && tree[prefix + LayoutMarker.path] == nil
+      && tree.keys.contains { $0.hasSuffix("/" + CategoryFile.fileName) }
+    // A store with nothing to commit makes no commit of the marker alone.
+    if !difference.changes.isEmpty || isMarkdownConversion { difference.changes += markerChanges }
     guard !difference.changes.isEmpty else {
       if let head {
         recordCommitted(head, generation: .known(graph.generation))
@@ -288,6 +299,13 @@ extension StoreRepository {
       message =
         messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey + ": "
         + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n"
+    } else if isMarkdownConversion {
+      // The files that only moved are renames git follows; a document whose file changed
+      // on the way (an older header) is named as changed.
+      message =
+        messagePrefix + StoreRepository.markdownConversionSubject + "\n\n"
+        + difference.described.trailers(storePath: pathInRepository).joined(separator: "\n")
+        + "\n" + HistoryTrailer.layoutKey + ": \(RepositoryLayout.currentVersion)\n"
     } else {
       message = difference.described.message(prefix: messagePrefix, storePath: pathInRepository)
     }
@@ -296,10 +314,35 @@ extension StoreRepository {
     try moveHead(
       to: commit, from: head,
       reason: isConversion
-        ? "one file per document" : difference.described.subject(prefix: messagePrefix))
+        ? "one file per document"
+        : isMarkdownConversion
+          ? StoreRepository.markdownConversionSubject
+          : difference.described.subject(prefix: messagePrefix))
     recordCommitted(commit, generation: .known(graph.generation))
     if isConversion { try configureLayout() }
     return commit
+  }
+
+  /// The subject of the commit that converts a tree of layout 1 to layout 2.
+  static let markdownConversionSubject = "docsh: documents as .md files (layout 2)"
+
+  /// The changes that put the layout's marker and guard folders (``LayoutMarker``) in
+  /// `tree` where they are missing or differ.
+  /// - Throws: ``SyncError/unknownLayout(marker:version:)`` when the tree's marker names a
+  ///   layout this docsh does not read: it is never written over.
+  private func layoutMarkerChanges(in tree: [String: TreeEntry]) throws(SyncError)
+    -> [FastImportCommit.Change]
+  {
+    let markerPath = prefix + LayoutMarker.path
+    if let entry = tree[markerPath], entry.object != GitBlobID(of: LayoutMarker.render()),
+      let bytes = try readBlobs([entry.object]).first ?? nil
+    {
+      _ = try LayoutMarker.readableVersion(in: bytes, at: markerPath)
+    }
+    return LayoutMarker.changes(prefix: prefix).filter { change in
+      guard case .put(let path, let bytes) = change else { return true }
+      return tree[path]?.object != GitBlobID(of: bytes)
+    }
   }
 
   /// The changes that take docsh's lines out of the old layout's `.gitattributes` and
@@ -381,10 +424,16 @@ extension StoreRepository {
   /// A failure to record is not one of the commit's, which has happened: the ledger then
   /// still names an older commit (or none), so the next commit, finding HEAD elsewhere,
   /// compares the whole store, which is slower, not wrong. So the failure ends here.
-  func recordCommitted(_ head: CommitID, generation: RepositoryLedger.Generation) {
+  /// - Parameter layoutVersion: the layout `head`'s tree holds: every commit docsh writes
+  ///   holds the current one; `1` where that is not known.
+  func recordCommitted(
+    _ head: CommitID, generation: RepositoryLedger.Generation,
+    layoutVersion: Int = RepositoryLayout.currentVersion
+  ) {
     do {
       try updateLedger {
-        $0.committed = RepositoryLedger.Committed(head: head, generation: generation)
+        $0.committed = RepositoryLedger.Committed(
+          head: head, generation: generation, layoutVersion: layoutVersion)
       }
     } catch {
       // As said above: the next commit compares the whole store.
@@ -417,7 +466,7 @@ extension StoreRepository {
         head.hex + ":" + layout.folder(of: before), recursive: true)
       names[id] = entries.compactMap { entry -> Name? in
         guard !entry.isFolder, entry.blob != nil, let last = entry.name.split(separator: "/").last,
-          !last.hasPrefix("."), let name = FileNameEncoding.decode(String(last)),
+          !last.hasPrefix("."), let name = layout.documentName(ofFile: String(last)),
           !changed.contains(name.key)
         else { return nil }
         return name

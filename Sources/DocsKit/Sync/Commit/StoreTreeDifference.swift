@@ -12,8 +12,9 @@ struct StoreTreeDifference {
   private var unknown: [(path: String, blob: GitBlobID)] = []
   /// The paths of the store's documents and records in the tree made.
   private var expected = Set<String>()
-  /// Files found where a document of the store would lie in the other layout (its category
-  /// crossed the fan-out limit): the document's id, and its blob now.
+  /// Files found where a document of the store would lie in another layout (its category
+  /// crossed the fan-out limit, or the tree is of layout 1, without `.md`): the document's
+  /// id, and its blob now.
   private var otherPlaces: [String: (id: ObjectID, blob: GitBlobID)] = [:]
   private let layout: RepositoryLayout
   private var heldIDs: Set<ObjectID> = []
@@ -99,7 +100,12 @@ struct StoreTreeDifference {
     tree: [String: StoreRepository.TreeEntry], writer: inout BlobWriter
   ) throws(SyncError) {
     let path = layout.path(of: document.name, in: category, fannedOut: fannedOut)
-    let otherPath = layout.path(of: document.name, in: category, fannedOut: !fannedOut)
+    let former = layout.inVersion(1)
+    let otherPaths = [
+      layout.path(of: document.name, in: category, fannedOut: !fannedOut),
+      former.path(of: document.name, in: category, fannedOut: fannedOut),
+      former.path(of: document.name, in: category, fannedOut: !fannedOut),
+    ]
     expected.insert(path)
     let saved: SavedDocument
     do {
@@ -112,17 +118,18 @@ struct StoreTreeDifference {
     }
     let bytes = RepositoryLayout.fileBytes(of: saved)
     let blob = GitBlobID(of: bytes)
-    if tree[otherPath] != nil { otherPlaces[otherPath] = (document.id, blob) }
-    if tree[path] == nil, tree[otherPath] == nil { unplacedIDs.insert(document.id) }
+    let elsewhere = otherPaths.filter { tree[$0] != nil }
+    for otherPath in elsewhere { otherPlaces[otherPath] = (document.id, blob) }
+    if tree[path] == nil, elsewhere.isEmpty { unplacedIDs.insert(document.id) }
     guard tree[path]?.object != blob else { return }
-    if tree[path] == nil, tree[otherPath]?.object == blob {
+    if tree[path] == nil, elsewhere.contains(where: { tree[$0]?.object == blob }) {
       changes.append(.putBlob(path, blob))  // moved, not changed
       return
     }
     changes.append(.putMark(path, try writer.write(bytes)))
     described.documents.append(
       .init(
-        id: document.id, kind: tree[path] == nil && tree[otherPath] == nil ? .new : .changed,
+        id: document.id, kind: tree[path] == nil && elsewhere.isEmpty ? .new : .changed,
         category: category.text, name: document.name.text, size: document.size,
         fingerprint: RepositoryLayout.fingerprint(of: saved, fileBytes: bytes)))
   }
@@ -210,6 +217,9 @@ extension RepositoryLayout {
   func isDocumentPlace(_ path: String) -> Bool {
     guard path.hasPrefix(prefix) else { return false }
     let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+    // The marker's folder and the guard folders hold no documents.
+    guard let top = parts.first, !top.hasPrefix("."), !LayoutMarker.isGuardFolder(String(top))
+    else { return false }
     return parts.count == 2 || (parts.count == 3 && RepositoryLayout.isBucket(parts[1]))
   }
 
@@ -222,7 +232,10 @@ extension RepositoryLayout {
       parts[1] = parts[1][parts[1].index(after: slash)...]
     }
     let category = FileNameEncoding.decode(String(parts[0]))?.text ?? String(parts[0])
-    let name = FileNameEncoding.decode(String(parts[1]))?.text ?? String(parts[1])
+    // A path of either layout: a file of layout 2 without its `.md`, else as it is.
+    let file = String(parts[1])
+    let name =
+      (documentName(ofFile: file) ?? inVersion(1).documentName(ofFile: file))?.text ?? file
     return (category, name)
   }
 }

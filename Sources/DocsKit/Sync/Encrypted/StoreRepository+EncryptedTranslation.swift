@@ -80,11 +80,14 @@ extension StoreRepository {
   }
 
   /// Whether `path` of a local commit may be a document or a category record, as
-  /// ``TreeReader`` reads them: dot files (git's, a tool's, a layout marker) never are.
+  /// ``TreeReader`` reads them: dot files (git's, a tool's, the layout marker) and the
+  /// marker's guard folders never are.
   private func isStoreFile(_ path: String) -> Bool {
     guard layout.isDocumentPlace(path) else { return false }
     let parts = path.dropFirst(layout.prefix.count).split(separator: "/")
-    guard let folder = parts.first, let file = parts.last, !folder.hasPrefix(".") else {
+    guard let folder = parts.first, let file = parts.last, !folder.hasPrefix("."),
+      !LayoutMarker.isGuardFolder(String(folder))
+    else {
       return false
     }
     return !file.hasPrefix(".") || file == CategoryFile.fileName
@@ -153,7 +156,7 @@ extension StoreRepository {
           let categoryID = folderIDs[folder],
           !path.hasSuffix("/" + CategoryFile.fileName),
           let last = path.split(separator: "/").last,
-          let name = FileNameEncoding.decode(String(last))
+          let name = layout.documentName(ofFile: String(last))
         else { continue }
         if let id = EncryptedRecord.idOfDocshFile(bytes) {
           objects.documents[id] = EncryptedRecord.document(
@@ -604,7 +607,9 @@ extension StoreRepository {
       }
     }
     let merged = StoreSnapshot(generation: 0, categories: categories)
-    let changes = layout.changes(from: reading, to: merged, folders: folders)
+    var changes = layout.changes(from: reading, to: merged, folders: folders)
+    // A first commit (or one on an unmarked parent) is marked as the layout it is written in.
+    if !reading.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
     let message = StoreChanges(from: reading.describedSnapshot, to: merged).message(
       prefix: "", storePath: pathInRepository)
     return try makeBuildCommit(

@@ -176,11 +176,16 @@ extension StoreRepository {
     }
     let reader = TreeReader(git: git, layout: layout)
     var folder = layout.folder(of: categoryName)
-    var file = FileNameEncoding.encode(documentName)
-    let bucketed = layout.path(of: documentName, in: categoryName, fannedOut: true)
-    if try git.object(commit.hex + ":" + folder + "/" + file) == nil,
-      try git.object(commit.hex + ":" + bucketed) == nil
-    {
+    // The file of either layout: `NAME.md` (layout 2), else `NAME` (layout 1).
+    let layouts = [layout, layout.inVersion(1)]
+    var found = false
+    for layout in layouts where !found {
+      let file = folder + "/" + layout.fileName(of: documentName)
+      let bucketed = layout.path(of: documentName, in: categoryName, fannedOut: true)
+      found = try git.object(commit.hex + ":" + file) != nil
+      if !found { found = try git.object(commit.hex + ":" + bucketed) != nil }
+    }
+    if !found {
       // Spelled otherwise at that commit: find the folder and the file ignoring case, in
       // the folder or in the bucket of the name (which ignores case too).
       guard
@@ -191,21 +196,22 @@ extension StoreRepository {
       folder = layout.prefix + found.name
       let bucket = RepositoryLayout.bucket(of: documentName)
       guard
-        let entry = try reader.listing(commit.hex + ":" + folder, recursive: true).first(where: {
+        try reader.listing(commit.hex + ":" + folder, recursive: true).contains(where: {
           let parts = $0.name.split(separator: "/")
           return (parts.count == 1 || (parts.count == 2 && parts[0] == bucket))
-            && parts.last.flatMap { FileNameEncoding.decode(String($0)) }?.key
-              == documentName.key
+            && layouts.contains { layout in
+              parts.last.flatMap { layout.documentName(ofFile: String($0)) }?.key
+                == documentName.key
+            }
         })
       else { return nil }
-      file = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
     }
     let reading = try reader.read(commit, folders: [folder], date: try commitDate(commit))
+    // The name as spelled, else ignoring case.
     guard let id = reading.folders.first(where: { $0.value == folder })?.key,
       let holder = reading.snapshot.categories.first(where: { $0.id == id }),
-      let document = holder.documents.first(where: {
-        FileNameEncoding.encode($0.name) == file
-      })
+      let document = holder.documents.first(where: { $0.name.text == documentName.text })
+        ?? holder.documents.first(where: { $0.name.key == documentName.key })
     else { return nil }
     return SavedDocument(
       id: document.id, name: document.name.text, categoryID: holder.id,

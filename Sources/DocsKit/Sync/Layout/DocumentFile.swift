@@ -60,7 +60,7 @@ public enum DocumentFile {
   /// The entries and the start of the body of a content's own front matter, when it can
   /// share docsh's header and come back exactly: `---\n`, one entry or more of keys docsh
   /// does not write, `---\n`.
-  private static func sharedHeader(of content: [UInt8]) -> (entries: Range<Int>, body: Int)? {
+  static func sharedHeader(of content: [UInt8]) -> (entries: Range<Int>, body: Int)? {
     guard content.starts(with: "---\n".utf8),
       let header = FrontMatter(scanning: content, from: 0), header.isClosed,
       !header.lines.isEmpty, header.end - header.closingLineStart == 4,

@@ -2,6 +2,13 @@
 /// (``FileNameEncoding``), holding its record (``CategoryFile``) and a file per document
 /// (``DocumentFile``), under the repository's ``StoreRepository/prefix``.
 ///
+/// Layout 2 (``currentVersion``) names a document's file after the document with `.md`
+/// added, always: `Plan` is `Plan.md`, `notes.txt` is `notes.txt.md`, `Plan.md` is
+/// `Plan.md.md`. Taking exactly one `.md` off gives the name back, so every name round-trips,
+/// and Obsidian, which shows a note's file name without its `.md`, shows the name as typed. A
+/// file not ending in `.md` is not a document. The tree says which layout it holds
+/// (``LayoutMarker``): layout 1, docsh's before, has no marker and no `.md`.
+///
 /// A category of more than ``fanOutLimit`` documents keeps them in 256 bucket subfolders,
 /// `CATEGORY/xx/DOCUMENT`, `xx` two lowercase hex digits from a stable hash of the name's
 /// key (so that names equal ignoring case share a bucket), and its record says so: a commit
@@ -15,10 +22,42 @@ struct RepositoryLayout {
   /// The number of bucket subfolders of a fanned-out category, as its record gives it.
   static let bucketCount = 256
 
+  /// The layout this docsh writes: documents as `.md` files, the tree marked.
+  static let currentVersion = 2
+  /// What a document's file name adds to its encoded name in layout 2.
+  static let documentExtension = ".md"
+
   /// Put in front of every path (`""` when the store's folder is the repository's top).
   let prefix: String
   /// Over this many documents a category is fanned out (tests make it small).
   var fanOutLimit: Int = RepositoryLayout.defaultFanOutLimit
+  /// The layout's version: how documents' files are named (what is written is always
+  /// ``currentVersion``; a tree of an older layout is read in its own).
+  var version = RepositoryLayout.currentVersion
+
+  /// The file name of the document `name`: its encoded name, with `.md` in layout 2.
+  func fileName(of document: Name) -> String {
+    FileNameEncoding.encode(document) + (version >= 2 ? RepositoryLayout.documentExtension : "")
+  }
+
+  /// The document name a file name in a category folder stands for; `nil` when it stands
+  /// for none (in layout 2, a name not ending in `.md`).
+  func documentName(ofFile fileName: String) -> Name? {
+    guard version >= 2 else { return FileNameEncoding.decode(fileName) }
+    let bytes = Array(fileName.utf8)
+    let suffix = Array(RepositoryLayout.documentExtension.utf8)
+    guard bytes.count > suffix.count, bytes.suffix(suffix.count).elementsEqual(suffix) else {
+      return nil
+    }
+    return FileNameEncoding.decode(bytes: Array(bytes.dropLast(suffix.count)))
+  }
+
+  /// The same layout in `version`.
+  func inVersion(_ version: Int) -> RepositoryLayout {
+    var layout = self
+    layout.version = version
+    return layout
+  }
 
   /// Whether a category of `count` documents keeps them in bucket subfolders.
   func isFannedOut(documentCount count: Int) -> Bool { count > fanOutLimit }
@@ -41,14 +80,14 @@ struct RepositoryLayout {
   /// The path of the document `name` of the category `category`, in its bucket when the
   /// category is fanned out.
   func path(of document: Name, in category: Name, fannedOut: Bool) -> String {
-    folder(of: category) + "/" + RepositoryLayout.file(of: document, fannedOut: fannedOut)
+    folder(of: category) + "/" + file(of: document, fannedOut: fannedOut)
   }
 
-  /// The path of a document's file inside its category's folder: `DOCUMENT`, or
-  /// `xx/DOCUMENT` in a fanned-out category.
-  static func file(of document: Name, fannedOut: Bool) -> String {
-    let file = FileNameEncoding.encode(document)
-    return fannedOut ? bucket(of: document) + "/" + file : file
+  /// The path of a document's file inside its category's folder: `DOCUMENT.md`, or
+  /// `xx/DOCUMENT.md` in a fanned-out category.
+  func file(of document: Name, fannedOut: Bool) -> String {
+    let file = fileName(of: document)
+    return fannedOut ? RepositoryLayout.bucket(of: document) + "/" + file : file
   }
 
   /// The bucket of the document `name` in a fanned-out category: two lowercase hex digits
@@ -87,8 +126,7 @@ struct RepositoryLayout {
     hash.combine(Array(document.name.utf8))
     hash.combine([0])
     hash.combine(fileBytes)
-    let digits = String(hash.value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    return hash.hexDigits
   }
 
   /// The fingerprint of a deletion of the document `id`: the same for every deletion of it,
@@ -98,8 +136,7 @@ struct RepositoryLayout {
     hash.combine(id.high)
     hash.combine(id.low)
     hash.combine(Array("deleted".utf8))
-    let digits = String(hash.value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    return hash.hexDigits
   }
 
   /// The changes to the tree that commit `saved`, made against the tree of the save before:
@@ -131,7 +168,7 @@ struct RepositoryLayout {
     for document in saved.documents {
       guard let before = document.before, !deletedCategories.contains(before.category.key)
       else { continue }
-      let file = RepositoryLayout.file(
+      let file = self.file(
         of: before.name, fannedOut: isFannedOut(before: before.categoryID, in: saved))
       let folder = renamedFolders[before.category.key] ?? folder(of: before.category)
       changes.append(.delete(folder + "/" + file))
@@ -179,24 +216,19 @@ struct RepositoryLayout {
       let folder = folder(of: count.name) + "/"
       let waiting = prefix + ".docsh-moving-" + id.description + "-files/"
       let names = unchanged[id] ?? []
-      let parked = names.filter { RepositoryLayout.isBucket(FileNameEncoding.encode($0)) }
+      let parked = names.filter { RepositoryLayout.isBucket(fileName(of: $0)) }
       for name in parked {
         changes.append(
-          .rename(
-            folder + RepositoryLayout.file(of: name, fannedOut: before),
-            waiting + FileNameEncoding.encode(name)))
+          .rename(folder + file(of: name, fannedOut: before), waiting + fileName(of: name)))
       }
-      for name in names where !RepositoryLayout.isBucket(FileNameEncoding.encode(name)) {
+      for name in names where !RepositoryLayout.isBucket(fileName(of: name)) {
         changes.append(
           .rename(
-            folder + RepositoryLayout.file(of: name, fannedOut: before),
-            folder + RepositoryLayout.file(of: name, fannedOut: after)))
+            folder + file(of: name, fannedOut: before), folder + file(of: name, fannedOut: after)))
       }
       for name in parked {
         changes.append(
-          .rename(
-            waiting + FileNameEncoding.encode(name),
-            folder + RepositoryLayout.file(of: name, fannedOut: after)))
+          .rename(waiting + fileName(of: name), folder + file(of: name, fannedOut: after)))
       }
     }
     return changes

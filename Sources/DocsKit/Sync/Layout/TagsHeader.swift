@@ -1,38 +1,47 @@
-/// How `export` and `import` carry a document's tags in a plain file: a front-matter header
-/// holding one `tags:` line before the content, only when the document holds tags, as
-/// Obsidian and static-site tools write them.
+/// How `export` and `import` carry a document's tags in a plain file: front matter as the
+/// sync layout writes it (``DocumentFile``), `tags:` as a YAML block list, only when the
+/// document holds tags, as Obsidian's properties, pandoc and Hugo read it.
 ///
 /// ```
 /// ---
-/// tags: project/docsh urgent
+/// tags:
+///   - project/docsh
+///   - urgent
 /// ---
 /// the content, exactly as stored
 /// ```
 ///
-/// A file imported whose header holds only a `tags:` line of valid tags gives those tags and
-/// the content after it; any other file (another tool's front matter included) is all
-/// content.
+/// A content that opens with front matter of its own (keys docsh does not write) shares the
+/// one header, its entries after `tags:`. Reading takes the tags of a `tags:` entry — a block
+/// or flow list, a scalar, or the space-separated line docsh wrote before — and keeps every
+/// other entry as the content's own front matter; a file of a sync clone (docsh's `id:` and
+/// `modified:`) gives its content and tags, its id and date not taken. Anything else (no
+/// header, YAML docsh does not read, a tag that is not valid) is all content.
 public enum TagsHeader {
   /// `content` with a tags header before it, or as it is when `tags` is empty.
   public static func wrapping(_ content: String, tags: [Tag]) -> String {
     guard !tags.isEmpty else { return content }
-    return "---\ntags: " + tags.map(\.text).joined(separator: " ") + "\n---\n" + content
+    var header = "---\ntags:\n"
+    for tag in tags { header += "  - " + YAMLHeader.scalar(tag.text) + "\n" }
+    let bytes = Array(content.utf8)
+    guard let shared = DocumentFile.sharedHeader(of: bytes) else {
+      return header + "---\n" + content
+    }
+    // The content is UTF-8 and both ranges start and end at line ends: valid slices.
+    return header + String(decoding: bytes[shared.entries], as: UTF8.self) + "---\n"
+      + String(decoding: bytes[shared.body...], as: UTF8.self)
   }
 
-  /// The tags of a file's tags header and the content after it; no tags and all of `text`
+  /// The tags of a file's header and the content without them; no tags and all of `text`
   /// when it has no such header.
   public static func split(_ text: String) -> (tags: [Tag], content: String) {
-    let bytes = Array(text.utf8)
-    guard bytes.starts(with: Array("---\n".utf8)) || bytes.starts(with: Array("---\r\n".utf8)),
-      let header = FrontMatter(scanning: bytes, from: 0), header.isClosed, header.hasKey("tags"),
-      case .success(let values) = header.values(of: ["tags"]), let line = values[0]
-    else { return ([], text) }
-    var tags: [Tag] = []
-    for word in line.value.split(whereSeparator: { " ,\t[]".contains($0) }) {
-      guard let tag = try? Tag(String(word)) else { return ([], text) }
-      tags.append(tag)
+    switch DocumentFile.parse(Array(text.utf8)) {
+    case .plain(let content, let tags) where !tags.isEmpty:
+      return (tags, content)
+    case .docsh(_, _, let content, let tags):
+      return (tags, content)
+    default:
+      return ([], text)
     }
-    guard !tags.isEmpty else { return ([], text) }
-    return (tags.normalizedTags(), String(decoding: bytes[header.end...], as: UTF8.self))
   }
 }

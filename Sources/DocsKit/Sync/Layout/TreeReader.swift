@@ -54,6 +54,11 @@ struct TreeReading {
   /// The documents read from files without docsh's header, and the categories of folders
   /// without a record: taken in from other tools, so new to docsh's history.
   var madeElsewhere: Set<ObjectID> = []
+  /// The layout the tree holds (``LayoutMarker``): its documents' files were read in it.
+  var layoutVersion = 1
+  /// Whether the tree holds the current layout's marker and both guard folders: a commit
+  /// made on it need not put them back.
+  var isMarked = false
 
   /// The snapshot as docsh's history knows it: without what was made elsewhere.
   var describedSnapshot: StoreSnapshot {
@@ -80,7 +85,8 @@ extension TreeReading {
 /// Reads ``TreeReading``s through git.
 struct TreeReader {
   let git: Git
-  let layout: RepositoryLayout
+  /// The layout of the repository; a tree is read in the version its marker names.
+  var layout: RepositoryLayout
   /// How many files git hands over in one `cat-file` at the most, unless one folder holds
   /// more (a few megabytes; tests set less).
   var filesPerRead = 2_000
@@ -99,19 +105,56 @@ struct TreeReader {
   ///   - progress: told of each folder read, as that many of `wanted.count`.
   ///   - maximumDocumentSize: when given (a remote's commit), documents are sized with
   ///     `cat-file --batch-check` first and one over it is refused unread.
+  ///   - unmarkedVersion: the layout of a tree without a marker: 1, unless the caller
+  ///     knows the tree descends from a marked one (a user removed the marker in a clone).
+  /// - Throws: ``SyncError/unknownLayout(marker:version:)`` for a marker of a layout this
+  ///   docsh does not read.
   func read(
     _ commit: CommitID, folders wanted: Set<String>, date: Timestamp,
-    maximumDocumentSize: Int? = nil, progress: (any ProgressObserver)? = nil
+    maximumDocumentSize: Int? = nil, unmarkedVersion: Int = 1,
+    progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> TreeReading {
     var reading = TreeReading()
     // Paths are looked up in the commit's tree, not through the commit: git would read the
     // commit object, message and all, for every lookup.
     let root = try git.text("read the repository", ["rev-parse", commit.hex + "^{tree}"])
-    let categoryFolders = try categoryFolders(of: root, into: &reading)
-    // Every record, through one process.
-    let records = try git.blobs(
-      categoryFolders.map { root + ":" + $0.folder + "/" + CategoryFile.fileName },
-      step: "read the repository")
+    var guards = 0
+    var hasMarkerFolder = false
+    let categoryFolders = try categoryFolders(
+      of: root, into: &reading, guards: &guards, hasMarkerFolder: &hasMarkerFolder)
+    // The marker and every record, through one process.
+    let markerRevision = hasMarkerFolder ? [root + ":" + layout.prefix + LayoutMarker.path] : []
+    var records = try git.blobs(
+      markerRevision
+        + categoryFolders.map { root + ":" + $0.folder + "/" + CategoryFile.fileName },
+      step: "read the repository")[...]
+    let marker = hasMarkerFolder ? records.popFirst() ?? nil : nil
+    if let marker {
+      reading.layoutVersion = try LayoutMarker.readableVersion(
+        in: marker, at: layout.prefix + LayoutMarker.path)
+    } else {
+      reading.layoutVersion = unmarkedVersion
+    }
+    reading.isMarked =
+      marker != nil && reading.layoutVersion == RepositoryLayout.currentVersion
+      && guards == LayoutMarker.guardFolders.count
+    var reader = self
+    reader.layout = layout.inVersion(reading.layoutVersion)
+    return try reader.read(
+      root: root, categoryFolders: categoryFolders, records: Array(records), wanted: wanted,
+      date: date, maximumDocumentSize: maximumDocumentSize, progress: progress,
+      reading: reading)
+  }
+
+  /// ``read(_:folders:date:maximumDocumentSize:unmarkedVersion:progress:)`` once the top of
+  /// the tree `root` and the records of its category folders are read, in this reader's
+  /// layout.
+  private func read(
+    root: String, categoryFolders: [(folder: String, name: Name)], records: [[UInt8]?],
+    wanted: Set<String>, date: Timestamp, maximumDocumentSize: Int?,
+    progress: (any ProgressObserver)?, reading: TreeReading
+  ) throws(SyncError) -> TreeReading {
+    var reading = reading
     var categories: [SnapshotCategory] = []
     var keys: [NameKey: String] = [:]
     // Most of the folders wanted (a whole tree: a second machine's first sync, a lost store
@@ -168,13 +211,22 @@ struct TreeReader {
 
   /// The category folders at the top of the tree `root`, with their names; what else is
   /// there is a warning of `reading` (or a refusal, from ``checked(_:in:)``).
+  /// Counts in `guards` the guard folders of ``LayoutMarker`` found (never categories), and
+  /// tells in `hasMarkerFolder` whether the marker's folder is there.
   private func categoryFolders(
-    of root: String, into reading: inout TreeReading
+    of root: String, into reading: inout TreeReading, guards: inout Int,
+    hasMarkerFolder: inout Bool
   ) throws(SyncError) -> [(folder: String, name: Name)] {
     var categoryFolders: [(folder: String, name: Name)] = []
     // Dot files are git's or a tool's (`.gitattributes`, `.github`): never documents.
-    for entry in try listing(root + ":" + layout.prefix) where !entry.name.hasPrefix(".") {
+    for entry in try listing(root + ":" + layout.prefix) {
+      if entry.name == LayoutMarker.folder, entry.isFolder { hasMarkerFolder = true }
+      guard !entry.name.hasPrefix(".") else { continue }
       let path = layout.prefix + entry.name
+      if entry.isFolder, LayoutMarker.isGuardFolder(entry.name) {
+        guards += 1
+        continue
+      }
       guard checked(entry, in: &reading) else { continue }
       guard entry.isFolder else {
         if let blob = entry.blob { reading.files[path] = blob }
@@ -323,8 +375,10 @@ struct TreeReader {
       }
       guard let file = parts.last, !file.hasPrefix(".") else { continue }
       reading.files[path] = blob
-      guard let name = FileNameEncoding.decode(String(file)) else {
-        reading.warnings[path] = "not a document name docsh accepts"
+      guard let name = layout.documentName(ofFile: String(file)) else {
+        reading.warnings[path] =
+          layout.version >= 2 && !file.utf8.reversed().starts(with: ".md".utf8.reversed())
+          ? "not a .md file, so no document" : "not a document name docsh accepts"
         continue
       }
       if let other = names[name.key] {

@@ -8,6 +8,8 @@
 ///     docsh-ledger 1
 ///     committed 3f2a…c1 42            what docsh last committed: HEAD and the store's generation
 ///     committed 3f2a…c1 unknown       (saves may have followed it: the next commit compares)
+///     committed 3f2a…c1 42 layout-2   …and its tree is of layout 2 (``RepositoryLayout``);
+///                                     without it, of layout 1 or not known
 ///     moving - 9c1e…07 41 WITNESS     a move of HEAD a sync began: OLD (`-`: none), NEW, the
 ///                                     store's generation before, a witness of the write (`-`)
 ///     set-up DEV INODE SIZE MTIME CTIME   git said the folder's `.git` is docsh's and set up,
@@ -31,6 +33,10 @@ struct RepositoryLedger: Equatable, Sendable {
     var head: CommitID
     /// The store's generation it holds.
     var generation: Generation
+    /// The layout its tree holds, when known to be one after 1; `1` otherwise (a ledger of
+    /// docsh before layout 2, or a commit docsh did not make): the next commit then compares
+    /// the whole store, converting the tree if it is of layout 1.
+    var layoutVersion = RepositoryLayout.currentVersion
   }
 
   /// A move of HEAD a sync noted just before writing the store.
@@ -89,11 +95,13 @@ struct RepositoryLedger: Equatable, Sendable {
     for line in lines.dropFirst() {
       let fields = line.split(separator: " ", omittingEmptySubsequences: false)
       switch fields.first {
-      case "committed" where fields.count == 3:
+      case "committed" where fields.count == 3 || fields.count == 4:
         let generation: Generation? =
           fields[2] == "unknown" ? .unknown : Int(fields[2]).map { .known($0) }
-        if let generation {
-          committed = Committed(head: CommitID(fields[1]), generation: generation)
+        let layout = fields.count == 4 ? Int(fields[3].dropFirst("layout-".count)) : 1
+        if let generation, let layout, fields.count == 3 || fields[3].hasPrefix("layout-") {
+          committed = Committed(
+            head: CommitID(fields[1]), generation: generation, layoutVersion: layout)
         }
       case "moving" where fields.count == 5:
         guard let generation = Int(fields[3]) else { continue }
@@ -119,7 +127,8 @@ struct RepositoryLedger: Equatable, Sendable {
       case .known(let value): generation = String(value)
       case .unknown: generation = "unknown"
       }
-      text += "committed \(committed.head.hex) \(generation)\n"
+      let layout = committed.layoutVersion > 1 ? " layout-\(committed.layoutVersion)" : ""
+      text += "committed \(committed.head.hex) \(generation)\(layout)\n"
     }
     if let move {
       text +=

@@ -203,17 +203,15 @@ public final class StoreRepository {
     var result: Result?
     var failure: SyncError?
     do {
-      try store.withSaveLock { () throws -> Void in
+      try store.withSaveLock { () throws(StoreError) -> Void in
         do throws(SyncError) {
           result = try body()
         } catch {
           failure = error
         }
       }
-    } catch let error as StoreError {
-      throw .store(error)
     } catch {
-      throw .store(.invalidStore(storePath, reason: "\(error)"))
+      throw .store(error)
     }
     if let failure { throw failure }
     guard let result else { throw .store(.locked(storePath)) }

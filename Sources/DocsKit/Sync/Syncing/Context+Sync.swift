@@ -10,7 +10,7 @@ extension Context {
     through repository: StoreRepository, options: SyncOptions = SyncOptions(),
     observer: (any SyncObserving)? = nil, progress: (any ProgressObserver)? = nil
   ) throws -> SyncReport {
-    if hasChanges { try save() }
+    if try hasChanges { try save() }
     let report: SyncReport
     do {
       report = try repository.sync(

@@ -96,7 +96,9 @@ extension StoreRepository {
     }
     // Another session saved a new store meanwhile: that one stands.
     if restored {
-      recordCommitted(head, generation: .known(try storeGeneration() ?? 0))
+      // HEAD may be of layout 1 (the store lost before a conversion): the next commit
+      // compares the whole store, which converts it if so.
+      recordCommitted(head, generation: .known(try storeGeneration() ?? 0), layoutVersion: 1)
       report.notes.append(.restoredStore(fromCommit: head.short))
     }
   }
@@ -107,7 +109,8 @@ extension StoreRepository {
   ) throws(SyncError) -> TreeReading {
     let reader = TreeReader(git: git, layout: layout)
     let folders = Set(
-      try reader.listing(commit.hex + ":" + layout.prefix).filter(\.isFolder)
+      try reader.listing(commit.hex + ":" + layout.prefix)
+        .filter { $0.isFolder && !$0.name.hasPrefix(".") && !LayoutMarker.isGuardFolder($0.name) }
         .map { layout.prefix + $0.name })
     progress?.beginTask(.buildingStore, totalBytes: max(1, folders.count))
     defer { progress?.endTask() }
@@ -199,7 +202,7 @@ extension StoreRepository {
     }
     try moveHead(to: new, from: old, reason: "sync: finish an interrupted sync")
     // Saves may have followed the sync's: the next commit compares the whole store.
-    recordCommitted(new, generation: .unknown)
+    recordCommitted(new, generation: .unknown, layoutVersion: 1)
     forgetMove()
   }
 

@@ -43,6 +43,8 @@ public enum SyncNote: Hashable, Sendable, CustomStringConvertible {
   case fetchedStore
   /// The repository was converted to one file per document.
   case convertedRepository
+  /// The repository's documents became `.md` files (layout 2), in one commit of renames.
+  case convertedToMarkdown
 
   /// One line.
   public var description: String {
@@ -52,6 +54,9 @@ public enum SyncNote: Hashable, Sendable, CustomStringConvertible {
     case .fetchedStore: return "fetched the notes of the remote"
     case .convertedRepository:
       return "the repository now holds one file per document (converted from the store file)"
+    case .convertedToMarkdown:
+      return
+        "the repository's documents are now .md files (layout 2): converted in one commit of renames, history kept"
     }
   }
 }
@@ -137,8 +142,17 @@ extension StoreRepository {
     for _ in 0..<max(1, options.maximumAttempts) {
       observer?.syncReached(.committing)
       let wasOldLayout = try hasCommitOfOldLayout()
+      // Only a HEAD not known to be of layout 2 can convert: asked of git only then.
+      let mayConvert = committed()?.layoutVersion != RepositoryLayout.currentVersion
+      let before = mayConvert ? try headCommit() : nil
       var head = try commitLocked(progress: progress)
       if wasOldLayout { report.notes.append(.convertedRepository) }
+      if mayConvert, let head, head != before,
+        try git.text("read the history", ["log", "-1", "--format=%s", head.hex])
+          == StoreRepository.markdownConversionSubject
+      {
+        report.notes.append(.convertedToMarkdown)
+      }
       observer?.syncReached(.fetching)
       let isEncrypted = try fetchRemote()
       let upstream = try upstreamBranch()
@@ -146,8 +160,11 @@ extension StoreRepository {
       if let remote, head != remote {
         if head == nil, try storeHoldsNothing() {
           observer?.syncReached(.merging)
-          guard try adopt(remote, into: &report, progress: progress) else { continue }
-          head = remote
+          // HEAD after: the remote, or a commit on it (converting a remote of layout 1).
+          guard let adopted = try adopt(remote, into: &report, progress: progress) else {
+            continue
+          }
+          head = adopted
         } else {
           // One `merge-base` tells both whether there is anything to take and where from.
           let base = try head.flatMap { head throws(SyncError) in try mergeBase(head, remote) }
@@ -205,13 +222,17 @@ extension StoreRepository {
       try base.map { base throws(SyncError) in try reader.read(base, folders: folders, date: date) }
       ?? TreeReading()
     // A fast-forward's base is the local side: read once.
+    // A side without the marker whose base has it lost it in a clone: still of that layout.
+    let unmarked = base == nil ? 1 : baseSide.layoutVersion
     let localSide =
       try local.map { local throws(SyncError) in
-        local == base ? baseSide : try reader.read(local, folders: folders, date: date)
+        local == base
+          ? baseSide
+          : try reader.read(local, folders: folders, date: date, unmarkedVersion: unmarked)
       } ?? TreeReading()
     let remoteSide = try reader.read(
       remote, folders: folders, date: date,
-      maximumDocumentSize: RemoteRefusal.maximumDocumentSize)
+      maximumDocumentSize: RemoteRefusal.maximumDocumentSize, unmarkedVersion: unmarked)
     try refuseIfNeeded(remoteSide, of: remote, since: base)
     if let path = remoteChanges.keys.first(where: { $0.hasPrefix(Self.notUTF8Mark) }) {
       throw .refusedRemote(
@@ -243,6 +264,8 @@ extension StoreRepository {
         remoteChanges, modes: remoteEntries.mapValues(\.mode), localChanges: localChanges,
         managed: baseSide.docshFiles.union(localSide.docshFiles).union(remoteSide.docshFiles))
     }
+    // The marker and guard folders, where a clone's commit took them away.
+    if !parentSide.isMarked { treeChanges += LayoutMarker.changes(prefix: prefix) }
     let target: CommitID
     if isFastForward && treeChanges.isEmpty {
       target = remote
@@ -286,10 +309,11 @@ extension StoreRepository {
   }
 
   /// Writes the store of a machine with no notes yet from `remote`'s whole tree.
-  /// - Returns: `false` when the store changed meanwhile and nothing was done.
+  /// - Returns: HEAD after (`remote`, or a commit on it); `nil` when the store changed
+  ///   meanwhile and nothing was done.
   private func adopt(
     _ remote: CommitID, into report: inout SyncReport, progress: (any ProgressObserver)?
-  ) throws(SyncError) -> Bool {
+  ) throws(SyncError) -> CommitID? {
     let side = try wholeTree(
       of: remote, maximumDocumentSize: RemoteRefusal.maximumDocumentSize, progress: progress)
     try refuseIfNeeded(side, of: remote, since: nil)
@@ -297,19 +321,28 @@ extension StoreRepository {
     for (path, reason) in side.warnings.sorted(by: { $0.key < $1.key }) {
       report.warnings.append(SyncWarning(path: path, reason: reason))
     }
-    let changes = layout.changes(from: side, to: side.snapshot, folders: everything)
+    // A remote of layout 1 is converted by this commit: every folder is written anew.
+    var changes = layout.changes(from: side, to: side.snapshot, folders: everything)
+    if !side.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
     var target = remote
+    let converts = side.layoutVersion < RepositoryLayout.currentVersion && !side.folders.isEmpty
     if !changes.isEmpty {
-      target = try makeBuildCommit(
-        parent: remote, changes: changes,
-        message: StoreChanges(from: side.describedSnapshot, to: side.snapshot).message(
-          prefix: "Sync: ", storePath: pathInRepository))
+      // A conversion moves files without changing documents: named as one, no trailers.
+      let message =
+        converts
+        ? "Sync: " + StoreRepository.markdownConversionSubject + "\n\n" + HistoryTrailer.storeKey
+          + ": " + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": "
+          + String(RepositoryLayout.currentVersion) + "\n"
+        : StoreChanges(from: side.describedSnapshot, to: side.snapshot).message(
+          prefix: "Sync: ", storePath: pathInRepository)
+      target = try makeBuildCommit(parent: remote, changes: changes, message: message)
     }
     let incoming = StoreIncoming(from: .empty, to: side.snapshot)
-    guard try write(incoming, movingHead: nil, to: target) else { return false }
+    guard try write(incoming, movingHead: nil, to: target) else { return nil }
     if !side.snapshot.categories.isEmpty { report.notes.append(.fetchedStore) }
+    if converts && target != remote { report.notes.append(.convertedToMarkdown) }
     report.incoming += incoming.count
-    return true
+    return target
   }
 
   // MARK: - Refusing what a remote must not bring
