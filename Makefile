@@ -12,6 +12,9 @@ deps:
 	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev pkg-config"; \
 	pkg-config --exists sqlite3 2>/dev/null || missing="$$missing libsqlite3-dev pkg-config"; \
 	[ -f /usr/include/re2/re2.h ] || missing="$$missing libre2-dev"; \
+	pkg-config --exists libsodium 2>/dev/null || missing="$$missing libsodium-dev pkg-config"; \
+	command -v age >/dev/null || missing="$$missing age"; \
+	command -v script >/dev/null || missing="$$missing bsdutils"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || missing="$$missing python3-pexpect"; \
 	command -v groff >/dev/null || missing="$$missing groff-base"; \
 	command -v zsh >/dev/null || missing="$$missing zsh"; \
@@ -61,6 +64,7 @@ build: deps
 ## takes about a millisecond, a fifth of `docsh --version`. And the C libraries, libedit
 ## (with libtermcap, libbsd, libmd) and SQLite: their shared objects are bound at load time
 ## (BIND_NOW), about 1.6 M of the 2.9 M instructions `docsh --version` took with them.
+## libsodium (age files) likewise, through a linker script naming its archive.
 ## The linker finds `-lNAME` in the first folder that has it, so a folder holding only the
 ## archives goes first: for libstdc++ a link to it; for libedit and SQLite a linker script
 ## naming each archive with what it needs: libedit's `-ledit` (CLibEdit's linker setting) is
@@ -75,6 +79,10 @@ release: deps
 	lib=$$(pkg-config --variable=libdir libedit); \
 	if [ -f $$lib/libedit.a ] && [ -f $$lib/libtermcap.a ] && [ -f $$lib/libbsd.a ] && [ -f $$lib/libmd.a ]; then \
 	  echo "GROUP ( $$lib/libedit.a $$lib/libtermcap.a $$lib/libbsd.a $$lib/libmd.a )" > $(STATIC_LIBS)/libedit.a; \
+	fi; \
+	lib=$$(pkg-config --variable=libdir libsodium); \
+	if [ -f $$lib/libsodium.a ]; then \
+	  echo "GROUP ( $$lib/libsodium.a )" > $(STATIC_LIBS)/libsodium.a; \
 	fi; \
 	lib=$$(pkg-config --variable=libdir sqlite3); \
 	if [ -f $$lib/libsqlite3.a ]; then \

@@ -560,6 +560,7 @@ def main():
     if MODE == "full" and (not SELECTED or SELECTED & {47, 51, 52} | set(MILLION_ROWS)):
         log("== the million-document corpus")
         million = corpus("million", *MILLION, 1, False, lean=True)
+    encrypted_sync_rows(new_row, docsh, large if MODE == "full" else personal)
     savelog_rows(new_row, D, docsh, personal, large, million)
     million_rows(new_row, D, million)
     promise_rows(new_row, D, personal, large)
@@ -1588,6 +1589,84 @@ def sync_block(new_row, docsh, info, first):
             r["per_unit"] = (docs, "document of the store")
     else:
         r["status"] = "skipped"
+
+
+# ---------------------------------------------------------------- encrypted sync (issue 39)
+#
+# The same sync to an end-to-end encrypted remote (`sync --encrypt`: every document an age
+# file) against a plain remote, in one run: the cost of encrypting, in the first sync and in
+# a synced save. The large store in full mode, the personal one in quick mode.
+
+ENCRYPTED_FIRST_ROW = 62
+
+
+def encrypted_sync_rows(new_row, docsh, info):
+    """Rows 62 (first sync, encrypted vs plain) and 63 (`append` + `sync`, encrypted vs
+    plain) on the corpus `info`: machine E syncs with an encrypted remote, P with a plain
+    one, both copies of the same indexed store."""
+    first = ENCRYPTED_FIRST_ROW
+    rows_here = [first, first + 1]
+    if SELECTED and not SELECTED & set(rows_here):
+        for n in rows_here:
+            new_row(n, "encrypted sync", 1)["status"] = "skipped"
+        return
+    D = sq(docsh)
+    S = sq
+    name = info["name"]
+    source = os.path.join(CORPUS, info["dir"], "store.json")
+    base = os.path.join(TMP, "encrypted-" + name)
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    passphrase = os.path.join(base, "passphrase")
+    with open(passphrase, "w", encoding="utf-8") as f:
+        f.write("a bench passphrase\n")
+    E, P = (os.path.join(base, m, "store.json") for m in ("E", "P"))
+    remote_e, remote_p = (os.path.join(base, r) for r in ("encrypted.git", "plain.git"))
+    env = "DOCSH_PASSPHRASE_FILE=%s " % S(passphrase)
+
+    def docsh_c(store, command, save=True):
+        return "%s%s %s-s %s -c %s" % (env, D, "" if save else "--no-save ", S(store), S(command))
+
+    def prep(store, remote):
+        return ("rm -rf %s %s && mkdir -p %s && cp %s %s && %s && git init -q --bare %s" % (
+            S(os.path.dirname(store)), S(remote), S(os.path.dirname(store)), S(source), S(store),
+            docsh_c(store, "pwd", save=False), S(remote)))
+
+    label = "%s, %s" % (name, shape(info))
+    r = new_row(first, "first `sync --encrypt REMOTE` (%s, %s) — every document an age file"
+                % (label, fmt_mb(info["stats"]["json_bytes"])), 1.5,
+                anchor_label="first `sync REMOTE` to a plain remote")
+    try:
+        if selected_row(first):
+            measured_row(r, docsh_c(E, "sync --encrypt " + remote_e),
+                         docsh_c(P, "sync " + remote_p), prep(E, remote_e), prep(P, remote_p),
+                         expect=lambda _: has_branch(remote_e))
+            r["per_unit"] = (info["stats"]["documents"], "document of the store")
+        else:
+            r["status"] = "skipped"
+        if not has_branch(remote_e):
+            run_setup(prep(E, remote_e) + " && " + docsh_c(E, "sync --encrypt " + remote_e))
+        if not has_branch(remote_p):
+            run_setup(prep(P, remote_p) + " && " + docsh_c(P, "sync " + remote_p))
+    except SetupFailed as e:
+        fail(r, 1, "set-up: " + str(e))
+        fail(new_row(first + 1, "encrypted sync (%s)" % label, 1.2), 1,
+             "set-up of an earlier row failed: " + str(e))
+        return
+
+    r = new_row(first + 1, "`append` one line + `sync` with an encrypted remote (%s)" % label,
+                1.2, anchor_label="the same with a plain remote")
+    if selected_row(first + 1):
+        command = 'append "%s" one line' % SYNC_DOC
+        measured_row(r, docsh_c(E, command + "; sync"), docsh_c(P, command + "; sync"))
+        r["per_unit"] = (1, "synced save")
+    else:
+        r["status"] = "skipped"
+
+
+def selected_row(n):
+    """Whether row `n` is to be measured (all rows when --rows names none)."""
+    return not SELECTED or n in SELECTED
 
 
 class SetupFailed(Exception):

@@ -268,7 +268,8 @@ private struct Launch {
     repository = RepositoryAccess(
       storePath: storePath,
       runner: SystemGitRunner(canPrompt: settings.isInteractive),
-      fanOutLimit: environment["DOCSH_TEST_FAN_OUT_LIMIT"].flatMap { Int($0) })
+      fanOutLimit: environment["DOCSH_TEST_FAN_OUT_LIMIT"].flatMap { Int($0) },
+      passphrases: SyncPassphrases(environment: environment))
   }
 
   /// The time now, for dates shown and made (`{{date}}`, `today`). DOCSH_TEST_NOW (seconds

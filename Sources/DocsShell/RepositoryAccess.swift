@@ -11,6 +11,8 @@ final class RepositoryAccess {
   /// The fan-out limit a test gives the repository (``StoreRepository/fanOutLimit``); `nil`:
   /// docsh's own.
   let fanOutLimit: Int?
+  /// Asks the passphrase of an encrypted remote.
+  let passphrases: (any PassphraseProviding)?
   private var lookup = Lookup.notYet
 
   /// Whether the repository was looked for, and what was found.
@@ -20,10 +22,14 @@ final class RepositoryAccess {
   }
 
   /// Access to the repository of the store at `storePath`, git run by `runner`.
-  init(storePath: String, runner: any GitRunner, fanOutLimit: Int? = nil) {
+  init(
+    storePath: String, runner: any GitRunner, fanOutLimit: Int? = nil,
+    passphrases: (any PassphraseProviding)? = nil
+  ) {
     self.storePath = storePath
     self.runner = runner
     self.fanOutLimit = fanOutLimit
+    self.passphrases = passphrases
   }
 
   /// The repository the store's folder is in, if any.
@@ -32,6 +38,7 @@ final class RepositoryAccess {
     if case .found(let repository) = lookup { return repository }
     let repository = try StoreRepository.locate(storePath: storePath, runner: runner)
     if let fanOutLimit { repository?.fanOutLimit = fanOutLimit }
+    repository?.passphrases = passphrases
     lookup = .found(repository)
     return repository
   }
@@ -48,6 +55,18 @@ final class RepositoryAccess {
   func setUp(remote: String) throws(SyncError) -> StoreRepository {
     let repository = try StoreRepository.setUp(
       storePath: storePath, remote: remote, runner: runner)
+    if let fanOutLimit { repository.fanOutLimit = fanOutLimit }
+    repository.passphrases = passphrases
+    lookup = .found(repository)
+    return repository
+  }
+
+  /// Makes the store's folder a docsh repository syncing with the encrypted remote `remote`
+  /// (`sync --encrypt REMOTE`).
+  /// - Throws: ``SyncError`` saying what failed; the store is then as it was.
+  func setUpEncrypted(remote: String) throws(SyncError) -> StoreRepository {
+    let repository = try StoreRepository.setUpEncrypted(
+      storePath: storePath, remote: remote, runner: runner, passphrases: passphrases)
     if let fanOutLimit { repository.fanOutLimit = fanOutLimit }
     lookup = .found(repository)
     return repository

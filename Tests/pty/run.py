@@ -1252,6 +1252,38 @@ def test_sync_asks_before_saving_answer_n_then_y(sandbox):
     check(terminal.exit_status() == 0, "docsh did not exit with 0")
 
 
+@sandboxed
+def test_an_encrypted_remote_asks_the_passphrase_once_a_session_without_echo(sandbox):
+    environment, remote = git_sandbox(sandbox)
+    secret = "tr0ub4dor and 3 horses"
+    passphrase = sandbox.path("passphrase")
+    with open(passphrase, "w") as file:
+        file.write(secret + "\n")
+    laptop = dict(environment, DOCSH_STORE=sandbox.path("laptop/store.json"),
+                  DOCSH_PASSPHRASE_FILE=passphrase)
+    result = sandbox.docsh("-c", f"mkdir Work; new Work/Plan plan; sync --encrypt '{remote}'",
+                           **laptop)
+    check(result.returncode == 0, f"sync --encrypt failed: {result.stderr!r}")
+    environment["DOCSH_STORE"] = sandbox.path("desktop/store.json")
+    terminal = sandbox.spawn(**environment)
+    terminal.prompt("/", what="the first prompt")
+    terminal.line(f"sync {remote}")
+    terminal.expect(re.escape("Passphrase of the encrypted remote: "), what="the question")
+    terminal.line(secret)
+    output = terminal.prompt("/", what="the prompt after the first sync")
+    check("Synced: 2 changes in, 0 out." in output, f"the first sync printed {output!r}")
+    check(secret not in output, "the passphrase was echoed")
+    result = sandbox.docsh("-c", "append Work/Plan from the laptop; sync", **laptop)
+    check(result.returncode == 0, f"the laptop's sync failed: {result.stderr!r}")
+    # Bringing that in decrypts again: the identity opened once serves the session.
+    terminal.line("sync")
+    output = terminal.prompt("/", what="the prompt after the second sync")
+    check("Synced: 1 change in, 0 out." in output, f"the second sync printed {output!r}")
+    check("Passphrase" not in output, "the second sync asked the passphrase again")
+    terminal.line("exit")
+    check(terminal.exit_status() == 0, "docsh did not exit with 0")
+
+
 FETCH_HELD_GIT = """#!/bin/sh
 # git, except that a fetch waits for Ctrl-C (ended by it, as a real fetch on a slow network
 # is) while the file $DOCSH_TEST_HOLD exists.

@@ -46,6 +46,8 @@ public enum SyncError: Error, Sendable, Equatable {
   case noSuchCommit(String)
   /// The store holds no document at this path at that commit.
   case noSuchDocument(path: String, commit: String)
+  /// Setting up or syncing with an encrypted remote failed (``EncryptionError``).
+  case encryption(EncryptionError)
 }
 
 extension SyncError: CustomStringConvertible {
@@ -99,6 +101,8 @@ extension SyncError: CustomStringConvertible {
       return "no commit \"\(revision)\" in the store's history"
     case .noSuchDocument(let path, let commit):
       return "no document \(path) in the store at \(commit)"
+    case .encryption(let error):
+      return error.description
     }
   }
 }

@@ -3,6 +3,13 @@ import DocsKit
 /// `sync`: save, commit, fetch, merge by meaning, push — the store's git repository as the
 /// way between machines.
 struct SyncCommand: ShellCommand {
+  /// `--encrypt`: the remote holds only age files (set up once, with a new passphrase).
+  static let encrypt = OptionSpec.flag(
+    "--encrypt", help: "set up REMOTE as an end-to-end encrypted remote (asks a new passphrase)")
+  /// `--change-passphrase`: the encrypted remote's identity under a new passphrase.
+  static let changePassphrase = OptionSpec.flag(
+    "--change-passphrase", help: "sync, then put the encrypted remote under a new passphrase")
+
   static let configuration = CommandConfiguration(
     name: "sync",
     abstract: "sync the store with a git remote: save, commit, fetch, merge, push",
@@ -15,28 +22,43 @@ struct SyncCommand: ShellCommand {
       and property, contents line by line; when both changed the same lines, yours stays
       and theirs becomes a sibling "NAME (conflict DATE)". git never writes the store file:
       docsh merges and saves it itself. Every save in a synced store also commits it, so
-      'log' shows every saved version.
+      'log' shows every saved version. sync --encrypt REMOTE sets up an empty REMOTE that
+      holds only age files under names that say nothing (a new passphrase is asked twice);
+      another machine's sync REMOTE asks that passphrase once. sync --change-passphrase
+      rewrites only the remote's identity file. DOCSH_PASSPHRASE_FILE names a file holding
+      the passphrase, for scripts.
       """,
     example: "sync ~/notes.git",
     arguments: ArgumentSpec(
+      options: [encrypt, changePassphrase],
       positionals: [PositionalSpec("REMOTE", .optional, completing: .file)],
       whenExtra: "takes one remote"),
     isUndoable: false)
 
   let remote: String?
+  let encrypts: Bool
+  let changesPassphrase: Bool
 
   init(_ arguments: ParsedArguments) {
     remote = arguments.positionals.first
+    encrypts = arguments.isSet(Self.encrypt)
+    changesPassphrase = arguments.isSet(Self.changePassphrase)
   }
 
   func run(in session: Session) throws -> CommandResult {
     guard let access = session.collaborators.repository else {
       throw SyncError.notARepository(folder: ".")
     }
+    if encrypts && remote == nil {
+      throw Self.configuration.usageError("sync --encrypt needs the REMOTE to set up")
+    }
     let repository: StoreRepository
     if let remote {
       try saveFirst(in: session)
-      repository = try access.setUp(remote: session.filePath(remote))
+      repository =
+        encrypts
+        ? try access.setUpEncrypted(remote: session.filePath(remote))
+        : try access.setUp(remote: session.filePath(remote))
     } else {
       // Nothing to sync with: nothing is saved either, so a script stays all or nothing.
       guard let found = try access.setUpRepository() else {
@@ -57,6 +79,10 @@ struct SyncCommand: ShellCommand {
       }
     }
     for warning in report.warnings { session.tell("docsh: warning: \(warning)") }
+    if changesPassphrase {
+      try repository.changePassphrase()
+      session.tell("The encrypted remote's identity is under the new passphrase.")
+    }
     if lost, let reopen = session.collaborators.reopenStore {
       session.replaceContext(with: try reopen())
     }

@@ -277,6 +277,8 @@ import Testing
     for command in ["sync", "log", "diff", "restore"] {
       #expect(help.contains("\n  \(command) "), "help lists \(command)")
     }
-    #expect(run("help sync").hasPrefix("usage: sync [REMOTE]\n"))
+    #expect(run("help sync").hasPrefix("usage: sync [--encrypt] [--change-passphrase] [REMOTE]\n"))
+    #expect(
+      completer.candidates(after: ["sync"], partial: "--") == ["--change-passphrase", "--encrypt"])
   }
 }

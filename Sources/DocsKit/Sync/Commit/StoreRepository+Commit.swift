@@ -150,21 +150,28 @@ extension StoreRepository {
   ///   - destination: the ref it is written on.
   /// - Returns: the commit; `nil` only when `destination` is a branch that fast-import
   ///   refused to move, the branch being somewhere else.
+  ///   - committer: `Name <email> SECONDS ZONE` of the author and committer; git's (now)
+  ///     when `nil`.
+  ///   - incompressible: whether the blobs neither compress nor delta (age files): the pack
+  ///     is then written without zlib or delta search (less than half the time, as large).
   func makeCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
     message: String, after blobs: GitInputFile? = nil,
-    on destination: CommitDestination = .buildRef
+    on destination: CommitDestination = .buildRef, committer: String? = nil,
+    incompressible: Bool = false
   ) throws(SyncError) -> CommitID? {
     let ref: String
     switch destination {
     case .buildRef: ref = StoreRepository.buildRef
     case .branch(let branch): ref = branch
     }
+    let line: String
+    if let committer { line = committer } else { line = try committerLine() }
     let commit = FastImportCommit(
-      ref: ref, committer: try committerLine(), message: message, parent: parent,
+      ref: ref, committer: line, message: message, parent: parent,
       mergedParents: mergedParents, changes: changes)
     guard case .branch = destination else {
-      return try madeCommit(try fastImport(commit, after: blobs))
+      return try madeCommit(try fastImport(commit, after: blobs, incompressible: incompressible))
     }
     let output = try fastImport(commit, forcing: false, after: blobs)
     if !output.succeeded {
@@ -180,12 +187,13 @@ extension StoreRepository {
   /// docsh's own ref, which fast-import always writes.
   func makeBuildCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
-    message: String, after blobs: GitInputFile? = nil
+    message: String, after blobs: GitInputFile? = nil, committer: String? = nil,
+    incompressible: Bool = false
   ) throws(SyncError) -> CommitID {
     guard
       let commit = try makeCommit(
         parent: parent, mergedParents: mergedParents, changes: changes, message: message,
-        after: blobs)
+        after: blobs, committer: committer, incompressible: incompressible)
     else { throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit") }
     return commit
   }
@@ -194,9 +202,13 @@ extension StoreRepository {
   /// - Parameter forcing: whether fast-import may move `commit`'s ref from anywhere; without
   ///   it, a ref it refuses to move is exit status 1, handed back.
   private func fastImport(
-    _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil
+    _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil,
+    incompressible: Bool = false
   ) throws(SyncError) -> GitOutput {
-    let arguments = ["fast-import", "--quiet"] + (forcing ? ["--force"] : []) + ["--done"]
+    let arguments =
+      (incompressible ? ["-c", "pack.compression=0"] : [])
+      + ["fast-import", "--quiet"] + (forcing ? ["--force"] : [])
+      + (incompressible ? ["--depth=0"] : []) + ["--done"]
     let accepting: Set<Int32> = forcing ? [0] : [0, 1]
     guard let blobs else {
       return try git.run(

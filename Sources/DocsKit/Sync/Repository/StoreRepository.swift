@@ -42,6 +42,11 @@ public final class StoreRepository {
   /// (``knownRepository(storePath:folder:runner:fileSystem:)``): docsh's own, set up, its
   /// config unchanged since.
   var isKnownSetUp = false
+  /// Asks the passphrase of an encrypted remote when something must be decrypted.
+  public var passphrases: (any PassphraseProviding)?
+  /// The identity of the encrypted remote, once a passphrase opened it: kept for the
+  /// session, never written anywhere.
+  var encryptionIdentity: AgeIdentity?
 
   init(
     storePath: String, topLevel: String, gitDirectory: String, prefix: String, isBare: Bool,

@@ -154,7 +154,7 @@ extension StoreRepository {
         report.notes.append(.convertedToMarkdown)
       }
       observer?.syncReached(.fetching)
-      try fetchOrigin()
+      let isEncrypted = try fetchRemote()
       let upstream = try upstreamBranch()
       let remote = try refCommit("refs/remotes/origin/" + upstream)
       if let remote, head != remote {
@@ -179,11 +179,17 @@ extension StoreRepository {
         }
       }
       report.head = head
-      guard let head, head != remote else { return report }
+      // An encrypted remote's commit may stand for HEAD and still differ (a passphrase
+      // changed): its push decides.
+      guard let head, isEncrypted || head != remote else { return report }
       observer?.syncReached(.pushing)
-      switch try push(upstream: upstream) {
+      let pushed =
+        isEncrypted ? try pushEncrypted(head, upstream: upstream) : try push(upstream: upstream)
+      switch pushed {
       case .pushed:
         report.outgoing = try changedObjectCount(from: remote, to: head)
+        return report
+      case .upToDate:
         return report
       case .remoteMoved:
         continue
@@ -343,9 +349,13 @@ extension StoreRepository {
 
   /// Fetches `origin`, with git's checks of every object on (``Git/hardening``).
   /// - Throws: ``SyncError/refusedByGitChecks(message:)`` when they refuse an object.
-  private func fetchOrigin() throws(SyncError) {
+  /// - Parameter refspecs: where to fetch what, instead of the configured refspec (no
+  ///   remote-tracking branch is written then but those named).
+  func fetchOrigin(refspecs: [String] = []) throws(SyncError) {
     let output = try git.run(
-      "fetch from origin", ["fetch", "--quiet", "origin"], accepting: [0, 1, 128])
+      "fetch from origin",
+      ["fetch", "--quiet"] + (refspecs.isEmpty ? [] : ["--refmap="]) + ["origin"] + refspecs,
+      accepting: [0, 1, 128])
     guard !output.succeeded else { return }
     let errors = String(decoding: output.errorOutput, as: UTF8.self)
     if errors.contains("fsck error") {
@@ -482,15 +492,15 @@ extension StoreRepository {
     return (try? store.load())?.categories.isEmpty ?? false
   }
 
-  /// The result of a push.
-  private enum PushResult { case pushed, remoteMoved }
+  /// The result of a push (`upToDate`: the remote held the commit already).
+  enum PushResult { case pushed, upToDate, remoteMoved }
 
-  /// Pushes HEAD to `origin`'s `upstream` branch.
+  /// Pushes `source` (HEAD, or a commit) to `origin`'s `upstream` branch.
   /// - Throws: ``SyncError/gitFailed(step:message:)`` when the remote refused for another
   ///   reason than having moved, or could not be reached.
-  private func push(upstream: String) throws(SyncError) -> PushResult {
+  func push(_ source: String = "HEAD", upstream: String) throws(SyncError) -> PushResult {
     let output = try git.run(
-      "push to origin", ["push", "--porcelain", "origin", "HEAD:refs/heads/" + upstream],
+      "push to origin", ["push", "--porcelain", "origin", source + ":refs/heads/" + upstream],
       accepting: [0, 1])
     if output.succeeded { return .pushed }
     for line in output.lines where line.hasPrefix("!") {

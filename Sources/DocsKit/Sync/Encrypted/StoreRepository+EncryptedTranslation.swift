@@ -1,0 +1,619 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Translating commits between the local repository (the plain layout: history, merges and
+// saves work on it as with any remote) and an encrypted remote (``EncryptedLayout``): one
+// commit for one, parents for parents, each translated from what it changed against its
+// first parent — so a commit costs what it changed, and a document's file keeps its blob
+// wherever its record did not change (age is randomized: encrypting it again would change
+// every blob). The pairs are kept in ``EncryptedCommitMap``.
+extension StoreRepository {
+  /// One commit to translate.
+  struct CommitInfo {
+    var commit: CommitID
+    var parents: [CommitID]
+    /// When it was committed (seconds since 1970).
+    var seconds: Int64
+    /// Its tree.
+    var tree: String
+  }
+
+  /// The commits reachable from `tips` and from none of `known`, parents first.
+  func commitsToTranslate(from tips: [CommitID], known: [String]) throws(SyncError) -> [CommitInfo]
+  {
+    guard !tips.isEmpty else { return [] }
+    let input = tips.map { $0.hex + "\n" }.joined() + known.map { "^" + $0 + "\n" }.joined()
+    let output = try git.run(
+      "read the history",
+      ["log", "--topo-order", "--reverse", "--format=%H%x1f%P%x1f%ct%x1f%T", "--stdin"],
+      input: Array(input.utf8))
+    return output.lines.compactMap { line in
+      let fields = line.split(separator: "\u{1F}", omittingEmptySubsequences: false)
+      guard fields.count == 4, let seconds = Int64(fields[2]) else { return nil }
+      return CommitInfo(
+        commit: CommitID(fields[0]),
+        parents: fields[1].split(separator: " ").map { CommitID($0) }, seconds: seconds,
+        tree: String(fields[3]))
+    }
+  }
+
+  /// The author and committer line of a commit of an encrypted remote made at `seconds`.
+  static func encryptedCommitter(_ seconds: Int64) -> String {
+    EncryptedLayout.authorName + " \(seconds) +0000"
+  }
+
+  // MARK: - Local to encrypted
+
+  /// The encrypted commit standing for the local commit `head`, translating it and every
+  /// ancestor not translated yet (recorded in `map`).
+  /// - Parameters:
+  ///   - identity: when known, a document a merge took unchanged from another parent keeps
+  ///     that parent's blob (it is decrypted to tell); otherwise it is encrypted anew.
+  func encryptedCommit(
+    for head: CommitID, map: inout EncryptedCommitMap, settings: EncryptionSettings,
+    identity: AgeIdentity?
+  ) throws(SyncError) -> CommitID {
+    if let known = map.encrypted(for: head) { return known }
+    let pending = try commitsToTranslate(
+      from: [head], known: Array(map.encryptedByLocal.keys))
+    for info in pending {
+      let encrypted = try encrypt(info, map: map, settings: settings, identity: identity)
+      map.record(local: info.commit, encrypted: encrypted)
+    }
+    guard let made = map.encrypted(for: head) else {
+      throw .gitFailed(step: "encrypt the commits", message: "no commit stands for \(head.short)")
+    }
+    return made
+  }
+
+  /// The documents and category records read from a local commit, as records.
+  private struct LocalObjects {
+    /// Each document's record (``EncryptedRecord/document(file:name:categoryID:)``).
+    var documents: [ObjectID: [UInt8]] = [:]
+    var categories: [ObjectID: Name] = [:]
+    /// Categories of folders without a record (made elsewhere): their derived ids.
+    var unrecorded: [ObjectID: Name] = [:]
+  }
+
+  /// Whether `path` of a local commit may be a document or a category record, as
+  /// ``TreeReader`` reads them: dot files (git's, a tool's, the layout marker) and the
+  /// marker's guard folders never are.
+  private func isStoreFile(_ path: String) -> Bool {
+    guard layout.isDocumentPlace(path) else { return false }
+    let parts = path.dropFirst(layout.prefix.count).split(separator: "/")
+    guard let folder = parts.first, let file = parts.last, !folder.hasPrefix("."),
+      !LayoutMarker.isGuardFolder(String(folder))
+    else {
+      return false
+    }
+    return !file.hasPrefix(".") || file == CategoryFile.fileName
+  }
+
+  /// The documents and records at `paths` of the local commit `commit`, each document as
+  /// its record (with its category's id).
+  private func localObjects(
+    at commit: CommitID, paths: [(path: String, blob: GitBlobID)]
+  ) throws(SyncError) -> LocalObjects {
+    var all = LocalObjects()
+    guard !paths.isEmpty else { return all }
+    let tree = try git.text("read the repository", ["rev-parse", commit.hex + "^{tree}"])
+    try forEachBatch(inTree: tree, paths: paths) { (batch: LocalObjects) throws(SyncError) in
+      all.documents.merge(batch.documents) { $1 }
+      all.categories.merge(batch.categories) { $1 }
+      all.unrecorded.merge(batch.unrecorded) { $1 }
+    }
+    return all
+  }
+
+  /// ``localObjects(at:paths:)`` a few thousand files at a time, handed to `body` (the
+  /// categories with the first), so that a whole store is never held at once.
+  /// Records are looked up in the tree `tree`, not through its commit: git would read the
+  /// commit, message and all (a first commit names every document), for each lookup.
+  private func forEachBatch(
+    inTree tree: String, paths: [(path: String, blob: GitBlobID)],
+    _ body: (LocalObjects) throws(SyncError) -> Void
+  ) throws(SyncError) {
+    guard !paths.isEmpty else { return }
+    let folders = Set(paths.compactMap { layout.folderPath(of: $0.path) }).sorted()
+    var first = LocalObjects()
+    var folderIDs: [String: ObjectID] = [:]
+    let changedRecords = Set(
+      paths.lazy.map(\.path).filter { $0.hasSuffix("/" + CategoryFile.fileName) })
+    var start = 0
+    while start < paths.count {
+      let batch = paths[start..<min(paths.count, start + 2_000)]
+      // The folders' records come with the first files, through the same process.
+      let recordRevisions =
+        start == 0 ? folders.map { tree + ":" + $0 + "/" + CategoryFile.fileName } : []
+      var contents = try git.blobs(
+        recordRevisions + batch.map(\.blob.hex), step: "read the repository")[...]
+      var objects = start == 0 ? first : LocalObjects()
+      if start == 0 {
+        for (folder, record) in zip(folders, contents.prefix(folders.count)) {
+          if let record, let (id, name) = EncryptedRecord.parseCategory(record) {
+            folderIDs[folder] = id
+            // A category changes only where its record does.
+            if changedRecords.contains(folder + "/" + CategoryFile.fileName) {
+              objects.categories[id] = name
+            }
+          } else {
+            let id = TreeReader.derivedID("category", Array(folder.utf8))
+            folderIDs[folder] = id
+            let last = folder.split(separator: "/").last.map(String.init) ?? folder
+            if let name = FileNameEncoding.decode(last) { objects.unrecorded[id] = name }
+          }
+        }
+        contents = contents.dropFirst(folders.count)
+        first = LocalObjects()
+      }
+      start += batch.count
+      for ((path, blob), bytes) in zip(batch, contents) {
+        guard let bytes, let folder = layout.folderPath(of: path),
+          let categoryID = folderIDs[folder],
+          !path.hasSuffix("/" + CategoryFile.fileName),
+          let last = path.split(separator: "/").last,
+          let name = layout.documentName(ofFile: String(last))
+        else { continue }
+        if let id = EncryptedRecord.idOfDocshFile(bytes) {
+          objects.documents[id] = EncryptedRecord.document(
+            file: bytes, name: name, categoryID: categoryID)
+          continue
+        }
+        switch DocumentFile.parse(bytes) {
+        case .docsh(let id, let modified, let content, let tags):
+          objects.documents[id] = EncryptedRecord.document(
+            SnapshotDocument(
+              id: id, name: name, size: content.utf8.count, modified: modified, content: content,
+              tags: tags), categoryID: categoryID)
+        case .plain(let content, let tags):
+          let id = TreeReader.derivedID("document", Array(path.utf8) + Array(blob.hex.utf8))
+          objects.documents[id] = EncryptedRecord.document(
+            SnapshotDocument(
+              id: id, name: name, size: content.utf8.count,
+              modified: Timestamp(millisecondsSince1970: 0), content: content, tags: tags),
+            categoryID: categoryID)
+        case .invalid:
+          continue  // no document: never sent (a sync of the plain layout warns of it)
+        }
+      }
+      try body(objects)
+    }
+  }
+
+  /// `records` encrypted to `recipient`, in order, on every core (age's X25519 share is
+  /// most of a small file's cost).
+  static func encryptAll(_ records: [[UInt8]], to recipient: AgeRecipient) throws(SyncError)
+    -> [[UInt8]]
+  {
+    let workers = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    guard workers > 1, records.count > 16 else {
+      var encrypted: [[UInt8]] = []
+      for record in records {
+        do {
+          encrypted.append(try Age.encrypt(record, to: [recipient]))
+        } catch {
+          throw .encryption(.age(error))
+        }
+      }
+      return encrypted
+    }
+    let results = Mutex<[[UInt8]?]>(Array(repeating: nil, count: records.count))
+    let failure = Mutex<AgeError?>(nil)
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      var made: [(Int, [UInt8])] = []
+      var index = worker
+      while index < records.count {
+        do throws(AgeError) {
+          made.append((index, try Age.encrypt(records[index], to: [recipient])))
+        } catch {
+          failure.withLock { $0 = $0 ?? error }
+          return
+        }
+        index += workers
+      }
+      results.withLock { results in
+        for (index, bytes) in made { results[index] = bytes }
+      }
+    }
+    if let error = failure.withLock({ $0 }) { throw .encryption(.age(error)) }
+    return results.withLock { $0.map { $0 ?? [] } }
+  }
+
+  /// Writes the encrypted commit standing for the local commit `info`, whose parents are
+  /// translated (in `map`).
+  private func encrypt(
+    _ info: CommitInfo, map: EncryptedCommitMap, settings: EncryptionSettings,
+    identity: AgeIdentity?
+  ) throws(SyncError) -> CommitID {
+    var encryptedParents: [CommitID] = []
+    for parent in info.parents {
+      // A parent translated before the map knew it (a history older than the remote) has
+      // none: the commit then stands on the translated ones.
+      if let encrypted = map.encrypted(for: parent) { encryptedParents.append(encrypted) }
+    }
+    let first = info.parents.first { map.encrypted(for: $0) != nil }
+    let changed = try changedEntries(from: first, to: info.commit).filter {
+      isStoreFile($0.key)
+    }
+    let before =
+      try first.map { first throws(SyncError) in
+        try localObjects(
+          at: first,
+          paths: changed.compactMap { path, entry in entry.old.map { (path, $0) } }.sorted {
+            $0.path < $1.path
+          })
+      } ?? LocalObjects()
+    let input: GitInputFile
+    do {
+      input = try GitInputFile(fileSystem: fileSystem)
+      try input.append(FastImportCommit.streamHeader)
+    } catch {
+      throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    }
+    var changes: [FastImportCommit.Change] = []
+    var mark = FastImportCommit.firstBlobMark
+    var counts = (new: 0, changed: 0, deleted: 0)
+    /// Encrypts `puts` and writes them into the stream.
+    func put(_ puts: [(path: String, record: [UInt8])]) throws(SyncError) {
+      let encrypted = try StoreRepository.encryptAll(
+        puts.map(\.record), to: settings.recipient)
+      for (item, bytes) in zip(puts, encrypted) {
+        do {
+          try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
+        } catch {
+          throw .store(.system("git's input", operation: error.operation, errno: error.code))
+        }
+        changes.append(.putMark(item.path, mark))
+        mark += 1
+      }
+    }
+    var seen = Set<ObjectID>()
+    var categoriesAfter: [ObjectID: Name] = [:]
+    try forEachBatch(
+      inTree: info.tree,
+      paths: changed.compactMap { path, entry in entry.new.map { (path, $0) } }.sorted {
+        $0.path < $1.path
+      }
+    ) { (after: LocalObjects) throws(SyncError) in
+      var puts: [(path: String, record: [UInt8])] = []
+      for (id, name) in after.categories.sorted(by: { $0.key < $1.key })
+      where before.categories[id] != name {
+        if before.categories[id] == nil { counts.new += 1 } else { counts.changed += 1 }
+        puts.append((settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name)))
+      }
+      for (id, name) in after.unrecorded.sorted(by: { $0.key < $1.key })
+      where after.categories[id] == nil && before.unrecorded[id] == nil {
+        counts.new += 1
+        puts.append((settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name)))
+      }
+      categoriesAfter.merge(after.categories) { $1 }
+      // Documents a merge took as another parent has them keep that parent's blob.
+      let reusable = try blobsOfOtherParents(
+        encryptedParents.dropFirst(),
+        paths: after.documents.keys.map(settings.names.documentPath), identity: identity)
+      for (id, record) in after.documents.sorted(by: { $0.key < $1.key }) {
+        seen.insert(id)
+        // Moved in the plain layout only (its category renamed, or fanned out): unchanged.
+        if before.documents[id] == record { continue }
+        if before.documents[id] == nil { counts.new += 1 } else { counts.changed += 1 }
+        let path = settings.names.documentPath(id)
+        if let blob = reusable[path]?[record] {
+          changes.append(.putBlob(path, blob))
+        } else {
+          puts.append((path, record))
+        }
+      }
+      try put(puts)
+    }
+    for id in before.categories.keys.sorted() where categoriesAfter[id] == nil {
+      counts.deleted += 1
+      changes.append(.delete(settings.names.categoryPath(id)))
+    }
+    for id in before.documents.keys.sorted() where !seen.contains(id) {
+      counts.deleted += 1
+      changes.append(.delete(settings.names.documentPath(id)))
+    }
+    if encryptedParents.isEmpty {
+      changes += try encryptedRootFiles(settings: settings)
+    } else if encryptedParents.count > 1,
+      let first = encryptedParents.first,
+      try git.object(first.hex + ":" + EncryptedLayout.identityPath) != settings.identityBlob.hex
+    {
+      // A merge keeps the newest identity file (a passphrase changed on either side).
+      changes.append(.putBlob(EncryptedLayout.identityPath, settings.identityBlob))
+    }
+    var parts: [String] = []
+    if counts.new > 0 { parts.append("\(counts.new) new") }
+    if counts.changed > 0 { parts.append("\(counts.changed) changed") }
+    if counts.deleted > 0 { parts.append("\(counts.deleted) deleted") }
+    let message = "docsh: " + (parts.isEmpty ? "no change" : parts.joined(separator: ", "))
+    // age files neither compress nor delta: a commit of many spends no time trying (one of
+    // a few keeps its trees compressed and deltified, which is what it adds to the remote).
+    return try makeBuildCommit(
+      parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
+      changes: changes, message: message + "\n", after: input,
+      committer: StoreRepository.encryptedCommitter(info.seconds),
+      incompressible: mark - FastImportCommit.firstBlobMark > 1_000)
+  }
+
+  /// For each of `paths`, the blob each of `parents` holds there by the plain record it
+  /// decrypts to; nothing without `identity`.
+  private func blobsOfOtherParents(
+    _ parents: ArraySlice<CommitID>, paths: [String], identity: AgeIdentity?
+  ) throws(SyncError) -> [String: [[UInt8]: GitBlobID]] {
+    guard let identity, !parents.isEmpty, !paths.isEmpty else { return [:] }
+    var found: [String: [[UInt8]: GitBlobID]] = [:]
+    for parent in parents {
+      let revisions = paths.map { parent.hex + ":" + $0 }
+      let blobs = try git.blobs(revisions, step: "read the repository")
+      for (path, bytes) in zip(paths, blobs) {
+        guard let bytes, let plain = try? Age.decrypt(bytes, identities: [identity]) else {
+          continue  // not there, or not readable: encrypted anew, which costs a blob
+        }
+        found[path, default: [:]][plain] = GitBlobID(of: bytes)
+      }
+    }
+    return found
+  }
+
+  /// The files of a first commit of an encrypted remote that come from no object: the
+  /// marker, the identity, the README and the link an older docsh refuses.
+  func encryptedRootFiles(settings: EncryptionSettings) throws(SyncError)
+    -> [FastImportCommit.Change]
+  {
+    let target = try writeBlob(Array("../\(EncryptedLayout.readmePath)".utf8))
+    return [
+      .put(EncryptedLayout.markerPath, EncryptedLayout.markerBytes),
+      .putBlob(EncryptedLayout.identityPath, settings.identityBlob),
+      .put(EncryptedLayout.readmePath, EncryptedLayout.readmeBytes),
+      .putEntry(EncryptedLayout.trapPath, mode: "120000", target),
+    ]
+  }
+
+  /// Writes `bytes` as a blob of the repository.
+  func writeBlob(_ bytes: [UInt8]) throws(SyncError) -> GitBlobID {
+    GitBlobID(
+      hex: try git.text("write a blob", ["hash-object", "-w", "--stdin"], input: bytes))
+  }
+
+  // MARK: - Encrypted to local
+
+  /// The local commit standing for the encrypted commit `tip`, translating it and every
+  /// ancestor not translated yet, each checked (``EncryptedLayout``): a path, a mode or a
+  /// file that is not an encrypted remote's is refused, naming the commit, before anything
+  /// is written but objects.
+  func localCommit(
+    for tip: CommitID, map: inout EncryptedCommitMap, settings: inout EncryptionSettings,
+    identity: () throws(SyncError) -> AgeIdentity
+  ) throws(SyncError) -> CommitID {
+    if let known = map.local(for: tip) { return known }
+    let pending = try commitsToTranslate(from: [tip], known: Array(map.localByEncrypted.keys))
+    guard !pending.isEmpty else {
+      throw .gitFailed(step: "decrypt the commits", message: "nothing to translate at \(tip.short)")
+    }
+    let key = try identity()
+    for info in pending {
+      let local = try decrypt(info, map: map, settings: &settings, identity: key)
+      map.record(local: local, encrypted: info.commit)
+    }
+    guard let made = map.local(for: tip) else {
+      throw .gitFailed(step: "decrypt the commits", message: "no commit stands for \(tip.short)")
+    }
+    return made
+  }
+
+  /// A refusal of the encrypted remote's commit `commit`.
+  private func refusal(_ path: String, _ rule: String, in commit: CommitID) -> SyncError {
+    .refusedRemote(
+      RemoteRefusal(path: PrintableText.escaped(path), rule: rule, lookup: [path]),
+      commit: commit.short)
+  }
+
+  /// Writes the local commit standing for the encrypted commit `info`, whose parents are
+  /// translated (in `map`).
+  private func decrypt(
+    _ info: CommitInfo, map: EncryptedCommitMap, settings: inout EncryptionSettings,
+    identity: AgeIdentity
+  ) throws(SyncError) -> CommitID {
+    var localParents: [CommitID] = []
+    for parent in info.parents {
+      guard let local = map.local(for: parent) else {
+        throw .gitFailed(
+          step: "decrypt the commits", message: "the parent \(parent.short) is not translated")
+      }
+      localParents.append(local)
+    }
+    let firstEncrypted = info.parents.first
+    let changed = try changedEntries(from: firstEncrypted, to: info.commit)
+    var documentPaths: [(path: String, entry: (old: GitBlobID?, new: GitBlobID?, mode: String))] =
+      []
+    var categoryPaths = documentPaths
+    var markerSeen = firstEncrypted != nil
+    for (path, entry) in changed.sorted(by: { $0.key < $1.key }) {
+      guard !path.hasPrefix(StoreRepository.notUTF8Mark) else {
+        throw refusal(
+          String(path.dropFirst(StoreRepository.notUTF8Mark.count)), "its name is not UTF-8",
+          in: info.commit)
+      }
+      let place = EncryptedLayout.classify(path)
+      if entry.new != nil {
+        let expected = place == .trap ? "120000" : "100644"
+        guard entry.mode == expected else {
+          throw refusal(
+            path, "an entry of mode \(entry.mode) is no file of an encrypted remote",
+            in: info.commit)
+        }
+      }
+      switch place {
+      case .unknown:
+        throw refusal(path, "not a file of an encrypted remote", in: info.commit)
+      case .marker:
+        guard let blob = entry.new,
+          let bytes = try git.blobs([blob.hex], step: "read the repository").first ?? nil,
+          let version = EncryptedLayout.markerVersion(bytes)
+        else {
+          throw refusal(
+            path, "the marker of an encrypted remote is gone or damaged", in: info.commit)
+        }
+        guard version <= EncryptedLayout.version else { throw .encryption(.newerLayout(version)) }
+        markerSeen = true
+      case .identity:
+        guard let blob = entry.new else {
+          throw refusal(path, "the identity of an encrypted remote is gone", in: info.commit)
+        }
+        settings.identityBlob = blob
+      case .readme, .trap:
+        continue
+      case .document:
+        documentPaths.append((path, entry))
+      case .category:
+        categoryPaths.append((path, entry))
+      }
+    }
+    guard markerSeen else {
+      throw refusal(
+        EncryptedLayout.markerPath, "an encrypted remote's first commit holds its marker",
+        in: info.commit)
+    }
+    // Sized before any byte is read: a blob that packs small is refused unread.
+    let newBlobs = (documentPaths + categoryPaths).compactMap { $0.entry.new }
+    for ((path, _), size) in zip(
+      (documentPaths + categoryPaths).filter { $0.entry.new != nil },
+      try git.objectSizes(newBlobs.map(\.hex), step: "read the repository"))
+    where (size ?? 0) > EncryptedLayout.maximumFileSize {
+      throw refusal(
+        path,
+        "it is \(size ?? 0) bytes, over the \(RemoteRefusal.maximumDocumentSize >> 20) MiB a document from a remote may be",
+        in: info.commit)
+    }
+    func opened(_ path: String, _ bytes: [UInt8]?) throws(SyncError) -> [UInt8] {
+      guard let bytes else { throw refusal(path, "its blob is missing", in: info.commit) }
+      guard Age.isAgeFile(bytes) else { throw refusal(path, "not an age file", in: info.commit) }
+      do {
+        return try Age.decrypt(bytes, identities: [identity])
+      } catch {
+        throw refusal(path, "an age file that does not open (\(error))", in: info.commit)
+      }
+    }
+    func read(_ blobs: [GitBlobID]) throws(SyncError) -> [[UInt8]?] {
+      try git.blobs(blobs.map(\.hex), step: "read the repository")
+    }
+    // Documents put and deleted, with the categories they leave and join.
+    var puts: [ObjectID: (document: SnapshotDocument, categoryID: ObjectID)] = [:]
+    var removed = Set<ObjectID>()
+    var affected = Set<ObjectID>()
+    let newDocuments = documentPaths.filter { $0.entry.new != nil }
+    for (item, bytes) in zip(newDocuments, try read(newDocuments.compactMap { $0.entry.new })) {
+      let plain = try opened(item.path, bytes)
+      guard let record = EncryptedRecord.parseDocument(plain) else {
+        throw refusal(item.path, "not a document record docsh reads", in: info.commit)
+      }
+      guard settings.names.documentPath(record.document.id) == item.path else {
+        throw refusal(item.path, "a document whose id does not lie at this path", in: info.commit)
+      }
+      puts[record.document.id] = record
+      affected.insert(record.categoryID)
+    }
+    let oldDocuments = documentPaths.filter { $0.entry.old != nil }
+    for (item, bytes) in zip(oldDocuments, try read(oldDocuments.compactMap { $0.entry.old })) {
+      // The parent's file was checked when it came in (or written here).
+      guard let bytes, let plain = try? Age.decrypt(bytes, identities: [identity]),
+        let record = EncryptedRecord.parseDocument(plain)
+      else {
+        throw refusal(item.path, "the parent's file does not open", in: info.commit)
+      }
+      affected.insert(record.categoryID)
+      if item.entry.new == nil { removed.insert(record.document.id) }
+    }
+    var categoryPuts: [ObjectID: Name] = [:]
+    var categoryDeletes = Set<ObjectID>()
+    let newCategories = categoryPaths.filter { $0.entry.new != nil }
+    for (item, bytes) in zip(newCategories, try read(newCategories.compactMap { $0.entry.new })) {
+      let plain = try opened(item.path, bytes)
+      guard let (id, name) = EncryptedRecord.parseCategory(plain) else {
+        throw refusal(item.path, "not a category record docsh reads", in: info.commit)
+      }
+      guard settings.names.categoryPath(id) == item.path else {
+        throw refusal(item.path, "a category whose id does not lie at this path", in: info.commit)
+      }
+      categoryPuts[id] = name
+      affected.insert(id)
+    }
+    let oldCategories = categoryPaths.filter { $0.entry.old != nil && $0.entry.new == nil }
+    for (item, bytes) in zip(oldCategories, try read(oldCategories.compactMap { $0.entry.old })) {
+      guard let bytes, let plain = try? Age.decrypt(bytes, identities: [identity]),
+        let (id, _) = EncryptedRecord.parseCategory(plain)
+      else {
+        throw refusal(item.path, "the parent's file does not open", in: info.commit)
+      }
+      categoryDeletes.insert(id)
+      affected.insert(id)
+    }
+
+    // The local side: the categories touched, read from the first parent's translation.
+    let reader = TreeReader(git: git, layout: layout)
+    let date = Timestamp(millisecondsSince1970: info.seconds * 1000)
+    let parent = localParents.first
+    var reading = TreeReading()
+    var folders = Set<String>()
+    if let parent {
+      let all = try reader.read(parent, folders: [], date: date)
+      folders = Set(affected.compactMap { all.folders[$0] })
+      reading = try reader.read(parent, folders: folders, date: date)
+    }
+    // A new category's folder is written whole (fanned out by its count).
+    for (id, name) in categoryPuts where reading.folders[id] == nil {
+      folders.insert(layout.folder(of: name))
+    }
+    var categories = reading.snapshot.categories
+    categories.removeAll { categoryDeletes.contains($0.id) && categoryPuts[$0.id] == nil }
+    for (id, name) in categoryPuts.sorted(by: { $0.key < $1.key }) {
+      if let index = categories.firstIndex(where: { $0.id == id }) {
+        categories[index].name = name
+      } else {
+        categories.append(SnapshotCategory(id: id, name: name, documents: []))
+      }
+    }
+    let moving = removed.union(puts.keys)
+    for index in categories.indices {
+      categories[index].documents.removeAll { moving.contains($0.id) }
+    }
+    for (id, record) in puts.sorted(by: { $0.key < $1.key }) {
+      guard let index = categories.firstIndex(where: { $0.id == record.categoryID }) else {
+        throw refusal(
+          settings.names.documentPath(id), "its category is in no record", in: info.commit)
+      }
+      categories[index].documents.append(record.document)
+    }
+    // Two names one file or folder would hold: neither is taken.
+    var categoryKeys = Set<NameKey>()
+    for category in categories {
+      guard categoryKeys.insert(category.name.key).inserted else {
+        throw refusal(
+          settings.names.categoryPath(category.id),
+          "two categories whose names are equal but for case or Unicode normalization",
+          in: info.commit)
+      }
+      var keys = Set<NameKey>()
+      for document in category.documents where !keys.insert(document.name.key).inserted {
+        throw refusal(
+          settings.names.documentPath(document.id),
+          "two documents of one category whose names are equal but for case or Unicode normalization",
+          in: info.commit)
+      }
+    }
+    let merged = StoreSnapshot(generation: 0, categories: categories)
+    var changes = layout.changes(from: reading, to: merged, folders: folders)
+    // A first commit (or one on an unmarked parent) is marked as the layout it is written in.
+    if !reading.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
+    let message = StoreChanges(from: reading.describedSnapshot, to: merged).message(
+      prefix: "", storePath: pathInRepository)
+    return try makeBuildCommit(
+      parent: parent, mergedParents: Array(localParents.dropFirst()), changes: changes,
+      message: message, committer: StoreRepository.encryptedCommitter(info.seconds))
+  }
+}
