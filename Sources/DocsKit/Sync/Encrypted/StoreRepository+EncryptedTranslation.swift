@@ -223,6 +223,50 @@ extension StoreRepository {
     return results.withLock { $0.map { $0 ?? [] } }
   }
 
+  /// The fast-import stream of one encrypted commit as it is written: blobs, the changes
+  /// that name them, and what they count.
+  private struct EncryptedStream {
+    let input: GitInputFile
+    var changes: [FastImportCommit.Change] = []
+    var mark = FastImportCommit.firstBlobMark
+    var counts = (new: 0, changed: 0, deleted: 0)
+
+    /// A stream whose blobs go to a new input file of git's.
+    init(fileSystem: any FileSystem) throws(SyncError) {
+      do {
+        input = try GitInputFile(fileSystem: fileSystem)
+        try input.append(FastImportCommit.streamHeader)
+      } catch {
+        throw .store(.system("git's input", operation: error.operation, errno: error.code))
+      }
+    }
+
+    /// Encrypts the records of `puts` to `recipient` and writes them into the stream.
+    mutating func put(
+      _ puts: [(path: String, record: [UInt8])], to recipient: AgeRecipient
+    ) throws(SyncError) {
+      let encrypted = try StoreRepository.encryptAll(puts.map(\.record), to: recipient)
+      for (item, bytes) in zip(puts, encrypted) {
+        do {
+          try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
+        } catch {
+          throw .store(.system("git's input", operation: error.operation, errno: error.code))
+        }
+        changes.append(.putMark(item.path, mark))
+        mark += 1
+      }
+    }
+
+    /// The commit's message: counts only.
+    var message: String {
+      var parts: [String] = []
+      if counts.new > 0 { parts.append("\(counts.new) new") }
+      if counts.changed > 0 { parts.append("\(counts.changed) changed") }
+      if counts.deleted > 0 { parts.append("\(counts.deleted) deleted") }
+      return "docsh: " + (parts.isEmpty ? "no change" : parts.joined(separator: ", ")) + "\n"
+    }
+  }
+
   /// Writes the encrypted commit standing for the local commit `info`, whose parents are
   /// translated (in `map`).
   private func encrypt(
@@ -247,97 +291,88 @@ extension StoreRepository {
             $0.path < $1.path
           })
       } ?? LocalObjects()
-    let input: GitInputFile
-    do {
-      input = try GitInputFile(fileSystem: fileSystem)
-      try input.append(FastImportCommit.streamHeader)
-    } catch {
-      throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    var stream = try EncryptedStream(fileSystem: fileSystem)
+    let after = try encryptChanged(
+      info, paths: changed.compactMap { path, entry in entry.new.map { (path, $0) } },
+      before: before, otherParents: encryptedParents.dropFirst(), settings: settings,
+      identity: identity, into: &stream)
+    for id in before.categories.keys.sorted() where after.categories[id] == nil {
+      stream.counts.deleted += 1
+      stream.changes.append(.delete(settings.names.categoryPath(id)))
     }
-    var changes: [FastImportCommit.Change] = []
-    var mark = FastImportCommit.firstBlobMark
-    var counts = (new: 0, changed: 0, deleted: 0)
-    /// Encrypts `puts` and writes them into the stream.
-    func put(_ puts: [(path: String, record: [UInt8])]) throws(SyncError) {
-      let encrypted = try StoreRepository.encryptAll(
-        puts.map(\.record), to: settings.recipient)
-      for (item, bytes) in zip(puts, encrypted) {
-        do {
-          try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
-        } catch {
-          throw .store(.system("git's input", operation: error.operation, errno: error.code))
-        }
-        changes.append(.putMark(item.path, mark))
-        mark += 1
-      }
-    }
-    var seen = Set<ObjectID>()
-    var categoriesAfter: [ObjectID: Name] = [:]
-    try forEachBatch(
-      inTree: info.tree,
-      paths: changed.compactMap { path, entry in entry.new.map { (path, $0) } }.sorted {
-        $0.path < $1.path
-      }
-    ) { (after: LocalObjects) throws(SyncError) in
-      var puts: [(path: String, record: [UInt8])] = []
-      for (id, name) in after.categories.sorted(by: { $0.key < $1.key })
-      where before.categories[id] != name {
-        if before.categories[id] == nil { counts.new += 1 } else { counts.changed += 1 }
-        puts.append((settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name)))
-      }
-      for (id, name) in after.unrecorded.sorted(by: { $0.key < $1.key })
-      where after.categories[id] == nil && before.unrecorded[id] == nil {
-        counts.new += 1
-        puts.append((settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name)))
-      }
-      categoriesAfter.merge(after.categories) { $1 }
-      // Documents a merge took as another parent has them keep that parent's blob.
-      let reusable = try blobsOfOtherParents(
-        encryptedParents.dropFirst(),
-        paths: after.documents.keys.map(settings.names.documentPath), identity: identity)
-      for (id, record) in after.documents.sorted(by: { $0.key < $1.key }) {
-        seen.insert(id)
-        // Moved in the plain layout only (its category renamed, or fanned out): unchanged.
-        if before.documents[id] == record { continue }
-        if before.documents[id] == nil { counts.new += 1 } else { counts.changed += 1 }
-        let path = settings.names.documentPath(id)
-        if let blob = reusable[path]?[record] {
-          changes.append(.putBlob(path, blob))
-        } else {
-          puts.append((path, record))
-        }
-      }
-      try put(puts)
-    }
-    for id in before.categories.keys.sorted() where categoriesAfter[id] == nil {
-      counts.deleted += 1
-      changes.append(.delete(settings.names.categoryPath(id)))
-    }
-    for id in before.documents.keys.sorted() where !seen.contains(id) {
-      counts.deleted += 1
-      changes.append(.delete(settings.names.documentPath(id)))
+    for id in before.documents.keys.sorted() where !after.documents.contains(id) {
+      stream.counts.deleted += 1
+      stream.changes.append(.delete(settings.names.documentPath(id)))
     }
     if encryptedParents.isEmpty {
-      changes += try encryptedRootFiles(settings: settings)
+      stream.changes += try encryptedRootFiles(settings: settings)
     } else if encryptedParents.count > 1,
       let first = encryptedParents.first,
       try git.object(first.hex + ":" + EncryptedLayout.identityPath) != settings.identityBlob.hex
     {
       // A merge keeps the newest identity file (a passphrase changed on either side).
-      changes.append(.putBlob(EncryptedLayout.identityPath, settings.identityBlob))
+      stream.changes.append(.putBlob(EncryptedLayout.identityPath, settings.identityBlob))
     }
-    var parts: [String] = []
-    if counts.new > 0 { parts.append("\(counts.new) new") }
-    if counts.changed > 0 { parts.append("\(counts.changed) changed") }
-    if counts.deleted > 0 { parts.append("\(counts.deleted) deleted") }
-    let message = "docsh: " + (parts.isEmpty ? "no change" : parts.joined(separator: ", "))
     // age files neither compress nor delta: a commit of many spends no time trying (one of
     // a few keeps its trees compressed and deltified, which is what it adds to the remote).
     return try makeBuildCommit(
       parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
-      changes: changes, message: message + "\n", after: input,
+      changes: stream.changes, message: stream.message, after: stream.input,
       committer: StoreRepository.encryptedCommitter(info.seconds),
-      incompressible: mark - FastImportCommit.firstBlobMark > 1_000)
+      incompressible: stream.mark - FastImportCommit.firstBlobMark > 1_000)
+  }
+
+  /// Writes into `stream` the records of the local files `paths` of the commit `info` that
+  /// differ from `before`, encrypted, or the blob another parent holds for the same record;
+  /// answers the categories and documents the commit holds there.
+  private func encryptChanged(
+    _ info: CommitInfo, paths: [(path: String, blob: GitBlobID)], before: LocalObjects,
+    otherParents: ArraySlice<CommitID>, settings: EncryptionSettings, identity: AgeIdentity?,
+    into stream: inout EncryptedStream
+  ) throws(SyncError) -> (categories: [ObjectID: Name], documents: Set<ObjectID>) {
+    var seen = Set<ObjectID>()
+    var categoriesAfter: [ObjectID: Name] = [:]
+    try forEachBatch(inTree: info.tree, paths: paths.sorted { $0.path < $1.path }) {
+      (after: LocalObjects) throws(SyncError) in
+      var puts: [(path: String, record: [UInt8])] = []
+      for (id, name) in after.categories.sorted(by: { $0.key < $1.key })
+      where before.categories[id] != name {
+        if before.categories[id] == nil {
+          stream.counts.new += 1
+        } else {
+          stream.counts.changed += 1
+        }
+        puts.append((settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name)))
+      }
+      for (id, name) in after.unrecorded.sorted(by: { $0.key < $1.key })
+      where after.categories[id] == nil && before.unrecorded[id] == nil {
+        stream.counts.new += 1
+        puts.append((settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name)))
+      }
+      categoriesAfter.merge(after.categories) { $1 }
+      // Documents a merge took as another parent has them keep that parent's blob.
+      let reusable = try blobsOfOtherParents(
+        otherParents, paths: after.documents.keys.map(settings.names.documentPath),
+        identity: identity)
+      for (id, record) in after.documents.sorted(by: { $0.key < $1.key }) {
+        seen.insert(id)
+        // Moved in the plain layout only (its category renamed, or fanned out): unchanged.
+        if before.documents[id] == record { continue }
+        if before.documents[id] == nil {
+          stream.counts.new += 1
+        } else {
+          stream.counts.changed += 1
+        }
+        let path = settings.names.documentPath(id)
+        if let blob = reusable[path]?[record] {
+          stream.changes.append(.putBlob(path, blob))
+        } else {
+          puts.append((path, record))
+        }
+      }
+      try stream.put(puts, to: settings.recipient)
+    }
+    return (categoriesAfter, seen)
   }
 
   /// For each of `paths`, the blob each of `parents` holds there by the plain record it
@@ -378,242 +413,5 @@ extension StoreRepository {
   func writeBlob(_ bytes: [UInt8]) throws(SyncError) -> GitBlobID {
     GitBlobID(
       hex: try git.text("write a blob", ["hash-object", "-w", "--stdin"], input: bytes))
-  }
-
-  // MARK: - Encrypted to local
-
-  /// The local commit standing for the encrypted commit `tip`, translating it and every
-  /// ancestor not translated yet, each checked (``EncryptedLayout``): a path, a mode or a
-  /// file that is not an encrypted remote's is refused, naming the commit, before anything
-  /// is written but objects.
-  func localCommit(
-    for tip: CommitID, map: inout EncryptedCommitMap, settings: inout EncryptionSettings,
-    identity: () throws(SyncError) -> AgeIdentity
-  ) throws(SyncError) -> CommitID {
-    if let known = map.local(for: tip) { return known }
-    let pending = try commitsToTranslate(from: [tip], known: Array(map.localByEncrypted.keys))
-    guard !pending.isEmpty else {
-      throw .gitFailed(step: "decrypt the commits", message: "nothing to translate at \(tip.short)")
-    }
-    let key = try identity()
-    for info in pending {
-      let local = try decrypt(info, map: map, settings: &settings, identity: key)
-      map.record(local: local, encrypted: info.commit)
-    }
-    guard let made = map.local(for: tip) else {
-      throw .gitFailed(step: "decrypt the commits", message: "no commit stands for \(tip.short)")
-    }
-    return made
-  }
-
-  /// A refusal of the encrypted remote's commit `commit`.
-  private func refusal(_ path: String, _ rule: String, in commit: CommitID) -> SyncError {
-    .refusedRemote(
-      RemoteRefusal(path: PrintableText.escaped(path), rule: rule, lookup: [path]),
-      commit: commit.short)
-  }
-
-  /// Writes the local commit standing for the encrypted commit `info`, whose parents are
-  /// translated (in `map`).
-  private func decrypt(
-    _ info: CommitInfo, map: EncryptedCommitMap, settings: inout EncryptionSettings,
-    identity: AgeIdentity
-  ) throws(SyncError) -> CommitID {
-    var localParents: [CommitID] = []
-    for parent in info.parents {
-      guard let local = map.local(for: parent) else {
-        throw .gitFailed(
-          step: "decrypt the commits", message: "the parent \(parent.short) is not translated")
-      }
-      localParents.append(local)
-    }
-    let firstEncrypted = info.parents.first
-    let changed = try changedEntries(from: firstEncrypted, to: info.commit)
-    var documentPaths: [(path: String, entry: (old: GitBlobID?, new: GitBlobID?, mode: String))] =
-      []
-    var categoryPaths = documentPaths
-    var markerSeen = firstEncrypted != nil
-    for (path, entry) in changed.sorted(by: { $0.key < $1.key }) {
-      guard !path.hasPrefix(StoreRepository.notUTF8Mark) else {
-        throw refusal(
-          String(path.dropFirst(StoreRepository.notUTF8Mark.count)), "its name is not UTF-8",
-          in: info.commit)
-      }
-      let place = EncryptedLayout.classify(path)
-      if entry.new != nil {
-        let expected = place == .trap ? "120000" : "100644"
-        guard entry.mode == expected else {
-          throw refusal(
-            path, "an entry of mode \(entry.mode) is no file of an encrypted remote",
-            in: info.commit)
-        }
-      }
-      switch place {
-      case .unknown:
-        throw refusal(path, "not a file of an encrypted remote", in: info.commit)
-      case .marker:
-        guard let blob = entry.new,
-          let bytes = try git.blobs([blob.hex], step: "read the repository").first ?? nil,
-          let version = EncryptedLayout.markerVersion(bytes)
-        else {
-          throw refusal(
-            path, "the marker of an encrypted remote is gone or damaged", in: info.commit)
-        }
-        guard version <= EncryptedLayout.version else { throw .encryption(.newerLayout(version)) }
-        markerSeen = true
-      case .identity:
-        guard let blob = entry.new else {
-          throw refusal(path, "the identity of an encrypted remote is gone", in: info.commit)
-        }
-        settings.identityBlob = blob
-      case .readme, .trap:
-        continue
-      case .document:
-        documentPaths.append((path, entry))
-      case .category:
-        categoryPaths.append((path, entry))
-      }
-    }
-    guard markerSeen else {
-      throw refusal(
-        EncryptedLayout.markerPath, "an encrypted remote's first commit holds its marker",
-        in: info.commit)
-    }
-    // Sized before any byte is read: a blob that packs small is refused unread.
-    let newBlobs = (documentPaths + categoryPaths).compactMap { $0.entry.new }
-    for ((path, _), size) in zip(
-      (documentPaths + categoryPaths).filter { $0.entry.new != nil },
-      try git.objectSizes(newBlobs.map(\.hex), step: "read the repository"))
-    where (size ?? 0) > EncryptedLayout.maximumFileSize {
-      throw refusal(
-        path,
-        "it is \(size ?? 0) bytes, over the \(RemoteRefusal.maximumDocumentSize >> 20) MiB a document from a remote may be",
-        in: info.commit)
-    }
-    func opened(_ path: String, _ bytes: [UInt8]?) throws(SyncError) -> [UInt8] {
-      guard let bytes else { throw refusal(path, "its blob is missing", in: info.commit) }
-      guard Age.isAgeFile(bytes) else { throw refusal(path, "not an age file", in: info.commit) }
-      do {
-        return try Age.decrypt(bytes, identities: [identity])
-      } catch {
-        throw refusal(path, "an age file that does not open (\(error))", in: info.commit)
-      }
-    }
-    func read(_ blobs: [GitBlobID]) throws(SyncError) -> [[UInt8]?] {
-      try git.blobs(blobs.map(\.hex), step: "read the repository")
-    }
-    // Documents put and deleted, with the categories they leave and join.
-    var puts: [ObjectID: (document: SnapshotDocument, categoryID: ObjectID)] = [:]
-    var removed = Set<ObjectID>()
-    var affected = Set<ObjectID>()
-    let newDocuments = documentPaths.filter { $0.entry.new != nil }
-    for (item, bytes) in zip(newDocuments, try read(newDocuments.compactMap { $0.entry.new })) {
-      let plain = try opened(item.path, bytes)
-      guard let record = EncryptedRecord.parseDocument(plain) else {
-        throw refusal(item.path, "not a document record docsh reads", in: info.commit)
-      }
-      guard settings.names.documentPath(record.document.id) == item.path else {
-        throw refusal(item.path, "a document whose id does not lie at this path", in: info.commit)
-      }
-      puts[record.document.id] = record
-      affected.insert(record.categoryID)
-    }
-    let oldDocuments = documentPaths.filter { $0.entry.old != nil }
-    for (item, bytes) in zip(oldDocuments, try read(oldDocuments.compactMap { $0.entry.old })) {
-      // The parent's file was checked when it came in (or written here).
-      guard let bytes, let plain = try? Age.decrypt(bytes, identities: [identity]),
-        let record = EncryptedRecord.parseDocument(plain)
-      else {
-        throw refusal(item.path, "the parent's file does not open", in: info.commit)
-      }
-      affected.insert(record.categoryID)
-      if item.entry.new == nil { removed.insert(record.document.id) }
-    }
-    var categoryPuts: [ObjectID: Name] = [:]
-    var categoryDeletes = Set<ObjectID>()
-    let newCategories = categoryPaths.filter { $0.entry.new != nil }
-    for (item, bytes) in zip(newCategories, try read(newCategories.compactMap { $0.entry.new })) {
-      let plain = try opened(item.path, bytes)
-      guard let (id, name) = EncryptedRecord.parseCategory(plain) else {
-        throw refusal(item.path, "not a category record docsh reads", in: info.commit)
-      }
-      guard settings.names.categoryPath(id) == item.path else {
-        throw refusal(item.path, "a category whose id does not lie at this path", in: info.commit)
-      }
-      categoryPuts[id] = name
-      affected.insert(id)
-    }
-    let oldCategories = categoryPaths.filter { $0.entry.old != nil && $0.entry.new == nil }
-    for (item, bytes) in zip(oldCategories, try read(oldCategories.compactMap { $0.entry.old })) {
-      guard let bytes, let plain = try? Age.decrypt(bytes, identities: [identity]),
-        let (id, _) = EncryptedRecord.parseCategory(plain)
-      else {
-        throw refusal(item.path, "the parent's file does not open", in: info.commit)
-      }
-      categoryDeletes.insert(id)
-      affected.insert(id)
-    }
-
-    // The local side: the categories touched, read from the first parent's translation.
-    let reader = TreeReader(git: git, layout: layout)
-    let date = Timestamp(millisecondsSince1970: info.seconds * 1000)
-    let parent = localParents.first
-    var reading = TreeReading()
-    var folders = Set<String>()
-    if let parent {
-      let all = try reader.read(parent, folders: [], date: date)
-      folders = Set(affected.compactMap { all.folders[$0] })
-      reading = try reader.read(parent, folders: folders, date: date)
-    }
-    // A new category's folder is written whole (fanned out by its count).
-    for (id, name) in categoryPuts where reading.folders[id] == nil {
-      folders.insert(layout.folder(of: name))
-    }
-    var categories = reading.snapshot.categories
-    categories.removeAll { categoryDeletes.contains($0.id) && categoryPuts[$0.id] == nil }
-    for (id, name) in categoryPuts.sorted(by: { $0.key < $1.key }) {
-      if let index = categories.firstIndex(where: { $0.id == id }) {
-        categories[index].name = name
-      } else {
-        categories.append(SnapshotCategory(id: id, name: name, documents: []))
-      }
-    }
-    let moving = removed.union(puts.keys)
-    for index in categories.indices {
-      categories[index].documents.removeAll { moving.contains($0.id) }
-    }
-    for (id, record) in puts.sorted(by: { $0.key < $1.key }) {
-      guard let index = categories.firstIndex(where: { $0.id == record.categoryID }) else {
-        throw refusal(
-          settings.names.documentPath(id), "its category is in no record", in: info.commit)
-      }
-      categories[index].documents.append(record.document)
-    }
-    // Two names one file or folder would hold: neither is taken.
-    var categoryKeys = Set<NameKey>()
-    for category in categories {
-      guard categoryKeys.insert(category.name.key).inserted else {
-        throw refusal(
-          settings.names.categoryPath(category.id),
-          "two categories whose names are equal but for case or Unicode normalization",
-          in: info.commit)
-      }
-      var keys = Set<NameKey>()
-      for document in category.documents where !keys.insert(document.name.key).inserted {
-        throw refusal(
-          settings.names.documentPath(document.id),
-          "two documents of one category whose names are equal but for case or Unicode normalization",
-          in: info.commit)
-      }
-    }
-    let merged = StoreSnapshot(generation: 0, categories: categories)
-    var changes = layout.changes(from: reading, to: merged, folders: folders)
-    // A first commit (or one on an unmarked parent) is marked as the layout it is written in.
-    if !reading.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
-    let message = StoreChanges(from: reading.describedSnapshot, to: merged).message(
-      prefix: "", storePath: pathInRepository)
-    return try makeBuildCommit(
-      parent: parent, mergedParents: Array(localParents.dropFirst()), changes: changes,
-      message: message, committer: StoreRepository.encryptedCommitter(info.seconds))
   }
 }

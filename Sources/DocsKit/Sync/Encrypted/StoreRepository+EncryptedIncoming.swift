@@ -1,0 +1,310 @@
+// Translating an encrypted remote's commits into local ones (the other way, local to
+// encrypted, is in StoreRepository+EncryptedTranslation.swift): each commit checked path by
+// path and record by record before anything but objects is written, then rebuilt in the
+// plain layout from what it changed against its first parent.
+extension StoreRepository {
+  /// One changed path of an encrypted commit, with its blobs before and after.
+  typealias ChangedPath = (path: String, entry: (old: GitBlobID?, new: GitBlobID?, mode: String))
+
+  /// What the records an encrypted commit changed say, opened and checked.
+  struct IncomingRecords {
+    /// Documents put, with the category each now lies in.
+    var puts: [ObjectID: (document: SnapshotDocument, categoryID: ObjectID)] = [:]
+    /// Documents deleted.
+    var removed = Set<ObjectID>()
+    /// Categories whose folder the commit changes (documents leaving or joining them).
+    var affected = Set<ObjectID>()
+    /// Categories put, with their names.
+    var categoryPuts: [ObjectID: Name] = [:]
+    /// Categories deleted.
+    var categoryDeletes = Set<ObjectID>()
+  }
+
+  /// The local commit standing for the encrypted commit `tip`, translating it and every
+  /// ancestor not translated yet, each checked (``EncryptedLayout``): a path, a mode or a
+  /// file that is not an encrypted remote's is refused, naming the commit, before anything
+  /// is written but objects.
+  func localCommit(
+    for tip: CommitID, map: inout EncryptedCommitMap, settings: inout EncryptionSettings,
+    identity: () throws(SyncError) -> AgeIdentity
+  ) throws(SyncError) -> CommitID {
+    if let known = map.local(for: tip) { return known }
+    let pending = try commitsToTranslate(from: [tip], known: Array(map.localByEncrypted.keys))
+    guard !pending.isEmpty else {
+      throw .gitFailed(step: "decrypt the commits", message: "nothing to translate at \(tip.short)")
+    }
+    let key = try identity()
+    for info in pending {
+      let local = try decrypt(info, map: map, settings: &settings, identity: key)
+      map.record(local: local, encrypted: info.commit)
+    }
+    guard let made = map.local(for: tip) else {
+      throw .gitFailed(step: "decrypt the commits", message: "no commit stands for \(tip.short)")
+    }
+    return made
+  }
+
+  /// A refusal of the encrypted remote's commit `commit`.
+  private func refusal(_ path: String, _ rule: String, in commit: CommitID) -> SyncError {
+    .refusedRemote(
+      RemoteRefusal(path: PrintableText.escaped(path), rule: rule, lookup: [path]),
+      commit: commit.short)
+  }
+
+  /// Writes the local commit standing for the encrypted commit `info`, whose parents are
+  /// translated (in `map`).
+  private func decrypt(
+    _ info: CommitInfo, map: EncryptedCommitMap, settings: inout EncryptionSettings,
+    identity: AgeIdentity
+  ) throws(SyncError) -> CommitID {
+    var localParents: [CommitID] = []
+    for parent in info.parents {
+      guard let local = map.local(for: parent) else {
+        throw .gitFailed(
+          step: "decrypt the commits", message: "the parent \(parent.short) is not translated")
+      }
+      localParents.append(local)
+    }
+    let (documentPaths, categoryPaths) = try checkedPaths(of: info, settings: &settings)
+    let records = try openedRecords(
+      documentPaths: documentPaths, categoryPaths: categoryPaths, of: info,
+      settings: settings, identity: identity)
+    return try writeLocalCommit(
+      for: info, records: records, localParents: localParents, settings: settings)
+  }
+
+  /// The document and category paths the encrypted commit `info` changed, every path, mode
+  /// and size checked (and its marker and identity read) before any record is opened.
+  private func checkedPaths(
+    of info: CommitInfo, settings: inout EncryptionSettings
+  ) throws(SyncError) -> (documents: [ChangedPath], categories: [ChangedPath]) {
+    let firstEncrypted = info.parents.first
+    let changed = try changedEntries(from: firstEncrypted, to: info.commit)
+    var documentPaths: [ChangedPath] = []
+    var categoryPaths: [ChangedPath] = []
+    var markerSeen = firstEncrypted != nil
+    for (path, entry) in changed.sorted(by: { $0.key < $1.key }) {
+      guard !path.hasPrefix(StoreRepository.notUTF8Mark) else {
+        throw refusal(
+          String(path.dropFirst(StoreRepository.notUTF8Mark.count)), "its name is not UTF-8",
+          in: info.commit)
+      }
+      let place = EncryptedLayout.classify(path)
+      if entry.new != nil {
+        let expected = place == .trap ? "120000" : "100644"
+        guard entry.mode == expected else {
+          throw refusal(
+            path, "an entry of mode \(entry.mode) is no file of an encrypted remote",
+            in: info.commit)
+        }
+      }
+      switch place {
+      case .unknown:
+        throw refusal(path, "not a file of an encrypted remote", in: info.commit)
+      case .marker:
+        guard let blob = entry.new,
+          let bytes = try git.blobs([blob.hex], step: "read the repository").first ?? nil,
+          let version = EncryptedLayout.markerVersion(bytes)
+        else {
+          throw refusal(
+            path, "the marker of an encrypted remote is gone or damaged", in: info.commit)
+        }
+        guard version <= EncryptedLayout.version else { throw .encryption(.newerLayout(version)) }
+        markerSeen = true
+      case .identity:
+        guard let blob = entry.new else {
+          throw refusal(path, "the identity of an encrypted remote is gone", in: info.commit)
+        }
+        settings.identityBlob = blob
+      case .readme, .trap:
+        continue
+      case .document:
+        documentPaths.append((path, entry))
+      case .category:
+        categoryPaths.append((path, entry))
+      }
+    }
+    guard markerSeen else {
+      throw refusal(
+        EncryptedLayout.markerPath, "an encrypted remote's first commit holds its marker",
+        in: info.commit)
+    }
+    try checkSizes(of: documentPaths + categoryPaths, in: info.commit)
+    return (documentPaths, categoryPaths)
+  }
+
+  /// Refuses the commit when a file it puts is larger than a document from a remote may be:
+  /// sized before any byte is read, so that a blob that packs small is refused unread.
+  private func checkSizes(of paths: [ChangedPath], in commit: CommitID) throws(SyncError) {
+    let putting = paths.filter { $0.entry.new != nil }
+    let sizes = try git.objectSizes(
+      putting.compactMap { $0.entry.new?.hex }, step: "read the repository")
+    for ((path, _), size) in zip(putting, sizes) where (size ?? 0) > EncryptedLayout.maximumFileSize
+    {
+      throw refusal(
+        path,
+        "it is \(size ?? 0) bytes, over the \(RemoteRefusal.maximumDocumentSize >> 20) MiB a document from a remote may be",
+        in: commit)
+    }
+  }
+
+  /// The plain bytes of the file `path` brings: an age file that opens with `identity` and
+  /// authenticates, or a refusal naming it.
+  private func opened(
+    _ path: String, _ bytes: [UInt8]?, identity: AgeIdentity, in commit: CommitID
+  ) throws(SyncError) -> [UInt8] {
+    guard let bytes else { throw refusal(path, "its blob is missing", in: commit) }
+    guard Age.isAgeFile(bytes) else { throw refusal(path, "not an age file", in: commit) }
+    do {
+      return try Age.decrypt(bytes, identities: [identity])
+    } catch {
+      throw refusal(path, "an age file that does not open (\(error))", in: commit)
+    }
+  }
+
+  /// The plain bytes of a file a parent holds, checked when it came in (or written here).
+  private func openedParentFile(
+    _ path: String, _ bytes: [UInt8]?, identity: AgeIdentity, in commit: CommitID
+  ) throws(SyncError) -> [UInt8] {
+    guard let bytes, let plain = try? Age.decrypt(bytes, identities: [identity]) else {
+      throw refusal(path, "the parent's file does not open", in: commit)
+    }
+    return plain
+  }
+
+  /// The records the changed paths hold after and before the commit `info`, each opened
+  /// and checked to lie at the path its id names.
+  private func openedRecords(
+    documentPaths: [ChangedPath], categoryPaths: [ChangedPath], of info: CommitInfo,
+    settings: EncryptionSettings, identity: AgeIdentity
+  ) throws(SyncError) -> IncomingRecords {
+    func read(_ blobs: [GitBlobID]) throws(SyncError) -> [[UInt8]?] {
+      try git.blobs(blobs.map(\.hex), step: "read the repository")
+    }
+    let commit = info.commit
+    var records = IncomingRecords()
+    let newDocuments = documentPaths.filter { $0.entry.new != nil }
+    for (item, bytes) in zip(newDocuments, try read(newDocuments.compactMap { $0.entry.new })) {
+      let plain = try opened(item.path, bytes, identity: identity, in: commit)
+      guard let record = EncryptedRecord.parseDocument(plain) else {
+        throw refusal(item.path, "not a document record docsh reads", in: commit)
+      }
+      guard settings.names.documentPath(record.document.id) == item.path else {
+        throw refusal(item.path, "a document whose id does not lie at this path", in: commit)
+      }
+      records.puts[record.document.id] = record
+      records.affected.insert(record.categoryID)
+    }
+    let oldDocuments = documentPaths.filter { $0.entry.old != nil }
+    for (item, bytes) in zip(oldDocuments, try read(oldDocuments.compactMap { $0.entry.old })) {
+      let plain = try openedParentFile(item.path, bytes, identity: identity, in: commit)
+      guard let record = EncryptedRecord.parseDocument(plain) else {
+        throw refusal(item.path, "the parent's file does not open", in: commit)
+      }
+      records.affected.insert(record.categoryID)
+      if item.entry.new == nil { records.removed.insert(record.document.id) }
+    }
+    let newCategories = categoryPaths.filter { $0.entry.new != nil }
+    for (item, bytes) in zip(newCategories, try read(newCategories.compactMap { $0.entry.new })) {
+      let plain = try opened(item.path, bytes, identity: identity, in: commit)
+      guard let (id, name) = EncryptedRecord.parseCategory(plain) else {
+        throw refusal(item.path, "not a category record docsh reads", in: commit)
+      }
+      guard settings.names.categoryPath(id) == item.path else {
+        throw refusal(item.path, "a category whose id does not lie at this path", in: commit)
+      }
+      records.categoryPuts[id] = name
+      records.affected.insert(id)
+    }
+    let oldCategories = categoryPaths.filter { $0.entry.old != nil && $0.entry.new == nil }
+    for (item, bytes) in zip(oldCategories, try read(oldCategories.compactMap { $0.entry.old })) {
+      let plain = try openedParentFile(item.path, bytes, identity: identity, in: commit)
+      guard let (id, _) = EncryptedRecord.parseCategory(plain) else {
+        throw refusal(item.path, "the parent's file does not open", in: commit)
+      }
+      records.categoryDeletes.insert(id)
+      records.affected.insert(id)
+    }
+    return records
+  }
+
+  /// Writes the local commit for `info`: the categories `records` touches, read from the
+  /// first parent's translation, changed as the records say, and written in the plain
+  /// layout.
+  private func writeLocalCommit(
+    for info: CommitInfo, records: IncomingRecords, localParents: [CommitID],
+    settings: EncryptionSettings
+  ) throws(SyncError) -> CommitID {
+    let reader = TreeReader(git: git, layout: layout)
+    let date = Timestamp(millisecondsSince1970: info.seconds * 1000)
+    let parent = localParents.first
+    var reading = TreeReading()
+    var folders = Set<String>()
+    if let parent {
+      let all = try reader.read(parent, folders: [], date: date)
+      folders = Set(records.affected.compactMap { all.folders[$0] })
+      reading = try reader.read(parent, folders: folders, date: date)
+    }
+    // A new category's folder is written whole (fanned out by its count).
+    for (id, name) in records.categoryPuts where reading.folders[id] == nil {
+      folders.insert(layout.folder(of: name))
+    }
+    let categories = try mergedCategories(
+      reading.snapshot.categories, records: records, settings: settings, in: info.commit)
+    let merged = StoreSnapshot(generation: 0, categories: categories)
+    var changes = layout.changes(from: reading, to: merged, folders: folders)
+    // A first commit (or one on an unmarked parent) is marked as the layout it is written in.
+    if !reading.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
+    let message = StoreChanges(from: reading.describedSnapshot, to: merged).message(
+      prefix: "", storePath: pathInRepository)
+    return try makeBuildCommit(
+      parent: parent, mergedParents: Array(localParents.dropFirst()), changes: changes,
+      message: message, committer: StoreRepository.encryptedCommitter(info.seconds))
+  }
+
+  /// The categories of the parent's translation with `records` applied; two names one file
+  /// or folder would hold are refused, and neither is taken.
+  private func mergedCategories(
+    _ parentCategories: [SnapshotCategory], records: IncomingRecords,
+    settings: EncryptionSettings, in commit: CommitID
+  ) throws(SyncError) -> [SnapshotCategory] {
+    var categories = parentCategories
+    categories.removeAll {
+      records.categoryDeletes.contains($0.id) && records.categoryPuts[$0.id] == nil
+    }
+    for (id, name) in records.categoryPuts.sorted(by: { $0.key < $1.key }) {
+      if let index = categories.firstIndex(where: { $0.id == id }) {
+        categories[index].name = name
+      } else {
+        categories.append(SnapshotCategory(id: id, name: name, documents: []))
+      }
+    }
+    let moving = records.removed.union(records.puts.keys)
+    for index in categories.indices {
+      categories[index].documents.removeAll { moving.contains($0.id) }
+    }
+    for (id, record) in records.puts.sorted(by: { $0.key < $1.key }) {
+      guard let index = categories.firstIndex(where: { $0.id == record.categoryID }) else {
+        throw refusal(settings.names.documentPath(id), "its category is in no record", in: commit)
+      }
+      categories[index].documents.append(record.document)
+    }
+    var categoryKeys = Set<NameKey>()
+    for category in categories {
+      guard categoryKeys.insert(category.name.key).inserted else {
+        throw refusal(
+          settings.names.categoryPath(category.id),
+          "two categories whose names are equal but for case or Unicode normalization",
+          in: commit)
+      }
+      var keys = Set<NameKey>()
+      for document in category.documents where !keys.insert(document.name.key).inserted {
+        throw refusal(
+          settings.names.documentPath(document.id),
+          "two documents of one category whose names are equal but for case or Unicode normalization",
+          in: commit)
+      }
+    }
+    return categories
+  }
+}
