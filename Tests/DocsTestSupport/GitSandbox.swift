@@ -53,6 +53,7 @@ public final class GitSandbox {
 
   /// Runs git and returns its standard output without the last newline.
   /// - Throws: when git fails.
+  @discardableResult
   public func text(_ arguments: [String], in folder: String) throws -> String {
     let output = try git(arguments, in: folder)
     guard output.succeeded else {

@@ -151,11 +151,11 @@ extension Context {
       // name, the linking document's, or none when the name is unique): decided without
       // resolving it, so without loading the categories of the documents that link.
       for link in DocumentLink.links(in: text)
-      where link.name.map { name in
+      where link.name.map({ name in
         name.key == document.name.key
           && (link.category.map { $0.key == category.category.name.key }
             ?? (source.categoryID == document.categoryID || isUnique))
-      } ?? (source.id == document.id) {
+      }) ?? (source.id == document.id) {
         found.append(
           Backlink(
             source: documentRecords[source.id]?.document ?? source, link: link,

@@ -65,7 +65,6 @@ struct MoveCommand: ShellCommand {
       return Self.rewriteMessage(
         links: rewrite.links, documents: rewrite.documents, kept: rewrite.kept)
     }
-    return .nothing
   }
 
   private func renameCategory(_ category: Category, in session: Session) throws -> CommandResult {

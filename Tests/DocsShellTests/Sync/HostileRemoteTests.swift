@@ -66,7 +66,7 @@ import Testing
 
   /// Makes the hostile commit of `kind` on the remote.
   func push(_ kind: Refused) throws -> String {
-    let crafter = try RemoteCrafter(sandbox: sandbox, remote: remote)
+    let crafter = RemoteCrafter(sandbox: sandbox, remote: remote)
     let plain = try crafter.blob(Array("from elsewhere\n".utf8))
     return try crafter.commit("hostile: \(kind)") { root in
       switch kind {
@@ -149,7 +149,7 @@ import Testing
   func expectRepairByRevertLetsChangesThrough(
     revertingTo before: String, sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
-    let crafter = try RemoteCrafter(sandbox: sandbox, remote: remote)
+    let crafter = RemoteCrafter(sandbox: sandbox, remote: remote)
     try crafter.revert(to: before)
     try expectChangesThrough(sourceLocation: sourceLocation)
   }
@@ -200,7 +200,7 @@ import Testing
     _ kind: RefusedByGit
   ) throws {
     try startBoth()
-    let crafter = try RemoteCrafter(sandbox: sandbox, remote: remote)
+    let crafter = RemoteCrafter(sandbox: sandbox, remote: remote)
     let before = try crafter.head()
     let plain = try crafter.blob(Array("[core]\n\thooksPath = /tmp\n".utf8))
     try crafter.commit("hostile: \(kind)") { root in
@@ -233,7 +233,7 @@ import Testing
 
   @Test func entriesDocshCannotReadAreLeftAsTheyAreAndMergesKeepThemWithTheirModes() throws {
     try startBoth()
-    let crafter = try RemoteCrafter(sandbox: sandbox, remote: remote)
+    let crafter = RemoteCrafter(sandbox: sandbox, remote: remote)
     let target = try crafter.blob(Array("Work/Plan".utf8))
     let note = try crafter.blob(Array("a note\n".utf8))
     let submodule = try crafter.head()
@@ -283,7 +283,7 @@ import Testing
 
   @Test func aRemoteCommitsSubjectWithEscapesIsPrintedEscapedByLog() throws {
     try startBoth()
-    let crafter = try RemoteCrafter(sandbox: sandbox, remote: remote)
+    let crafter = RemoteCrafter(sandbox: sandbox, remote: remote)
     let plan = try crafter.blob(Array("plan from a clone\n".utf8))
     try crafter.commit("\u{1B}]0;pwned\u{7}\u{1B}[2J edited") { root in
       try root.change("Work") { $0.entries[Array("Plan.md".utf8)] = .file("100644", plan) }

@@ -130,6 +130,7 @@ final class SyncMachine {
   }
 
   /// git's standard output without its last newline; the test fails when git does.
+  @discardableResult
   func gitText(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws
     -> String
   {

@@ -90,7 +90,7 @@ extension JSONStore {
     try holdingLock { directory throws(StoreError) in
       let current = try checkNobodySaved(in: directory)
       // What a whole write killed midway left (as large as the store) goes before the next.
-      try systemCalls { () throws(SystemCallError) in try removeLeftovers(in: directory) }
+      _ = try systemCalls { () throws(SystemCallError) in try removeLeftovers(in: directory) }
       return try writeWhole(categories, generation: generation, over: current, in: directory)
     }
   }
