@@ -1284,6 +1284,33 @@ def test_an_encrypted_remote_asks_the_passphrase_once_a_session_without_echo(san
     check(terminal.exit_status() == 0, "docsh did not exit with 0")
 
 
+@sandboxed
+def test_a_kill_at_the_passphrase_question_leaves_the_terminal_echoing(sandbox):
+    environment, remote = git_sandbox(sandbox)
+    passphrase = sandbox.path("passphrase")
+    with open(passphrase, "w") as file:
+        file.write("correct horse\n")
+    laptop = dict(environment, DOCSH_STORE=sandbox.path("laptop/store.json"),
+                  DOCSH_PASSPHRASE_FILE=passphrase)
+    result = sandbox.docsh("-c", f"mkdir Work; sync --encrypt '{remote}'", **laptop)
+    check(result.returncode == 0, f"sync --encrypt failed: {result.stderr!r}")
+    environment["DOCSH_STORE"] = sandbox.path("desktop/store.json")
+    for name in ("SIGTERM", "SIGHUP", "SIGQUIT"):
+        terminal = sandbox.spawn("-c", f"sync '{remote}'", **environment)
+        terminal.expect(re.escape("Passphrase of the encrypted remote: "), what="the question")
+        check(not terminal.child.getecho(), "echo was on at the question")
+        terminal.child.kill(getattr(signal, name))
+        terminal.child.expect(pexpect.EOF)
+        # The pseudo-terminal outlives docsh: its settings are what a shell would find.
+        check(terminal.child.getecho(), f"{name} at the question left echo off")
+        terminal.child.close()
+        check(terminal.child.signalstatus == getattr(signal, name)
+              or terminal.child.exitstatus not in (0, None),
+              f"{name} at the question did not end docsh")
+    check(not os.path.exists(sandbox.path("desktop/store.json")),
+          "a killed first sync wrote a store")
+
+
 FETCH_HELD_GIT = """#!/bin/sh
 # git, except that a fetch waits for Ctrl-C (ended by it, as a real fetch on a slow network
 # is) while the file $DOCSH_TEST_HOLD exists.

@@ -143,8 +143,28 @@ final class PassphraseSource: PassphraseAsking {
 private struct TerminalPrompt {
   let path: String
 
-  /// The line typed after `prompt`; typed twice when `confirm`.
+  /// The line typed after `prompt`; typed twice when `confirm`. A SIGTERM, SIGHUP or
+  /// SIGQUIT while it waits ends the question first, so that the terminal's settings are
+  /// put back, and is then raised again as it came: it ends docsh (or is recorded by the
+  /// REPL's handler) with echo on.
   func ask(prompt: String, confirm: Bool) throws -> [UInt8] {
+    let guarding = EndingSignals()
+    let answer: Result<[UInt8], any Error>
+    do {
+      answer = .success(try converse(prompt: prompt, confirm: confirm))
+    } catch {
+      answer = .failure(error)
+    }
+    if let signal = guarding.end() {
+      if case .success(var typed) = answer { Self.zero(&typed) }
+      raise(signal)
+      throw ShellError.interrupted
+    }
+    return try answer.get()
+  }
+
+  /// ``ask(prompt:confirm:)`` with the terminal quiet, put back on every way out.
+  private func converse(prompt: String, confirm: Bool) throws -> [UInt8] {
     let descriptor = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
     guard descriptor >= 0 else { throw PassphraseError.noTerminal(errno: errno) }
     defer { close(descriptor) }
@@ -181,7 +201,7 @@ private struct TerminalPrompt {
     while true {
       let count = Glibc.read(descriptor, &byte, 1)
       if count < 0 {
-        if errno == EINTR { continue }
+        if errno == EINTR, !EndingSignals.arrived { continue }
         Self.zero(&typed)
         throw PassphraseError.terminal(errno: errno)
       }
@@ -230,5 +250,57 @@ private struct TerminalPrompt {
 
   private static func zero(_ bytes: inout [UInt8]) {
     Age.wipe(&bytes)
+  }
+}
+
+/// SIGTERM, SIGHUP and SIGQUIT while a question waits on the terminal: each is caught once
+/// by a handler that only puts back its default disposition (no state, nothing unsafe in a
+/// handler), without SA_RESTART, so that the read fails with EINTR. Which one came is the
+/// one whose disposition is the default again. ``end()`` puts back the dispositions there
+/// were and answers the signal that came, for the caller to raise again once the terminal
+/// is as it was.
+private struct EndingSignals {
+  static let numbers = [SIGTERM, SIGHUP, SIGQUIT]
+  private var previous: [(Int32, sigaction)] = []
+
+  init() {
+    for number in Self.numbers {
+      var action = sigaction()
+      action.__sigaction_handler.sa_handler = { number in
+        var reset = sigaction()
+        reset.__sigaction_handler.sa_handler = SIG_DFL
+        sigemptyset(&reset.sa_mask)
+        _ = sigaction(number, &reset, nil)
+      }
+      sigemptyset(&action.sa_mask)
+      action.sa_flags = 0
+      var old = sigaction()
+      if sigaction(number, &action, &old) == 0 { previous.append((number, old)) }
+    }
+  }
+
+  /// Whether one of the signals came (its handler put its default back).
+  static var arrived: Bool {
+    numbers.contains { number in
+      var current = sigaction()
+      return sigaction(number, nil, &current) == 0
+        && current.__sigaction_handler.sa_handler == nil  // SIG_DFL
+    }
+  }
+
+  /// Puts back the dispositions there were; the signal that came, if one did.
+  func end() -> Int32? {
+    var came: Int32?
+    for (number, old) in previous {
+      var current = sigaction()
+      if came == nil, sigaction(number, nil, &current) == 0,
+        current.__sigaction_handler.sa_handler == nil  // SIG_DFL
+      {
+        came = number
+      }
+      var restored = old
+      _ = sigaction(number, &restored, nil)
+    }
+    return came
   }
 }
