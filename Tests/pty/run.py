@@ -568,8 +568,10 @@ def interrupt(terminal, command, work, path="/"):
     the prompt that follows."""
     terminal.line(command)
     terminal.expect(pause_message(work), what=f"{command!r} held in {work}")
-    terminal.child.sendintr()
-    terminal.child.sendintr()
+    # Both in one write, so that the terminal takes them together: each Ctrl-C also makes
+    # the terminal flush output not yet read (no NOFLSH), and a second one sent on its own
+    # could land after docsh wrote its "interrupted" and discard it before it was read.
+    terminal.send("\x03\x03")
     output = terminal.prompt(path, dirty=True, what=f"the prompt, still with '*', after Ctrl-C in {command!r}")
     check(terminal.child.isalive(), f"docsh ended on Ctrl-C during {command!r}")
     # The second Ctrl-C may have landed at the prompt and drawn another: wait for pwd's own
