@@ -346,6 +346,7 @@ import Testing
   /// A commit pushed to the encrypted remote from a clone that docsh refuses.
   enum Hostile: String, CaseIterable, CustomTestStringConvertible {
     case plainFile, notAnAgeFile, tamperedFile, fileAtAnotherDocumentsPath, symbolicLink
+    case oversizedFile
     var testDescription: String { rawValue }
   }
 
@@ -374,6 +375,11 @@ import Testing
       try FileManager.default.createDirectory(
         atPath: clone + "/documents/ab", withIntermediateDirectories: true)
       try FileManager.default.copyItem(atPath: clone + "/" + victim, toPath: clone + "/" + path)
+    case .oversizedFile:
+      // 33 MiB of zeros: git packs it small, so only its size read before its bytes can
+      // refuse it unread.
+      path = victim
+      try Data(count: 33 << 20).write(to: URL(fileURLWithPath: clone + "/" + path))
     case .symbolicLink:
       path = "documents/ab/ab" + String(repeating: "1", count: 30)
       try FileManager.default.createDirectory(
@@ -393,6 +399,10 @@ import Testing
     #expect(result.status == 1)
     #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
     #expect(result.errors.contains("is refused: \(path): "), "\(result.errors)")
+    if kind == .oversizedFile {
+      // Refused by its size, before a byte of it is read (it is no age file either).
+      #expect(result.errors.contains("MiB a document from a remote may be"), "\(result.errors)")
+    }
     #expect(try desktop.storeBytes() == storeBefore)
     #expect(try desktop.gitText(["rev-parse", "HEAD"]) == headBefore)
   }
