@@ -107,7 +107,8 @@ import Testing
         try files.expectUnchanged(
           in: scenario.harness, where_, allowingFoldMark: operation == .fold)
         #expect(try snapshot(of: scenario.harness.openContext()) == saved, "\(where_): reread")
-        #expect(try context.hasChanges == (operation == .append), "\(where_): the changes were dropped")
+        #expect(
+          try context.hasChanges == (operation == .append), "\(where_): the changes were dropped")
         #expect(context.generation == operation.generations.before, "\(where_)")
         #expect(fileSystem.openDescriptors == openBefore, "\(where_): descriptors leaked")
         // The same context succeeds once the file system works again.
