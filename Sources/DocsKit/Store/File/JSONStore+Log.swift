@@ -111,12 +111,32 @@ extension JSONStore {
         return .extends(log)
       }
       if let epoch, try isFolded(log, into: epoch) { return .empty(log) }
+      if let file, storeFileWasReplaced(since: file, in: directory) {
+        // Another session wrote the file whole (a fold) after this one read it, and a save
+        // began the log anew for that newer file: this read is of the file alone, as if made
+        // a moment earlier. Not foreign: a save, under the lock, finds the newer file.
+        return .empty(log)
+      }
       return .ignored(
         log,
         warning:
           "\(logPath) holds saves of another version of \(path) (a copy, a backup put back, or another machine's); it was not applied"
       )
     }
+  }
+
+  /// Whether the store file is now another file, or written since `file` was read (its
+  /// change time aside, which a fold's link to `.bak` moves).
+  private func storeFileWasReplaced(since file: FileStatus, in directory: Int32) -> Bool {
+    let now: FileStatus?
+    do {
+      now = try fileSystem.status(at: directory, fileName)
+    } catch {
+      return false  // cannot tell: the log stays foreign, with its warning
+    }
+    guard let now else { return true }
+    return now.device != file.device || now.inode != file.inode || now.size != file.size
+      || now.modificationNanoseconds != file.modificationNanoseconds
   }
 
   /// Whether `log` ends with the record a fold leaves, naming `epoch`.
