@@ -22,6 +22,7 @@ extension StoreIndex {
   ) throws(SQLiteError) -> StoreIndex {
     let useLock = try takeUseLock(at: path, fileSystem: fileSystem)
     var attempt = 0
+    var waited = 0
     while true {
       do {
         let database = try openOnce(
@@ -30,6 +31,13 @@ extension StoreIndex {
         return StoreIndex(
           database: database, path: path, fileSystem: fileSystem, useLock: useLock, now: now)
       } catch {
+        // Processes opening one index at once (its journal mode, its schema) can be told
+        // "busy" by SQLite without its busy handler waiting: wait as the handler would.
+        if error.isBusy, waited < busyTimeoutMilliseconds {
+          usleep(10_000)
+          waited += 10
+          continue
+        }
         // Damaged, locked for good, another schema: it is only a cache; start it again, but
         // only when no other process has it open (it would go on with files nobody finds).
         attempt += 1
