@@ -171,16 +171,9 @@ extension StoreRepository {
       ref: ref, committer: line, message: message, parent: parent,
       mergedParents: mergedParents, changes: changes)
     guard case .branch = destination else {
-      return try madeCommit(try fastImport(commit, after: blobs, incompressible: incompressible))
+      return try fastImport(commit, after: blobs, incompressible: incompressible)
     }
-    let output = try fastImport(commit, forcing: false, after: blobs)
-    if !output.succeeded {
-      guard String(decoding: output.errorOutput, as: UTF8.self).contains("Not updating") else {
-        throw .gitFailed(step: "commit the store", message: output.lastErrorLine)
-      }
-      return nil
-    }
-    return try madeCommit(output)
+    return try fastImport(commit, forcing: false, after: blobs)
   }
 
   /// The commit ``makeCommit(parent:mergedParents:changes:message:after:on:)`` writes on
@@ -200,19 +193,14 @@ extension StoreRepository {
 
   /// Runs `git fast-import` on `commit`'s stream, after the blobs of `blobs` when given.
   /// - Parameter forcing: whether fast-import may move `commit`'s ref from anywhere; without
-  ///   it, a ref it refuses to move is exit status 1, handed back.
+  ///   it, a ref it refuses to move is `nil`.
   private func fastImport(
     _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil,
     incompressible: Bool = false
-  ) throws(SyncError) -> GitOutput {
-    let arguments =
-      (incompressible ? ["-c", "pack.compression=0"] : [])
-      + ["fast-import", "--quiet"] + (forcing ? ["--force"] : [])
-      + (incompressible ? ["--depth=0"] : []) + ["--done"]
-    let accepting: Set<Int32> = forcing ? [0] : [0, 1]
+  ) throws(SyncError) -> CommitID? {
     guard let blobs else {
-      return try git.run(
-        "commit the store", arguments, input: commit.stream(), accepting: accepting)
+      return try git.fastImport(
+        .bytes(commit.stream()), forcing: forcing, incompressible: incompressible)
     }
     let input: Int32
     do {
@@ -225,7 +213,7 @@ extension StoreRepository {
       throw .store(.system("git's input", operation: error.operation, errno: error.code))
     }
     defer { try? fileSystem.close(input) }  // read-only
-    return try git.run("commit the store", arguments, inputFile: input, accepting: accepting)
+    return try git.fastImport(.file(input), forcing: forcing, incompressible: incompressible)
   }
 
   /// A fast-import stream to write blobs into before the commit that names them.
@@ -240,13 +228,6 @@ extension StoreRepository {
   }
 
   /// The commit a fast-import run named (its `get-mark`).
-  private func madeCommit(_ output: GitOutput) throws(SyncError) -> CommitID {
-    guard let line = output.lines.last, line.count >= 40 else {
-      throw .gitFailed(step: "commit the store", message: "git fast-import named no commit")
-    }
-    return CommitID(line)
-  }
-
   // MARK: - The whole store against HEAD's tree
 
   /// Compares the whole store file with HEAD's tree and commits the difference (converting
@@ -483,9 +464,7 @@ extension StoreRepository {
   /// Moves HEAD's branch from `old` (`nil`: it must not exist yet) to `new`, and only from
   /// there: a commit made meanwhile by someone else makes it fail rather than be lost.
   func moveHead(to new: CommitID, from old: CommitID?, reason: String) throws(SyncError) {
-    try git.run(
-      "update the branch",
-      ["update-ref", "-m", "docsh: " + reason, "HEAD", new.hex, old?.hex ?? ""])
+    try git.updateRef("HEAD", to: new, expecting: old.map { .at($0) } ?? .absent, reason: reason)
   }
 
   /// `Name <email> SECONDS ZONE` for a commit now, as git gives it (honouring the
@@ -505,27 +484,19 @@ extension StoreRepository {
 
   /// ``committerLine()`` as git gives it.
   private func committerLineFromGit() throws(SyncError) -> String {
-    let asked = ["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]
     if identity == nil {
-      let output = try git.run("read the identity", asked, accepting: [0, 128])
-      if output.succeeded, let line = output.lines.first {
-        identity = ""
-        return String(line)
+      if let line = try git.configuredCommitter() {
+        identity = Git.IdentityFallback()
+        return line
       }
-      let configured = try git.run(
-        "read the identity", ["config", "--get-regexp", "^user\\.(name|email)$"],
-        accepting: [0, 1])
-      let keys = Set(
-        configured.lines.compactMap { $0.split(separator: " ").first.map(String.init) })
-      var missing: [String] = []
-      if !keys.contains("user.name") { missing += ["-c", "user.name=docsh"] }
-      if !keys.contains("user.email") {
-        missing += ["-c", "user.email=docsh@" + StoreRepository.hostName()]
-      }
-      identity = missing.joined(separator: "\u{0}")
+      let configured = try git.configEntries(
+        matching: "^user\\.(name|email)$", localOnly: false)
+      let keys = Set(configured.map(\.key))
+      identity = Git.IdentityFallback(
+        name: keys.contains("user.name") ? nil : "docsh",
+        email: keys.contains("user.email") ? nil : "docsh@" + StoreRepository.hostName())
     }
-    let missing = (identity ?? "").split(separator: "\u{0}").map(String.init)
-    return try git.text("read the identity", missing + asked)
+    return try git.committer(supplying: identity ?? Git.IdentityFallback())
   }
 
   /// The machine's host name (`localhost` when it has none).

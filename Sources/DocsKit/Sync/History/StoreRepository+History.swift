@@ -87,16 +87,7 @@ extension StoreRepository {
   /// - Throws: ``SyncError`` when git fails.
   public func commits(limit: Int? = nil) throws(SyncError) -> [StoreCommit] {
     guard try git.commit("HEAD") != nil else { return [] }
-    let output = try git.run(
-      "read the history",
-      ["log", "--format=%H%x1f%at%x1f%s"] + (limit.map { ["-n", String(max(0, $0))] } ?? []))
-    return output.lines.compactMap { line in
-      let fields = line.split(separator: "\u{1F}", maxSplits: 2, omittingEmptySubsequences: false)
-      guard fields.count == 3, let seconds = Int64(fields[1]) else { return nil }
-      return StoreCommit(
-        commit: CommitID(fields[0]), date: Timestamp(millisecondsSince1970: seconds * 1000),
-        message: String(fields[2]))
-    }
+    return try git.commitSubjects(limit: limit)
   }
 
   /// The commit `revision` names (a hash, short or full, `HEAD~2`, a branch).
@@ -289,18 +280,16 @@ extension StoreRepository {
     from start: CommitID? = nil,
     keeping wanted: (UnsafeRawBufferPointer, _ isDescribed: Bool) -> Bool
   ) throws(SyncError) -> [(index: Int, entry: LogEntry)] {
-    let output = try git.run(
-      "read the history",
-      ["log", "--format=%x1e%H%x1f%at%x1f%P%x1f%B"] + (start.map { [$0.hex] } ?? []),
-      accepting: [0, 128])
-    if !output.succeeded {
+    let log: [UInt8]
+    do {
+      log = try git.logRecords(from: start)
+    } catch {
       // A branch without commits has no history; any other failure is one.
-      if try git.commit("HEAD") == nil { return [] }
-      throw .gitFailed(step: "read the history", message: output.lastErrorLine)
+      if case .gitFailed = error, try git.commit("HEAD") == nil { return [] }
+      throw error
     }
     let marker = Array((HistoryTrailer.storeKey + ": " + pathInRepository + "\n").utf8)
     var entries: [(index: Int, entry: LogEntry)] = []
-    let log = output.output
     // Records and their first fields are found with memchr: the log of a large store holds
     // messages of megabytes (a first commit names every document).
     for (index, bounds) in StoreRepository.byteRanges(of: log, separatedBy: 0x1E).enumerated() {
