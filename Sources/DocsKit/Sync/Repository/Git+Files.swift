@@ -71,15 +71,21 @@ extension Git {
   func dropIndex() throws(SyncError) {
     let path = directory + "/index"
     do {
-      let folder = try fileSystem.open(
-        directory, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-      defer { try? fileSystem.close(folder) }  // read-only: closing cannot lose anything
-      try fileSystem.unlink(at: folder, "index")
+      try removeFile(path)
     } catch  where error.code == ENOENT {
       return
     } catch {
       throw .store(.system(path, operation: error.operation, errno: error.code))
     }
+  }
+
+  /// Removes the file at `path`.
+  /// - Throws: the system call that failed.
+  private func removeFile(_ path: String) throws(SystemCallError) {
+    let (folder, name) = splitPath(path)
+    let directory = try fileSystem.open(folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    defer { try? fileSystem.close(directory) }  // read-only: closing cannot lose anything
+    try fileSystem.unlink(at: directory, name)
   }
 
   // MARK: - Lock files
@@ -110,12 +116,8 @@ extension Git {
       guard age >= Git.staleLockAge, !ProcessTable.isOpen(path, fileSystem: fileSystem) else {
         throw .busy(lock: path)
       }
-      let (folder, file) = splitPath(path)
       do {
-        let directory = try fileSystem.open(
-          folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-        defer { try? fileSystem.close(directory) }  // read-only: closing cannot lose anything
-        try fileSystem.unlink(at: directory, file)
+        try removeFile(path)
       } catch {
         throw .store(.system(path, operation: error.operation, errno: error.code))
       }

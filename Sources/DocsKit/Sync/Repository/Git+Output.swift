@@ -35,6 +35,12 @@ extension Git {
     /// Its value (`""` for a setting without one).
     var value: String
 
+    /// An entry setting `key` to `value`.
+    init(key: String, value: String) {
+      self.key = key
+      self.value = value
+    }
+
     /// The entry of a line `KEY VALUE` (or `KEY` alone).
     init(line: some StringProtocol) {
       let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
