@@ -519,10 +519,11 @@ struct Git {
     try text("read the history", ["log", "-1", "--format=%s", commit.hex])
   }
 
-  /// When `commit` was made, in seconds since 1970 (`nil` when git says something else).
+  /// When `commit` was made (its committer's date; 1970 when git says something else).
   /// - Throws: when git fails.
-  func commitSeconds(of commit: CommitID) throws(SyncError) -> Int64? {
-    Int64(try text("read the history", ["show", "-s", "--format=%ct", commit.hex]))
+  func commitDate(of commit: CommitID) throws(SyncError) -> Timestamp {
+    let seconds = Int64(try text("read the history", ["show", "-s", "--format=%ct", commit.hex]))
+    return Timestamp(millisecondsSince1970: (seconds ?? 0) * 1000)
   }
 
   /// The commits of HEAD's history, newest first (`limit` at most): each with its author's

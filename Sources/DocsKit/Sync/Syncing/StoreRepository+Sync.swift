@@ -422,7 +422,7 @@ extension StoreRepository {
 
   /// When `commit` was made.
   func commitDate(_ commit: CommitID) throws(SyncError) -> Timestamp {
-    Timestamp(millisecondsSince1970: (try git.commitSeconds(of: commit) ?? 0) * 1000)
+    try git.commitDate(of: commit)
   }
 
   /// How many documents and categories differ between two commits. A file moved into its
