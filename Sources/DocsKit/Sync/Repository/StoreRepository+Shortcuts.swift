@@ -124,11 +124,8 @@ extension StoreRepository {
     var local = tm()
     localtime_r(&now, &local)
     let offset = local.tm_gmtoff / 60
-    let minutes = abs(offset)
-    let hours = String(minutes / 60)
-    let rest = String(minutes % 60)
-    return "\(now) " + (offset < 0 ? "-" : "+") + String(repeating: "0", count: 2 - hours.count)
-      + hours + String(repeating: "0", count: 2 - rest.count) + rest
+    let minutes = Int(abs(offset))
+    return "\(now) " + (offset < 0 ? "-" : "+") + pad(minutes / 60, 2) + pad(minutes % 60, 2)
   }
 
   /// The config files git reads an identity from, as the variables place them.
