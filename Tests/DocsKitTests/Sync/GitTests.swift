@@ -74,7 +74,7 @@ import Testing
     #expect(try repository.currentBranch() == said.branch)
     #expect(try repository.headCommit() == said.commit)
     #expect(try git.headBranch() == said.branch)
-    #expect(try git.commit("HEAD") == said.commit)
+    #expect(try git.head() == said.commit)
   }
 
   @Test func aLooseRefIsReadOnlyWhenItIsAPlainRefFile() throws {

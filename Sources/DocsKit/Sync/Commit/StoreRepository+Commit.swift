@@ -357,7 +357,7 @@ extension StoreRepository {
   /// Whether HEAD is a commit of docsh before 0.4, which tracked the store file.
   func hasCommitOfOldLayout() throws(SyncError) -> Bool {
     // A known repository is one whose config says it holds one file per document.
-    guard !isKnownSetUp, let head = try git.commit("HEAD") else { return false }
+    guard !isKnownSetUp, let head = try git.head() else { return false }
     return try git.object(head.hex + ":" + pathInRepository) != nil
   }
 

@@ -257,7 +257,7 @@ extension StoreRepository {
         throw .encryption(.notEncrypted(folder: storeFolder))
       }
       let upstream = try upstreamBranch()
-      guard let head = try git.commit("HEAD"),
+      guard let head = try git.head(),
         let tip = try refCommit(StoreRepository.encryptedRefs + upstream)
       else { throw .encryption(.notEncrypted(folder: storeFolder)) }
       let (identity, _) = try openIdentity(at: tip)

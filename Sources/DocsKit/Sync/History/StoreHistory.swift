@@ -101,7 +101,7 @@ public struct StoreHistory {
   /// The commits that changed the store, newest first, one line each.
   /// - Throws: ``SyncError`` when git fails.
   public func commits(limit: Int? = nil) throws(SyncError) -> [StoreCommit] {
-    guard try git.commit("HEAD") != nil else { return [] }
+    guard try git.head() != nil else { return [] }
     return try git.commitSubjects(limit: limit)
   }
 
@@ -300,7 +300,7 @@ public struct StoreHistory {
       log = try git.logRecords(from: start)
     } catch {
       // A branch without commits has no history; any other failure is one.
-      if case .gitFailed = error, try git.commit("HEAD") == nil { return [] }
+      if case .gitFailed = error, try git.head() == nil { return [] }
       throw error
     }
     let marker = Array((HistoryTrailer.storeKey + ": " + pathInRepository + "\n").utf8)

@@ -361,6 +361,12 @@ struct Git {
     try run("update the remote's branches", ["update-ref", "-d", name])
   }
 
+  /// The commit HEAD is at, `nil` on an unborn branch.
+  /// - Throws: when git cannot be run.
+  func head() throws(SyncError) -> CommitID? {
+    try commit("HEAD")
+  }
+
   /// The commit `revision` names, or `nil` when it names none (an unborn HEAD, a missing
   /// remote branch).
   /// - Throws: when git cannot be run.

@@ -79,7 +79,7 @@ extension StoreRepository {
   /// - Throws: when git cannot be run.
   func headCommit() throws(SyncError) -> CommitID? {
     if let known = knownHead() { return known.head }
-    return try git.commit("HEAD")
+    return try git.head()
   }
 
   /// The commit the loose ref `name` (`refs/remotes/origin/main`) holds, read from its file

@@ -32,7 +32,7 @@ extension StoreRepository {
   /// - Throws: ``SyncError`` when git cannot be run, or HEAD names no commit although docsh
   ///   committed here (a broken repository cannot say whether it holds the store).
   private func commitHoldingStore() throws(SyncError) -> CommitID? {
-    guard let head = try git.commit("HEAD") else {
+    guard let head = try git.head() else {
       if let committed = ledger().committed {
         throw .gitFailed(
           step: "read HEAD",
@@ -186,7 +186,7 @@ extension StoreRepository {
     guard let move = try notedMove() else { return }
     let old = move.old
     let new = move.new
-    guard try git.commit("HEAD") == old, try git.commit(new.hex) == new,
+    guard try git.head() == old, try git.commit(new.hex) == new,
       let now = try storeGeneration(), now > move.generation
     else { return forgetMove() }
     if let witness = move.witness {

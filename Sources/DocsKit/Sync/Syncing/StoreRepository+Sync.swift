@@ -487,7 +487,7 @@ extension StoreRepository {
       chosen = branch
     } else if remoteBranches.count == 1, let only = remoteBranches.first {
       chosen = only
-      if try git.commit("HEAD") == nil {
+      if try git.head() == nil {
         try git.pointHead(atBranch: only)
         branch = only
       }
