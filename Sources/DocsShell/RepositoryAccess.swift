@@ -82,6 +82,12 @@ final class RepositoryAccess {
   /// The folder of the store file.
   var storeFolder: String { splitPath(storePath).folder }
 
+  /// The store, unopened, for a sync that runs with no session on it (the store lost, which
+  /// the sync restores): the sync reads and writes it through this one.
+  func storeForSync() -> any DocumentStore {
+    IndexedStore(path: storePath, cacheFolder: nil)
+  }
+
   /// Why the store cannot be used as it is and how to get it back, when its file is missing
   /// or damaged in a docsh repository whose last commit holds it; `nil` otherwise.
   /// - Parameter loadError: why the store did not load, when it did not.
@@ -118,10 +124,11 @@ final class CommitOnSaveWhenSetUp: SaveObserver {
     }
   }
 
-  func storeDidSave(_ delta: StoreDelta) -> String? {
+  func storeDidSave(_ delta: StoreDelta, origin: SaveOrigin, lock: LockedStore) -> String? {
     do {
       guard let repository = try access.setUpRepository() else { return nil }
-      return GitCommitOnSave(repository: repository).storeDidSave(delta)
+      return GitCommitOnSave(repository: repository).storeDidSave(
+        delta, origin: origin, lock: lock)
     } catch {
       return "saved, but not committed (\(error)); the next save or sync commits it"
     }

@@ -100,7 +100,7 @@ import Testing
     let followsUpSaves: Bool
     private(set) var deltas: [StoreDelta] = []
     init(following: Bool) { followsUpSaves = following }
-    func storeDidSave(_ delta: StoreDelta) -> String? {
+    func storeDidSave(_ delta: StoreDelta, origin: SaveOrigin, lock: LockedStore) -> String? {
       deltas.append(delta)
       return nil
     }

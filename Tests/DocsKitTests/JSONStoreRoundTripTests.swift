@@ -136,8 +136,7 @@ import Testing
       try context.createDocument(named: "d\(round)", in: work.id, content: "\(round)")
       try context.save()
       #expect(context.generation == round)
-      #expect(
-        JSONStore.generation(ofStoreAt: harness.storePath, fileSystem: SystemFileSystem()) == round)
+      #expect(try JSONStore(path: harness.storePath).currentGeneration() == round)
       #expect(try harness.openContext().generation == round)
     }
     // The file itself says the generation once the log is folded into it (the first save,

@@ -102,7 +102,7 @@ import Testing
     targetStore.lockWaitMilliseconds = 100
     let throughTarget = try linked.harness.openContext(on: targetStore)
     try throughTarget.createCategory(named: "Waiting")
-    try linkStore.withSaveLock {
+    try linkStore.withSaveLock { _ in
       let error = #expect(throws: ContextError.self) { try throughTarget.save() }
       guard case .store(.locked)? = error else {
         Issue.record("expected the lock to be held, got \(String(describing: error))")

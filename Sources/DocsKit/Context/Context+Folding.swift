@@ -28,7 +28,7 @@ extension Context {
   public func foldSaveLog() throws(ContextError) {
     guard try !hasChanges else { throw .unsavedChanges }
     guard store.isOnlySession else { throw .otherSessionsOpen }
-    try holdingSaveLock { () throws(ContextError) -> Void in try foldCatchingUpHoldingLock() }
+    try holdingSaveLock { _ throws(ContextError) -> Void in try foldCatchingUpHoldingLock() }
   }
 
   /// Folds, the lock held, after loading what another session saved when there is any: under

@@ -6,8 +6,9 @@ protocol IncomingWriter: AnyObject {
 
   /// Puts `incoming` in the store as one save (merging, as every save does, with what
   /// another session saved since, keeping the incoming values where they conflict): the
-  /// delta written, `nil` when nothing changed. The writer's observers are not told: this
-  /// save is the sync's, which commits what came in itself.
+  /// delta written, `nil` when nothing changed. The save takes the one save path, its
+  /// observers told with the origin ``SaveOrigin/sync`` (a commit observer leaves it to the
+  /// sync, which records what came in itself).
   /// - Throws: ``ContextError`` when a category cannot be loaded, a name is taken, or the
   ///   store cannot be written.
   func writeIncoming(_ incoming: StoreIncoming) throws(ContextError) -> StoreDelta?
@@ -16,13 +17,7 @@ protocol IncomingWriter: AnyObject {
 extension Context: IncomingWriter {
   func writeIncoming(_ incoming: StoreIncoming) throws(ContextError) -> StoreDelta? {
     try apply(incoming)
-    saveWarning = nil
-    guard try trackedChanges().hasChanges else { return nil }
-    let delta = try holdingSaveLock { () throws(ContextError) in
-      try saveHoldingLock(resolving: .mine, makingDelta: true)
-    }
-    conflicts = []
-    return delta
+    return try save(resolving: .mine, origin: .sync)
   }
 }
 

@@ -25,6 +25,18 @@ extension Context {
   /// - Throws: ``ContextError/conflicts(_:)`` listing the conflicts left, or
   ///   ``ContextError/store(_:)`` saying why the store could not be written.
   public func save(resolving resolution: ConflictResolution?) throws(ContextError) {
+    try save(resolving: resolution, origin: .user)
+  }
+
+  /// The one save path, every save's — the user's, and a sync's incoming one
+  /// (``writeIncoming(_:)``): the store written under its lock, then the observer told the
+  /// delta with `origin`, the lock still held. The delta written; `nil` when nothing was, or
+  /// when nobody asked for it (the user's save written whole, no observer following up).
+  /// - Throws: as ``save(resolving:)``.
+  @discardableResult
+  func save(
+    resolving resolution: ConflictResolution?, origin: SaveOrigin
+  ) throws(ContextError) -> StoreDelta? {
     saveWarning = nil
     if !conflicts.isEmpty {
       guard let resolution else { throw .conflicts(conflicts) }
@@ -37,30 +49,36 @@ extension Context {
       // Objects changed and changed back: their saved states are their states now.
       baseline = [:]
       conflicts = []
-      return
+      return nil
     }
     // Holding the lock from the first look at the file to the write: once merged with what
     // another session saved, nobody can save in between; and the observer hears this save
     // before any later one.
-    try holdingSaveLock { () throws(ContextError) -> Void in
-      let delta = try saveHoldingLock(
-        resolving: resolution, makingDelta: observer?.followsUpSaves ?? false)
-      if let delta, let observer { saveWarning = observer.storeDidSave(delta) }
+    let delta = try holdingSaveLock { lock throws(ContextError) -> StoreDelta? in
+      // A sync asks what its save changed: the delta is made for it whoever else follows.
+      let needsDelta = origin != .user || (observer?.followsUpSaves ?? false)
+      let delta = try saveHoldingLock(resolving: resolution, makingDelta: needsDelta)
+      if let delta, let observer {
+        saveWarning = observer.storeDidSave(delta, origin: origin, lock: lock)
+      }
       foldWhenTheLogIsLarge()
+      return delta
     }
     conflicts = []
+    return delta
   }
 
-  /// Runs `body` holding the store's save lock (``StoreWriting/withSaveLock(_:)``).
+  /// Runs `body` holding the store's save lock (``StoreWriting/withSaveLock(_:)``), handing
+  /// it the lock.
   /// - Throws: ``ContextError/store(_:)`` when the lock cannot be taken, or what `body`
   ///   throws.
   func holdingSaveLock<Value>(
-    _ body: () throws(ContextError) -> Value
+    _ body: (LockedStore) throws(ContextError) -> Value
   ) throws(ContextError) -> Value {
     let outcome: Result<Value, ContextError>
     do {
-      outcome = try store.withSaveLock { () throws(StoreError) in
-        Result { () throws(ContextError) in try body() }
+      outcome = try store.withSaveLock { lock throws(StoreError) in
+        Result { () throws(ContextError) in try body(lock) }
       }
     } catch {
       throw .store(error)

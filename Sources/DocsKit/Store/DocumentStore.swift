@@ -320,15 +320,51 @@ public protocol StoreSearching: AnyObject {
   var indexWarning: IndexWarning? { get }
 }
 
+/// A store whose save lock is held: ``StoreWriting/withSaveLock(_:)`` hands one to its body,
+/// and what must run under the lock (a save's observer committing it, a sync replacing the
+/// file) takes it as a parameter, never a flag saying the lock is held. Only a store makes
+/// one, and it stands for the lock only inside that body.
+public struct LockedStore {
+  /// The store whose lock is held.
+  public let store: any StoreWriting
+
+  init(_ store: any StoreWriting) {
+    self.store = store
+  }
+}
+
 /// Writing a store: saves (appended to its log, or the whole file), folds, its lock, and
-/// the sessions that share it.
+/// the sessions that share it; and what a sync asks of the store it writes through (its
+/// generation on disk, a reader of the file apart from what was loaded, replacing the whole
+/// file), so that no code outside the store layer opens, renames or parses its files.
 public protocol StoreWriting: AnyObject {
   /// Runs `body` holding the lock that saves take, so that what `body` reads of the store
-  /// and then saves cannot be overtaken by another session. Saves inside use the lock held.
+  /// and then saves cannot be overtaken by another session. Saves inside use the lock held;
+  /// `body` is handed the lock (``LockedStore``) to pass on to what must run under it.
   /// - Throws: ``StoreError`` when the lock cannot be taken, or what `body` throws.
   func withSaveLock<Result>(
-    _ body: () throws(StoreError) -> Result
+    _ body: (LockedStore) throws(StoreError) -> Result
   ) throws(StoreError) -> Result
+
+  /// The generation of the store as it is on disk now (another session's saves included):
+  /// its file's header's, or its save log's last whole record's, found from the header and
+  /// the records' frame lines without reading the records; `nil` when there is no store
+  /// file or its header does not say. Changes nothing this store loaded.
+  /// - Throws: ``StoreError/system(_:operation:errno:)`` when the files cannot be read.
+  func currentGeneration() throws(StoreError) -> Int?
+
+  /// A reader of the store as it is on disk, apart from this store: loading it leaves what
+  /// this one loaded (and the faults pointing into it) as it was, as GRDB's pool hands out
+  /// reader connections beside its writer.
+  func makeReader() -> any StoreReading
+
+  /// Replaces the whole store file by `bytes` (a store encoded whole) with the atomic save,
+  /// the file before kept as `NAME.bak`, and sets aside a save log that extended the file
+  /// replaced (kept as `NAME.wal.ignored-DATE`, never applied to the new file).
+  /// - Parameter lock: the store's save lock, held by the caller.
+  /// - Throws: ``StoreError``: the file is then as it was; or, when only the log could not
+  ///   be set aside, the new file stands and the error names the log.
+  func replaceWhole(with bytes: [UInt8], _ lock: LockedStore) throws(StoreError)
 
   /// Writes the graph given atomically and durably, as the whole store file, unless another
   /// session saved since this store loaded; the generation moves on by one.

@@ -80,16 +80,35 @@ public struct StoreDelta: Sendable {
   public var isEmpty: Bool { categories.isEmpty && documents.isEmpty }
 }
 
+/// Where a save comes from, as its observers hear it (GRDB's `TransactionObserver` sees
+/// every transaction, whoever made it).
+public enum SaveOrigin: Sendable, Equatable {
+  /// The session's own changes: a command, a script, the shell's save.
+  case user
+  /// What a sync brought in from the remote, written through the session syncing: the sync
+  /// records it in the repository itself (HEAD moves to the merge), so a commit observer
+  /// must not commit it again as a change made here.
+  case sync
+}
+
 /// What follows every save of a ``Context`` that wrote its store: given at `init`, told
-/// each save's delta while the store's save lock is still held, so that observers hear the
-/// saves of every session in the order they were made (as GRDB's `TransactionObserver`
-/// hears a commit). The one docsh uses, ``GitCommitOnSave``, commits each save.
+/// each save's delta and origin while the store's save lock is still held, so that
+/// observers hear the saves of every session in the order they were made (as GRDB's
+/// `TransactionObserver` hears a commit). Every save takes the one path that tells them:
+/// a sync's incoming save too, marked ``SaveOrigin/sync``. The one docsh uses,
+/// ``GitCommitOnSave``, commits each save of the user's.
+///
+/// Rules: an observer is told after the store is written (the save stands whatever it
+/// does), under the lock, which it is handed (``LockedStore``) for what it does under it;
+/// it must not save through the context.
 public protocol SaveObserver: AnyObject {
-  /// Whether the observer will follow up the save about to be written, asked under the save
-  /// lock before it is: when it will not, a save written whole need not make its delta.
+  /// Whether the observer will follow up the user's save about to be written, asked under
+  /// the save lock before it is: when it will not, a save written whole need not make its
+  /// delta. (A sync's save always makes one: the sync asks it.)
   var followsUpSaves: Bool { get }
 
-  /// Follows up the save of `delta`.
+  /// Follows up the save of `delta`, made by `origin`; `lock` is the store's save lock,
+  /// still held.
   /// - Returns: a warning when the follow-up failed (the save itself stands), else `nil`.
-  func storeDidSave(_ delta: StoreDelta) -> String?
+  func storeDidSave(_ delta: StoreDelta, origin: SaveOrigin, lock: LockedStore) -> String?
 }

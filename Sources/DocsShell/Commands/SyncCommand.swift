@@ -74,7 +74,10 @@ struct SyncCommand: ShellCommand {
       try withoutActuallyEscaping(advance) { advance in
         let observer = StepsObserver(advance: advance)
         // A lost store has no graph to save or reload: the sync writes it, the store opens.
-        if lost { return try repository.sync(SyncOptions(), observer: observer) }
+        if lost {
+          return try repository.sync(
+            SyncOptions(), store: access.storeForSync(), observer: observer)
+        }
         return try session.context.sync(through: repository, observer: observer)
       }
     }

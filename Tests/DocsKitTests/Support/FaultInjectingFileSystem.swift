@@ -34,6 +34,8 @@ final class FaultInjectingFileSystem: FileSystem {
     var counts: [String: Int] = [:]
     /// The call that was failed, if the rule was reached.
     var injected: String?
+    /// The bytes the reads made while armed returned.
+    var bytesRead = 0
     var openDescriptors: Set<Int32> = []
     var badCloses: [Int32] = []
     /// Whether each lock taken gets a duplicate descriptor, kept open as a child spawned
@@ -60,6 +62,7 @@ final class FaultInjectingFileSystem: FileSystem {
       $0.calls = []
       $0.counts = [:]
       $0.injected = nil
+      $0.bytesRead = 0
     }
   }
 
@@ -70,6 +73,13 @@ final class FaultInjectingFileSystem: FileSystem {
 
   var calls: [String] { state.withLock { $0.calls } }
   var injected: String? { state.withLock { $0.injected } }
+  var bytesRead: Int { state.withLock { $0.bytesRead } }
+
+  /// Counts `count` bytes read, while armed.
+  private func counted(_ count: Int) -> Int {
+    state.withLock { if $0.armed { $0.bytesRead += count } }
+    return count
+  }
   var openDescriptors: Set<Int32> { state.withLock { $0.openDescriptors } }
   var badCloses: [Int32] { state.withLock { $0.badCloses } }
 
@@ -145,14 +155,14 @@ final class FaultInjectingFileSystem: FileSystem {
     -> Int
   {
     try check("read")
-    return try real.read(file, into: buffer)
+    return counted(try real.read(file, into: buffer))
   }
 
   func read(_ file: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int)
     throws(SystemCallError) -> Int
   {
     try check("pread")
-    return try real.read(file, into: buffer, at: offset)
+    return counted(try real.read(file, into: buffer, at: offset))
   }
 
   func write(_ file: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {

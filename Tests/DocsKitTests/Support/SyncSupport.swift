@@ -73,7 +73,8 @@ final class Machine {
   func sync(attempts: Int = 3) throws -> SyncReport {
     let repository = try #require(try repository())
     return try repository.sync(
-      SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: attempts))
+      SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: attempts),
+      store: IndexedStore(path: storePath, cacheFolder: nil))
   }
 
   /// Every document of the store as `Category/Name` → content.

@@ -101,8 +101,26 @@ final class MemoryStore: DocumentStore {
   func check() -> StoreCheckReport { StoreCheckReport(path: "memory") }
 
   func withSaveLock<Result>(
-    _ body: () throws(StoreError) -> Result
-  ) throws(StoreError) -> Result { try body() }
+    _ body: (LockedStore) throws(StoreError) -> Result
+  ) throws(StoreError) -> Result { try body(LockedStore(self)) }
+
+  /// The generation of the last save (0 before the first).
+  func currentGeneration() throws(StoreError) -> Int? { saves.count }
+
+  /// A reader of what was saved: the graph every load hands over, as this store's.
+  func makeReader() -> any StoreReading {
+    let reader = MemoryStore()
+    reader.loaded = loaded
+    reader.contents = contents
+    return reader
+  }
+
+  /// The bytes put in place of the store, by ``replaceWhole(with:_:)``.
+  private(set) var replacements: [[UInt8]] = []
+
+  func replaceWhole(with bytes: [UInt8], _ lock: LockedStore) throws(StoreError) {
+    replacements.append(bytes)
+  }
 
   func withEncodedContents(
     at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void

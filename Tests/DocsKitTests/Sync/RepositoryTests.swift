@@ -215,7 +215,7 @@ import Testing
     )
     // Nothing commits its disappearance.
     #expect(throws: SyncError.storeMissing(path: machine.storePath, commit: head)) {
-      try repository.commitStore()
+      try repository.commitStore(JSONStore(path: machine.storePath))
     }
   }
 

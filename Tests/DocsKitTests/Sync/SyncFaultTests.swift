@@ -166,7 +166,8 @@ import Testing
     let head = try desktop.gitText(["rev-parse", "HEAD"])
     let remote = try desktop.gitText(["rev-parse", "origin/main"])
     let repository = try #require(try desktop.repository())
-    let generation = try #require(try repository.storeGeneration())
+    let generation = try #require(
+      try repository.storeGeneration(JSONStore(path: desktop.storePath)))
     let witness = "d:\(ObjectID(high: 0x4000, low: 0x8000_0000_0000_0001)):1234"
     if legacy {
       try Data("\(head) \(remote) \(generation) \(witness)\n".utf8).write(

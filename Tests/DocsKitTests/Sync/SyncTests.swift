@@ -59,7 +59,8 @@ import Testing
     let progress = ProgressRecorder()
     let repository = try #require(try desktop.repository())
     _ = try repository.sync(
-      SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: 1), progress: progress)
+      SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: 1),
+      store: IndexedStore(path: desktop.storePath, cacheFolder: nil), progress: progress)
     let building = try #require(
       progress.events.firstIndex(of: "begin writing the store from the repository 3"))
     // Folders are read a batch of files at a time (here all three at once), and told as such.
@@ -312,12 +313,13 @@ import Testing
     try laptop.edit { try put("plan", at: "Work", "Plan", in: $0) }
     try laptop.git(["init", "--quiet"])
     let repository = try #require(try laptop.repository())
+    let store = IndexedStore(path: laptop.storePath, cacheFolder: nil)
     #expect(throws: SyncError.notSetUp(folder: laptop.folder)) {
-      try repository.sync(SyncOptions())
+      try repository.sync(SyncOptions(), store: store)
     }
     try repository.configureLayout()
     #expect(throws: SyncError.noRemote(folder: laptop.folder)) {
-      try repository.sync(SyncOptions())
+      try repository.sync(SyncOptions(), store: store)
     }
   }
 }

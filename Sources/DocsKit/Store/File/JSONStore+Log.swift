@@ -257,23 +257,6 @@ extension JSONStore {
     }
   }
 
-  /// The generation of the store at `path` (its file's, or its log's last save's); `nil`
-  /// when there is no file or it cannot be read.
-  static func generation(ofStoreAt path: String, fileSystem: any FileSystem) -> Int? {
-    let store = JSONStore(path: path, fileSystem: fileSystem)
-    guard let opened = try? store.openCurrentFile() else { return nil }
-    defer { store.close(opened) }
-    guard let header = store.header(of: opened), let generation = header.generation else {
-      return nil
-    }
-    guard
-      case .extends(let log)? = try? store.findLog(
-        extending: header.epoch, generation: generation, file: opened.status),
-      let read = try? store.readRecords(of: log, from: 0, after: generation)
-    else { return generation }
-    return read.records.last?.generation ?? generation
-  }
-
   /// Attaches `log`, read up to `end` (where `last` ends, when it holds a record).
   func attach(_ log: SaveLog, end: Int, last: SaveLogFrame?) {
     attached = AttachedLog(log: log, end: end, last: last)

@@ -25,9 +25,17 @@ extension JSONStore {
   }
 
   public func withSaveLock<Result>(
-    _ body: () throws(StoreError) -> Result
+    _ body: (LockedStore) throws(StoreError) -> Result
   ) throws(StoreError) -> Result {
-    if heldLock != nil { return try body() }
+    try withSaveLock(handing: self, body)
+  }
+
+  /// ``withSaveLock(_:)``, handing `body` the lock as `store`'s (a store this file is part
+  /// of: the one its callers write through).
+  func withSaveLock<Result>(
+    handing store: any StoreWriting, _ body: (LockedStore) throws(StoreError) -> Result
+  ) throws(StoreError) -> Result {
+    if heldLock != nil { return try body(LockedStore(store)) }
     heldLock = try takeLock()
     defer {
       if let held = heldLock {
@@ -36,7 +44,26 @@ extension JSONStore {
       }
       heldLock = nil
     }
-    return try body()
+    return try body(LockedStore(store))
+  }
+
+  public func makeReader() -> any StoreReading {
+    JSONStore(path: targetPath, fileSystem: fileSystem)
+  }
+
+  public func replaceWhole(with bytes: [UInt8], _ lock: LockedStore) throws(StoreError) {
+    try holdingLock { directory throws(StoreError) in
+      try systemCalls { () throws(SystemCallError) in
+        try AtomicFile.replace(
+          fileName, in: directory, with: bytes, keepingBackup: true, fileSystem: fileSystem)
+      }
+      // A save log of the file replaced extends no file now: kept aside, never applied. An
+      // empty one (as a fold leaves it) holds nothing and stays for the next save.
+      try systemCalls(on: logPath) { () throws(SystemCallError) in
+        let log = try fileSystem.status(at: directory, SaveLog.fileName(forStore: fileName))
+        if let log, log.size > 0 { try setAsideLog(in: directory) }
+      }
+    }
   }
 
   /// What the system call failure `error` on `file` (the store file when `nil`) is to the
@@ -427,8 +454,9 @@ extension JSONStore {
     }
   }
 
-  /// The generation of the store now at `path`, its log included; `nil` if unknown.
+  /// The generation of the store now at `path`, its log included; `nil` if unknown (it only
+  /// words the error of a save that found the store moved on).
   private func generationOnDisk() -> Int? {
-    JSONStore.generation(ofStoreAt: targetPath, fileSystem: fileSystem)
+    try? currentGeneration()  // only words an error: a failure to read leaves it unsaid
   }
 }

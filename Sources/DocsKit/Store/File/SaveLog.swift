@@ -442,6 +442,19 @@ final class SaveLog {
   /// none there.
   /// - Throws: ``SystemCallError`` when the log cannot be read.
   func frame(at offset: Int, size: Int) throws(SystemCallError) -> SaveLogFrame? {
+    guard let frame = try unverifiedFrame(at: offset, size: size), try isWhole(frame) else {
+      return nil
+    }
+    return frame
+  }
+
+  /// The record whose frame line starts at `offset` of a file of `size` bytes, as that line
+  /// says (its body fits in the file), its checksum not verified yet; `nil` when there is no
+  /// frame line there.
+  /// - Throws: ``SystemCallError`` when the log cannot be read.
+  func unverifiedFrame(at offset: Int, size: Int) throws(SystemCallError)
+    -> SaveLogFrame?
+  {
     let headBytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 128, alignment: 1)
     defer { headBytes.deallocate() }
     let count = try fileSystem.readFully(descriptor, into: headBytes, at: offset)
@@ -450,11 +463,14 @@ final class SaveLog {
     else { return nil }
     let bodyStart = offset + newline + 1
     guard head.length >= 2, bodyStart + head.length + 1 <= size else { return nil }
-    guard try checksum(from: bodyStart, length: head.length + 1) == head.checksumWithNewline
-    else { return nil }
     return SaveLogFrame(
       start: offset, bodyStart: bodyStart, bodyLength: head.length, checksum: head.checksum,
       generation: head.generation)
+  }
+
+  /// Whether `frame`'s body (and the newline after it) has the checksum its line names.
+  func isWhole(_ frame: SaveLogFrame) throws(SystemCallError) -> Bool {
+    try checksum(from: frame.bodyStart, length: frame.bodyLength + 1) == (frame.checksum, true)
   }
 
   /// The checksum of `length` bytes from `offset`, read a megabyte at a time; the body's
@@ -486,9 +502,6 @@ final class SaveLog {
     var generation: Int
     var length: Int
     var checksum: UInt32
-
-    /// What ``SaveLog/checksum(from:length:)`` gives for a whole record's body and newline.
-    var checksumWithNewline: (UInt32, Bool) { (checksum, true) }
 
     /// The line docsh writes, newline included.
     var line: [UInt8] {

@@ -5,13 +5,24 @@ extension IndexedStore {
   // MARK: - Saving
 
   public func withSaveLock<Result>(
-    _ body: () throws(StoreError) -> Result
+    _ body: (LockedStore) throws(StoreError) -> Result
   ) throws(StoreError) -> Result {
-    try file.withSaveLock(body)
+    try file.withSaveLock(handing: self, body)
+  }
+
+  public func currentGeneration() throws(StoreError) -> Int? { try file.currentGeneration() }
+
+  public func makeReader() -> any StoreReading { file.makeReader() }
+
+  /// Replaces the file as ``JSONStore`` does. The index described the file replaced: it
+  /// answers no more, and the next load rebuilds it for the new file.
+  public func replaceWhole(with bytes: [UInt8], _ lock: LockedStore) throws(StoreError) {
+    state.distrust()
+    try file.replaceWhole(with: bytes, lock)
   }
 
   public func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt? {
-    try file.withSaveLock { () throws(StoreError) -> SaveReceipt? in
+    try file.withSaveLock { _ throws(StoreError) -> SaveReceipt? in
       let trusted = state.trusted
       guard let receipt = try file.append(delta) else { return nil }
       issuedFromIndex = [:]
@@ -67,7 +78,7 @@ extension IndexedStore {
     _ categories: [CategoryToSave],
     _ write: ([CategoryToSave]) throws(StoreError) -> SaveReceipt
   ) throws(StoreError) -> SaveReceipt {
-    try file.withSaveLock { () throws(StoreError) -> SaveReceipt in
+    try file.withSaveLock { _ throws(StoreError) -> SaveReceipt in
       let categories = try expandingLogged(categories.map(remapped))
       return try saveHoldingLock(categories, write)
     }

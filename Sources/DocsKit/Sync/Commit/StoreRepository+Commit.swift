@@ -2,18 +2,6 @@
   import Glibc
 #endif
 
-/// The generation a store file's header names.
-enum StoreHeader {
-  /// The generation in `bytes`, the first bytes of a store file; `nil` when they do not hold
-  /// a whole header that names one.
-  static func generation(in bytes: [UInt8]) -> Int? {
-    let file = InMemoryFile(bytes)
-    var reader = StoreReader(file: InMemoryFile.descriptor, fileSystem: file)
-    // A header cut off by the end of `bytes`, or no store at all: no generation to trust.
-    return (try? reader.readHeader())?.generation
-  }
-}
-
 // Committing the store: one file per document, the commit built by `git fast-import` from
 // what the save changed (or, when that is not known, from a comparison of the whole store
 // with HEAD's tree), written to a ref of docsh's own, then HEAD's branch moved with
@@ -25,23 +13,36 @@ extension StoreRepository {
 
   /// Commits the store when it differs from HEAD, with a one-line message saying what
   /// changed (`2 new, 1 changed: Work/Plan, …`) and trailers that let history find each
-  /// document's versions. `saved`, what the save just made changed, lets the commit cost
-  /// what changed; without it, or when HEAD is not the commit of the store that save
-  /// replaced, the whole store is compared with HEAD's tree. A repository in the layout of
-  /// docsh before 0.4 (the store file tracked) converts first. Where git has no identity
-  /// configured, the commit is made as `docsh <docsh@HOST>` without writing any config.
+  /// document's versions. Without what a save changed the whole store is compared with
+  /// HEAD's tree (``commitStore(saved:holding:)`` commits a save from its delta). A
+  /// repository in the layout of docsh before 0.4 (the store file tracked) converts first.
+  /// Where git has no identity configured, the commit is made as `docsh <docsh@HOST>`
+  /// without writing any config.
+  /// - Parameter store: the store, read through a reader it makes (never one built here).
   /// - Returns: the new commit, or `nil` when there was nothing to commit.
   /// - Throws: ``SyncError``: the store file and HEAD are then as they were.
-  /// - Parameter storeLockHeld: whether the caller holds the store's save lock (a save's
-  ///   observer does): the store file then is what `saved` made, and is read as it is.
   @discardableResult
   func commitStore(
-    saved: StoreDelta? = nil, storeLockHeld: Bool = false,
-    progress: (any ProgressObserver)? = nil
+    _ store: any StoreWriting, progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> CommitID? {
     try withRepositoryLock { () throws(SyncError) -> CommitID? in
       let (before, after) = try commitHoldingLock(
-        saved: saved, storeLockHeld: storeLockHeld, progress: progress)
+        saved: nil, store: store, lock: nil, progress: progress)
+      return after == before ? nil : after
+    }
+  }
+
+  /// Commits the save of `saved`, as a save's observer hears it, under the store's save lock
+  /// `lock`: the store file then is what `saved` made, and is read as it is. `saved`, what
+  /// the save changed, lets the commit cost what changed; when HEAD is not the commit of the
+  /// store that save replaced, the whole store is compared with HEAD's tree.
+  /// - Returns: the new commit, or `nil` when there was nothing to commit.
+  /// - Throws: ``SyncError``: the store file and HEAD are then as they were.
+  @discardableResult
+  func commitStore(saved: StoreDelta, holding lock: LockedStore) throws(SyncError) -> CommitID? {
+    try withRepositoryLock { () throws(SyncError) -> CommitID? in
+      let (before, after) = try commitHoldingLock(
+        saved: saved, store: lock.store, lock: lock, progress: nil)
       return after == before ? nil : after
     }
   }
@@ -50,28 +51,29 @@ extension StoreRepository {
   /// - Parameter messagePrefix: put before the subject (`Sync: `).
   @discardableResult
   func commitLocked(
-    saved: StoreDelta? = nil, messagePrefix: String = "",
+    _ store: any StoreWriting, messagePrefix: String = "",
     progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> CommitID? {
     try commitHoldingLock(
-      saved: saved, storeLockHeld: false, messagePrefix: messagePrefix, progress: progress
+      saved: nil, store: store, lock: nil, messagePrefix: messagePrefix, progress: progress
     ).after
   }
 
-  /// HEAD before and after committing the store; the repository lock is held. What was
-  /// committed last (the ledger's ``RepositoryLedger/Committed``) tells when the store is committed already, and when
-  /// `saved` describes what changed since.
+  /// HEAD before and after committing the store; the repository lock is held, and the
+  /// store's save lock when `lock` is given (the store is then what `saved` made). What was
+  /// committed last (the ledger's ``RepositoryLedger/Committed``) tells when the store is
+  /// committed already, and when `saved` describes what changed since.
   private func commitHoldingLock(
-    saved: StoreDelta?, storeLockHeld: Bool, messagePrefix: String = "",
+    saved: StoreDelta?, store: any StoreWriting, lock: LockedStore?, messagePrefix: String = "",
     progress: (any ProgressObserver)?
   ) throws(SyncError) -> (before: CommitID?, after: CommitID?) {
-    try finishInterruptedMove()
+    try finishInterruptedMove(store)
     // A save's delta comes with its generation, under the store's lock: the store is what
     // it made. Without the lock, the store must still be at that generation.
     let matchesStore = { () throws(SyncError) -> Bool in
       guard let saved else { return false }
-      if storeLockHeld { return true }
-      return try self.storeGeneration() == saved.generation
+      if lock != nil { return true }
+      return try self.storeGeneration(store) == saved.generation
     }
     // A tree of layout 1, or one not known to be of layout 2, is compared whole: that
     // converts it.
@@ -88,16 +90,18 @@ extension StoreRepository {
       if let saved, state.generation == .known(saved.generationBefore), try matchesStore() {
         return (head, try commitChanges(saved, onto: head, messagePrefix: messagePrefix))
       }
-      if saved == nil, let generation = try storeGeneration(),
+      if saved == nil, let generation = try storeGeneration(store),
         state.generation == .known(generation)
       {
         return (head, head)
       }
     }
-    let whole = { () throws(SyncError) -> CommitID? in
-      try self.commitWholeStore(onto: head, messagePrefix: messagePrefix, progress: progress)
+    let whole = { (lock: LockedStore) throws(SyncError) -> CommitID? in
+      try self.commitWholeStore(
+        lock.store.makeReader(), onto: head, messagePrefix: messagePrefix, progress: progress)
     }
-    return (head, storeLockHeld ? try whole() : try withStoreLock(whole))
+    if let lock { return (head, try whole(lock)) }
+    return (head, try withStoreLock(store, whole))
   }
 
   /// Commits the changes of one save onto `head`, whose tree is the store that save replaced.
@@ -230,10 +234,12 @@ extension StoreRepository {
   /// The commit a fast-import run named (its `get-mark`).
   // MARK: - The whole store against HEAD's tree
 
-  /// Compares the whole store file with HEAD's tree and commits the difference (converting
-  /// a repository of the old layout on the way); the store lock is held.
+  /// Compares the whole store file, as `store` (a reader apart from any session's) reads it,
+  /// with HEAD's tree and commits the difference (converting a repository of the old layout
+  /// on the way); the store lock is held.
   private func commitWholeStore(
-    onto head: CommitID?, messagePrefix: String, progress: (any ProgressObserver)?
+    _ store: any StoreReading, onto head: CommitID?, messagePrefix: String,
+    progress: (any ProgressObserver)?
   ) throws(SyncError) -> CommitID? {
     guard try storeFileHead() != nil else {
       // Never commit the store's disappearance: git may have lost it half way.
@@ -244,7 +250,6 @@ extension StoreRepository {
     }
     // The store is read as a session opens it, its contents one at a time: a first commit
     // holds every document, and neither the file nor the documents' files are kept whole.
-    let store = JSONStore(path: storePath, fileSystem: fileSystem)
     let graph: LoadedGraph
     do {
       graph = try store.load()
@@ -257,7 +262,7 @@ extension StoreRepository {
     let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
     let blobs = try makeInput()
     var difference = try StoreTreeDifference(
-      graph: graph, totalBytes: store.loadedFileStatus?.size ?? 0,
+      graph: graph, totalBytes: graph.documents.map(\.location.end).max() ?? 0,
       content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
       },
       tree: tree, layout: layout, blobs: blobs, progress: progress)
@@ -424,10 +429,15 @@ extension StoreRepository {
     }
   }
 
-  /// The generation of the store: its file's, or its save log's last record's; `nil` when
-  /// there is no file or it cannot be told.
-  func storeGeneration() throws(SyncError) -> Int? {
-    JSONStore.generation(ofStoreAt: storePath, fileSystem: fileSystem)
+  /// The generation of `store` on disk (``StoreWriting/currentGeneration()``); `nil` when
+  /// there is no file or its header does not say.
+  /// - Throws: ``SyncError/store(_:)`` when the store cannot be read.
+  func storeGeneration(_ store: any StoreWriting) throws(SyncError) -> Int? {
+    do {
+      return try store.currentGeneration()
+    } catch {
+      throw .store(error)
+    }
   }
 
   /// For each category `saved` takes across the fan-out limit, the names of its documents

@@ -36,8 +36,6 @@ public final class StoreRepository {
   var identity: Git.IdentityFallback?
   /// Whether git has no work tree here (the layout of one file per document).
   let isBare: Bool
-  /// The context a sync running now writes what comes in through (its store's), if any.
-  var writer: Context?
   /// Whether the repository was found from what git said of it before
   /// (``knownRepository(storePath:folder:runner:fileSystem:)``): docsh's own, set up, its
   /// config unchanged since.
@@ -181,27 +179,22 @@ public final class StoreRepository {
     return try body()
   }
 
-  /// Runs `body` holding the store's save lock (`store.json.lock`), so that no docsh
-  /// session saves between what `body` reads of the store file and what it writes.
+  /// Runs `body` holding `store`'s save lock (`store.json.lock`), handing it the lock, so
+  /// that no docsh session saves between what `body` reads of the store file and what it
+  /// writes.
   /// - Throws: ``SyncError/store(_:)`` when the lock cannot be taken, or what `body` throws.
-  func withStoreLock<Result>(_ body: () throws(SyncError) -> Result) throws(SyncError) -> Result {
-    let store = JSONStore(path: storePath, fileSystem: fileSystem)
-    var result: Result?
-    var failure: SyncError?
+  func withStoreLock<Value>(
+    _ store: any StoreWriting, _ body: (LockedStore) throws(SyncError) -> Value
+  ) throws(SyncError) -> Value {
+    let outcome: Result<Value, SyncError>
     do {
-      try store.withSaveLock { () throws(StoreError) -> Void in
-        do throws(SyncError) {
-          result = try body()
-        } catch {
-          failure = error
-        }
+      outcome = try store.withSaveLock { lock throws(StoreError) in
+        Result { () throws(SyncError) in try body(lock) }
       }
     } catch {
       throw .store(error)
     }
-    if let failure { throw failure }
-    guard let result else { throw .store(.locked(storePath)) }
-    return result
+    return try outcome.get()
   }
 
   // MARK: - The store file
@@ -256,26 +249,6 @@ public final class StoreRepository {
     case .success(let count): return Array(bytes.prefix(count))
     case .failure(let failure):
       throw .store(.system(storePath, operation: failure.operation, errno: failure.code))
-    }
-  }
-
-  /// Replaces the store file by `bytes` with docsh's atomic save, keeping `store.json.bak`.
-  /// The caller holds the store lock.
-  /// - Throws: ``SyncError/store(_:)``; the file is then as it was.
-  func writeStoreFile(_ bytes: [UInt8]) throws(SyncError) {
-    do {
-      try AtomicFile.replace(
-        path: storePath, with: bytes, keepingBackup: true, fileSystem: fileSystem)
-    } catch {
-      throw .store(.system(storePath, operation: error.operation, errno: error.code))
-    }
-    // A save log of the file replaced extends no file now: kept aside, never applied. An
-    // empty one (as a fold leaves it) holds nothing and stays for the next save.
-    let log = SaveLog.fileName(forStore: storePath)
-    var status = stat()
-    if lstat(log, &status) == 0 && status.st_size > 0 {
-      let stamp = Timestamp.now().iso8601.filter { $0.isNumber }
-      _ = rename(log, log + ".ignored-" + stamp)
     }
   }
 

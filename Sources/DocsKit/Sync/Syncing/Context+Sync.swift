@@ -14,7 +14,7 @@ extension Context {
     let report: SyncReport
     do {
       report = try repository.sync(
-        options, observer: observer, progress: progress, writingThrough: self)
+        options, observer: observer, progress: progress, writingThrough: .context(self))
     } catch {
       // What came in may be half applied, unsaved: the store file is the truth. A store that
       // cannot be read now says so at the next command; the sync's failure is the news here.

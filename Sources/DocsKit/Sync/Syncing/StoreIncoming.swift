@@ -34,14 +34,11 @@ struct StoreIncoming {
     return hash(document.name.text, content) == parts[2]
   }
 
-  /// Whether the store at `path`, its save log included, holds the write `witness` marks;
-  /// a store that does not load witnesses nothing.
-  static func isWitnessed(_ witness: String, inStoreAt path: String, fileSystem: any FileSystem)
-    -> Bool
-  {
+  /// Whether `store` (a reader of the store), its save log included, holds the write
+  /// `witness` marks; a store that does not load witnesses nothing.
+  static func isWitnessed(_ witness: String, inStore store: any StoreReading) -> Bool {
     let parts = witness.split(separator: ":")
     guard parts.count == 3, let id = ObjectID(String(parts[1])) else { return false }
-    let store = JSONStore(path: path, fileSystem: fileSystem)
     guard let graph = try? store.load() else { return false }
     if parts[0] == "c" {
       return graph.categories.contains { $0.id == id && hash($0.name.text, "") == parts[2] }
@@ -77,9 +74,9 @@ struct StoreIncoming {
   ///
   /// With `context` (the caller's, its changes saved), the changes go through it — no second
   /// load of the store, and the context holds the merged graph after; else through a
-  /// context of its own.
+  /// context of its own on `store`, the store the sync was handed.
   func save(
-    toStoreAt path: String, through given: (any IncomingWriter)?, fileSystem: any FileSystem
+    toStoreAt path: String, through given: (any IncomingWriter)?, store: any DocumentStore
   ) throws(SyncError) -> (generation: Int, isClean: Bool) {
     do throws(ContextError) {
       let context: any IncomingWriter
@@ -87,7 +84,7 @@ struct StoreIncoming {
         context = given
       } else {
         do {
-          context = try Context(store: JSONStore(path: path, fileSystem: fileSystem))
+          context = try Context(store: store)
         } catch {
           throw ContextError.store(error)
         }

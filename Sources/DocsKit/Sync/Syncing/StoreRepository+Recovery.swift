@@ -51,17 +51,16 @@ extension StoreRepository {
     }
   }
 
-  /// Writes the store file anew from HEAD when it is missing or damaged and HEAD holds the
-  /// store (a damaged file stays as `store.json.bak`).
-  /// - Throws: ``SyncError/store(_:)`` when the file is damaged and no commit holds a store.
+  /// Writes the store file anew from HEAD, through the store of `target`, when it is missing
+  /// or damaged and HEAD holds the store (a damaged file stays as `store.json.bak`).
+  /// - Throws: ``SyncError/store(_:)`` when the file is damaged and no commit holds a store,
+  ///   or when it cannot be written.
   func restoreLostStore(
-    into report: inout SyncReport, progress: (any ProgressObserver)?
+    _ target: IncomingTarget, into report: inout SyncReport, progress: (any ProgressObserver)?
   ) throws(SyncError) {
     // A context that loaded the store (and writes what comes in) vouches for all but its
     // header, which is checked here: no whole parse of a large store on every sync.
-    if writer != nil, let head = try storeFileHead(), StoreHeader.generation(in: head) != nil {
-      return
-    }
+    if target.context != nil, try storeGeneration(target.store) != nil { return }
     let bytes = try storeFileBytes()
     var damage: StoreError?
     if let bytes {
@@ -77,7 +76,7 @@ extension StoreRepository {
       if let damage { throw .store(damage) }
       return
     }
-    let restored = try withStoreLock { () throws(SyncError) -> Bool in
+    let restored = try withStoreLock(target.store) { lock throws(SyncError) -> Bool in
       guard try storeFileBytes() == bytes else { return false }
       let snapshot: StoreSnapshot
       if let old = try git.blobs([head.hex + ":" + pathInRepository], step: "read the store")
@@ -91,14 +90,19 @@ extension StoreRepository {
       } else {
         snapshot = try wholeTree(of: head, progress: progress).snapshot
       }
-      try writeStoreFile(snapshot.encoded())
+      do throws(StoreError) {
+        try lock.store.replaceWhole(with: snapshot.encoded(), lock)
+      } catch {
+        throw .store(error)
+      }
       return true
     }
     // Another session saved a new store meanwhile: that one stands.
     if restored {
       // HEAD may be of layout 1 (the store lost before a conversion): the next commit
       // compares the whole store, which converts it if so.
-      recordCommitted(head, generation: .known(try storeGeneration() ?? 0), layoutVersion: 1)
+      recordCommitted(
+        head, generation: .known(try storeGeneration(target.store) ?? 0), layoutVersion: 1)
       report.notes.append(.restoredStore(fromCommit: head.short))
     }
   }
@@ -180,18 +184,18 @@ extension StoreRepository {
   /// change made on this side. The store was written when its generation passed the one
   /// noted and it (or, after one save since, the backup that save kept) holds the witness.
   /// When HEAD moved since, or the store was not written, the note is forgotten. The caller
-  /// holds the repository lock.
-  /// - Throws: ``SyncError`` when git fails; the note stays.
-  func finishInterruptedMove() throws(SyncError) {
+  /// holds the repository lock; `store` is the store's, asked its generation and read.
+  /// - Throws: ``SyncError`` when git fails or the store cannot be read; the note stays.
+  func finishInterruptedMove(_ store: any StoreWriting) throws(SyncError) {
     guard let move = try notedMove() else { return }
     let old = move.old
     let new = move.new
     guard try git.head() == old, try git.commit(new.hex) == new,
-      let now = try storeGeneration(), now > move.generation
+      let now = try storeGeneration(store), now > move.generation
     else { return forgetMove() }
     if let witness = move.witness {
       // The store as it is (its save log included), or the backup a whole write kept.
-      var seen = StoreIncoming.isWitnessed(witness, inStoreAt: storePath, fileSystem: fileSystem)
+      var seen = StoreIncoming.isWitnessed(witness, inStore: store.makeReader())
       if !seen, let bytes = try fileBytes(at: storePath + ".bak"),
         let store = try? ParsedStore(bytes: bytes, name: storePath + ".bak")
       {

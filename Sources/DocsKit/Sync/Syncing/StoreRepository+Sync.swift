@@ -1,3 +1,28 @@
+/// What a sync writes what comes in through, handed to it by its caller: the context of the
+/// session syncing (its changes saved), or, where no session has the store open, the store
+/// alone (a context is opened on it for the write). Every question the sync has about the
+/// store goes to this store: the sync never builds one of its own.
+enum IncomingTarget {
+  /// The session's context, which holds the merged graph after.
+  case context(Context)
+  /// The store, which no session has open here.
+  case store(any DocumentStore)
+
+  /// The store written.
+  var store: any DocumentStore {
+    switch self {
+    case .context(let context): return context.store
+    case .store(let store): return store
+    }
+  }
+
+  /// The session's context, when one syncs.
+  var context: Context? {
+    guard case .context(let context) = self else { return nil }
+    return context
+  }
+}
+
 /// How to sync.
 public struct SyncOptions: Sendable {
   /// The day named in the siblings a conflict makes.
@@ -92,7 +117,7 @@ public struct SyncReport: Sendable, Equatable {
 // - writing the store: as it was (the atomic save);
 // - after writing it, before HEAD moves: the merged store, and a note (the ledger's `moving`)
 //   that it was written and where HEAD goes. The next save or sync moves HEAD there first
-//   (``finishInterruptedMove()``), so what came from the remote is never committed as a
+//   (``finishInterruptedMove(_:)``), so what came from the remote is never committed as a
 //   local change;
 // - after HEAD moved, before or during the push: a merged local commit not yet pushed.
 extension StoreRepository {
@@ -106,38 +131,39 @@ extension StoreRepository {
   /// no notes writes the store from the remote's tree.
   ///
   /// A context syncs its store with ``Context/sync(through:options:observer:progress:)``,
-  /// which saves before and loads the store the sync wrote after.
+  /// which saves before and loads the store the sync wrote after; this is for a store no
+  /// session has open (one lost, which the sync restores).
+  /// - Parameter store: the store at ``storePath``, handed by the caller: the sync reads and
+  ///   writes it through this one (a context opened on it for what comes in).
   /// - Throws: ``SyncError`` naming the step that failed; the store and the repository are
   ///   then as they were or consistently further along.
   public func sync(
-    _ options: SyncOptions, observer: (any SyncObserving)? = nil,
+    _ options: SyncOptions, store: any DocumentStore, observer: (any SyncObserving)? = nil,
     progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> SyncReport {
-    try sync(options, observer: observer, progress: progress, writingThrough: nil)
+    try sync(options, observer: observer, progress: progress, writingThrough: .store(store))
   }
 
-  /// ``sync(_:observer:progress:)``, what comes in written through `context` when given
-  /// (whose store this is, its changes saved).
+  /// ``sync(_:store:observer:progress:)``, what comes in written through `target`.
   func sync(
     _ options: SyncOptions, observer: (any SyncObserving)?, progress: (any ProgressObserver)?,
-    writingThrough context: Context?
+    writingThrough target: IncomingTarget
   ) throws(SyncError) -> SyncReport {
     try withRepositoryLock { () throws(SyncError) -> SyncReport in
-      writer = context
-      defer { writer = nil }
-      return try syncLocked(options, observer: observer, progress: progress)
+      try syncLocked(options, through: target, observer: observer, progress: progress)
     }
   }
 
   private func syncLocked(
-    _ options: SyncOptions, observer: (any SyncObserving)?, progress: (any ProgressObserver)?
+    _ options: SyncOptions, through target: IncomingTarget, observer: (any SyncObserving)?,
+    progress: (any ProgressObserver)?
   ) throws(SyncError) -> SyncReport {
     guard try isSetUp() else { throw .notSetUp(folder: storeFolder) }
     var report = SyncReport()
     try recoverInterruptedWork(into: &report)
     guard try currentBranch() != nil else { throw .detachedHead(folder: storeFolder) }
     guard try hasOrigin() else { throw .noRemote(folder: storeFolder) }
-    try restoreLostStore(into: &report, progress: progress)
+    try restoreLostStore(target, into: &report, progress: progress)
 
     for _ in 0..<max(1, options.maximumAttempts) {
       observer?.syncReached(.committing)
@@ -145,7 +171,7 @@ extension StoreRepository {
       // Only a HEAD not known to be of layout 2 can convert: asked of git only then.
       let mayConvert = committed()?.layoutVersion != RepositoryLayout.currentVersion
       let before = mayConvert ? try headCommit() : nil
-      var head = try commitLocked(progress: progress)
+      var head = try commitLocked(target.store, progress: progress)
       if wasOldLayout { report.notes.append(.convertedRepository) }
       if mayConvert, let head, head != before,
         try git.subject(of: head) == StoreRepository.markdownConversionSubject
@@ -157,10 +183,12 @@ extension StoreRepository {
       let upstream = try upstreamBranch()
       let remote = try refCommit("refs/remotes/origin/" + upstream)
       if let remote, head != remote {
-        if head == nil, try storeHoldsNothing() {
+        if head == nil, try storeHoldsNothing(target.store) {
           observer?.syncReached(.merging)
           // HEAD after: the remote, or a commit on it (converting a remote of layout 1).
-          guard let adopted = try adopt(remote, into: &report, progress: progress) else {
+          guard
+            let adopted = try adopt(remote, through: target, into: &report, progress: progress)
+          else {
             continue
           }
           head = adopted
@@ -171,7 +199,8 @@ extension StoreRepository {
             observer?.syncReached(.merging)
             guard
               let merged = try integrate(
-                remote, into: head, base: base, options: options, report: &report)
+                remote, into: head, base: base, through: target, options: options,
+                report: &report)
             else { continue }  // another session saved meanwhile: start again
             head = merged
           }
@@ -205,8 +234,8 @@ extension StoreRepository {
   /// - Returns: HEAD after, or `nil` when another session saved the store meanwhile and
   ///   nothing was done.
   private func integrate(
-    _ remote: CommitID, into local: CommitID?, base: CommitID?, options: SyncOptions,
-    report: inout SyncReport
+    _ remote: CommitID, into local: CommitID?, base: CommitID?, through writer: IncomingTarget,
+    options: SyncOptions, report: inout SyncReport
   ) throws(SyncError) -> CommitID? {
     let localChanges = try changedPaths(from: base, to: local)
     let remoteEntries = try changedEntries(from: base, to: remote)
@@ -278,7 +307,7 @@ extension StoreRepository {
     }
     let incoming = StoreIncoming(from: localSide.snapshot, to: merge.merged)
     report.incoming += incoming.count
-    guard try write(incoming, movingHead: local, to: target) else { return nil }
+    guard try write(incoming, through: writer, movingHead: local, to: target) else { return nil }
     return target
   }
 
@@ -286,9 +315,10 @@ extension StoreRepository {
   /// with the note of ``finishInterruptedMove()`` around it.
   /// - Returns: `false` when the store changed since it was committed (nothing was done).
   private func write(
-    _ incoming: StoreIncoming, movingHead old: CommitID?, to new: CommitID
+    _ incoming: StoreIncoming, through writer: IncomingTarget, movingHead old: CommitID?,
+    to new: CommitID
   ) throws(SyncError) -> Bool {
-    let before = try storeGeneration() ?? 0
+    let before = try storeGeneration(writer.store) ?? 0
     if let old, committed() != RepositoryLedger.Committed(head: old, generation: .known(before)) {
       return false  // a session saved after the commit this merge starts from: merge again
     }
@@ -297,7 +327,7 @@ extension StoreRepository {
     var isClean = true
     if !incoming.isEmpty {
       (generation, isClean) = try incoming.save(
-        toStoreAt: storePath, through: writer, fileSystem: fileSystem)
+        toStoreAt: storePath, through: writer.context, store: writer.store)
     }
     try moveHead(to: new, from: old, reason: "sync with origin")
     // A session that saved while the store was written had its changes merged into the
@@ -311,7 +341,8 @@ extension StoreRepository {
   /// - Returns: HEAD after (`remote`, or a commit on it); `nil` when the store changed
   ///   meanwhile and nothing was done.
   private func adopt(
-    _ remote: CommitID, into report: inout SyncReport, progress: (any ProgressObserver)?
+    _ remote: CommitID, through writer: IncomingTarget, into report: inout SyncReport,
+    progress: (any ProgressObserver)?
   ) throws(SyncError) -> CommitID? {
     let side = try wholeTree(
       of: remote, maximumDocumentSize: RemoteRefusal.maximumDocumentSize, progress: progress)
@@ -337,7 +368,7 @@ extension StoreRepository {
       target = try makeBuildCommit(parent: remote, changes: changes, message: message)
     }
     let incoming = StoreIncoming(from: .empty, to: side.snapshot)
-    guard try write(incoming, movingHead: nil, to: target) else { return nil }
+    guard try write(incoming, through: writer, movingHead: nil, to: target) else { return nil }
     if !side.snapshot.categories.isEmpty { report.notes.append(.fetchedStore) }
     if converts && target != remote { report.notes.append(.convertedToMarkdown) }
     report.incoming += incoming.count
@@ -442,12 +473,12 @@ extension StoreRepository {
     }
   }
 
-  /// Whether the store file is missing or holds no category.
-  private func storeHoldsNothing() throws(SyncError) -> Bool {
+  /// Whether the store file is missing or holds no category, as a reader `store` makes
+  /// reads it.
+  private func storeHoldsNothing(_ store: any StoreWriting) throws(SyncError) -> Bool {
     guard try storeFileHead() != nil else { return true }
     // A store that does not load holds something: never overwritten as if it were empty.
-    let store = JSONStore(path: storePath, fileSystem: fileSystem)
-    return (try? store.load())?.categories.isEmpty ?? false
+    return (try? store.makeReader().load())?.categories.isEmpty ?? false
   }
 
   /// The result of a push (`upToDate`: the remote held the commit already).
