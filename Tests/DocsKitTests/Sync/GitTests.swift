@@ -106,13 +106,16 @@ import Testing
   @Test func aStaleLockIsRemovedAndALockHeldOpenIsKept() throws {
     let index = try makeLock("index.lock", age: 60)
     let branch = try makeLock("refs/heads/main.lock", age: 60)
-    let held = try #require(FileHandle(forReadingAtPath: index))
+    // Opened close-on-exec: the git processes other tests start at the same time must not
+    // inherit it and keep the lock "held" after it is closed here.
+    let held = open(index, O_RDONLY | O_CLOEXEC)
+    try #require(held >= 0)
     // A lock a live process holds open is in use, however old: the sync is busy.
     #expect(throws: SyncError.busy(lock: index)) {
       try git.removeStaleLocks(ofRefs: ["refs/heads/main"])
     }
     #expect(FileManager.default.fileExists(atPath: index))
-    try held.close()
+    close(held)
     let removed = try git.removeStaleLocks(ofRefs: ["refs/heads/main"])
     #expect(removed == [index, branch])
     #expect(!FileManager.default.fileExists(atPath: index))
