@@ -248,7 +248,9 @@ extension JSONStore {
     case .extends(let log):
       let read = try readRecords(of: log, from: 0, after: graph.generation)
       attached = AttachedLog(log: log, end: read.end, last: read.last)
-      if let damage = read.damage { keepDamagedLogAside(log, goodEnd: read.end, damage: damage) }
+      if let damage = read.damage {
+        keepDamagedLogAside(log, goodEnd: read.end, damage: damage, after: graph.generation)
+      }
       do {
         return try graph.applying(read.records)
       } catch {
@@ -361,16 +363,20 @@ extension JSONStore {
   /// lock: the saves after the damage are never cut off, and the log goes on from the
   /// records that apply. When the copy cannot be made (a read-only folder, a full disk), the
   /// log is left as it is and nothing is saved (``damagedLogPending``).
-  func keepDamagedLogAside(_ log: SaveLog, goodEnd: Int, damage: LogDamage) {
-    let logName = SaveLog.fileName(forStore: fileName)
+  ///
+  /// The damage was seen without the lock, so it is read again under it (`generation` is the
+  /// one the log extends) and kept aside only when it is still there: a session that folded
+  /// the file meanwhile empties the log and begins it anew in place, and what a reader saw
+  /// of it half-way is no damage — cutting it would cut that session's saves.
+  func keepDamagedLogAside(
+    _ log: SaveLog, goodEnd: Int, damage: LogDamage, after generation: Int
+  ) {
     do {
       let kept = try holdingLock { directory throws(StoreError) -> String? in
-        try systemCalls(on: logPath) { () throws(SystemCallError) -> String? in
-          // Under the lock: another session may have kept it aside and cut it already.
-          guard let current = try fileSystem.status(at: directory, logName),
-            current.device == log.status.device, current.inode == log.status.inode,
-            try fileSystem.status(of: log.descriptor).size > goodEnd
-          else { return nil }
+        guard try isDamageStillThere(log, goodEnd, damage, generation, in: directory) else {
+          return nil
+        }
+        return try systemCalls(on: logPath) { () throws(SystemCallError) -> String? in
           let name = keptName(.damaged)
           try copyWhole(log.descriptor, to: name, mode: log.status.mode & 0o7777, in: directory)
           try log.truncate(to: goodEnd)
@@ -388,6 +394,27 @@ extension JSONStore {
       logWarning =
         "\(logPath) is damaged (\(damage.reason)): \(damage.unapplied) saves from there on were not applied, and it could not be kept aside (\(error)); nothing will be saved until it can"
     }
+  }
+
+  /// Whether, under the lock, the log beside the file is still `log` (another session may
+  /// have kept it aside and cut it already), the file is still the one loaded (a fold
+  /// replaces it and begins the log anew), and reading it again finds the same damage.
+  private func isDamageStillThere(
+    _ log: SaveLog, _ goodEnd: Int, _ damage: LogDamage, _ generation: Int, in directory: Int32
+  ) throws(StoreError) -> Bool {
+    let logName = SaveLog.fileName(forStore: fileName)
+    let (current, file) = try systemCalls(on: logPath) {
+      () throws(SystemCallError) -> (FileStatus?, FileStatus?) in
+      (
+        try fileSystem.status(at: directory, logName),
+        try fileSystem.status(at: directory, fileName)
+      )
+    }
+    guard let current, current.device == log.status.device, current.inode == log.status.inode,
+      isSameFile(file, as: loadedStatus)
+    else { return false }
+    let again = try readRecords(of: log, from: 0, after: generation)
+    return again.end == goodEnd && again.damage?.offset == damage.offset
   }
 
   /// Copies the whole of `source` into a new file `name` in `directory`, synced with the
