@@ -130,8 +130,8 @@ extension Context {
     } catch {
       throw .store(error)
     }
-    var ids = Set<ObjectID>()
-    var keys = Set<NameKey>()
+    var ids = Set<ObjectID>(minimumCapacity: stored.count)
+    var keys = Set<NameKey>(minimumCapacity: stored.count)
     var documents: [Document] = []
     documents.reserveCapacity(stored.count)
     for document in stored {

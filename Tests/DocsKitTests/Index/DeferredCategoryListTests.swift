@@ -147,6 +147,41 @@ import Testing
     #expect(try Answers(context) == Answers(plain))
   }
 
+  @Test(arguments: [1, 3])
+  func aListReadFromTheLoadedFileAfterAnotherSessionsSavesSavesWithTheirs(saves: Int) throws {
+    let harness = try indexedHarness()
+    let (context, store) = try harness.openIndexed(now: Harness.lateClock)
+    // Other sessions save to the log through the index: the index describes their file, so
+    // the list comes from this session's loaded file.
+    for number in 0..<saves {
+      let (other, _) = try harness.openIndexed(now: Harness.lateClock)
+      let category = try #require(other.category(named: "Cat 1"))
+      try other.createDocument(named: "Theirs \(number)", in: category.id, content: "theirs")
+      try other.save()
+    }
+    try context.readCategoryList()
+    #expect(context.category(named: "Cat 1") != nil)
+    #expect(
+      try context.document(named: "Theirs 0", in: #require(context.category(named: "Cat 1")).id)
+        == nil)
+    let category = try #require(context.category(named: "Cat 2"))
+    try context.createDocument(named: "Mine", in: category.id, content: "mine")
+    try context.save()
+    #expect(context.storeWarning == nil)
+    #expect(store.indexWarning == nil)
+    let plain = try harness.openContext()
+    #expect(plain.storeWarning == nil)
+    let cat1 = try #require(plain.category(named: "Cat 1"))
+    for number in 0..<saves {
+      #expect(try plain.document(named: "Theirs \(number)", in: cat1.id) != nil)
+    }
+    #expect(try plain.document(named: "Mine", in: category.id) != nil)
+    #expect(try Answers(plain) == Answers(context))
+    let (reopened, _) = try harness.openIndexed(now: Harness.lateClock)
+    #expect(try Answers(reopened) == Answers(plain))
+    #expect(reopened.check().problems.isEmpty)
+  }
+
   @Test func aListThatCannotBeReadFailsAndTheStoreIsNeverSavedOver() throws {
     let harness = try indexedHarness()
     let files = FaultInjectingFileSystem()
