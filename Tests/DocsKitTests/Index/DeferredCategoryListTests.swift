@@ -185,7 +185,7 @@ import Testing
   @Test func aListThatCannotBeReadFailsAndTheStoreIsNeverSavedOver() throws {
     let harness = try indexedHarness()
     let files = FaultInjectingFileSystem()
-    let (context, _) = try harness.openIndexed(fileSystem: files, now: Harness.lateClock)
+    let (context, store) = try harness.openIndexed(fileSystem: files, now: Harness.lateClock)
     #expect(context.isCategoryListDeferred)
     // Another session's save through the index: it no longer describes the loaded file,
     // which must be read, and cannot be.
@@ -197,9 +197,13 @@ import Testing
     files.disarm()
     #expect(throws: ContextError.self) { try context.checkCategoryList() }
     #expect(throws: ContextError.self) { try context.readCategoryList() }
-    // The graph it was left with is empty: a change made to it is never saved.
+    // The graph it was left with is empty: a change made to it is never saved, even once
+    // the store has read its file whole again (which takes back the store's own refusal).
     _ = try context.createCategory(named: "Cat 0")
     #expect(throws: (any Error).self) { try context.save() }
+    _ = try store.scanLoadedFile()
+    #expect(throws: ContextError.self) { try context.save() }
+    #expect(throws: ContextError.self) { try context.foldSaveLog() }
     let categories = try harness.openContext().categories().map(\.name.text)
     #expect(categories == ["Cat 0", "Cat 1", "Cat 2", "Fresh"])
   }
