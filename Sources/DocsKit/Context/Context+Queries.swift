@@ -7,13 +7,16 @@ extension Context {
 
   /// The category named `name` (ignoring case and normalization), if there is one.
   public func category(named name: String) -> Category? {
-    guard let valid = try? Name(name), let id = categoryIDsByKey[valid.key] else { return nil }
+    guard let valid = try? Name(name) else { return nil }
+    if let found = deferredCategory(spelled: valid) { return found }
+    guard let id = categoryIDsByKey[valid.key] else { return nil }
     return categoryRecords[id]?.category
   }
 
   /// The category `id`, if it exists.
   public func category(withID id: ObjectID) -> Category? {
-    categoryRecords[id]?.category
+    if let stored = deferredCategory(withID: id) { return Category(id: id, name: stored.name) }
+    return categoryRecords[id]?.category
   }
 
   /// The number of documents, total size and latest modification of the category `id`.
@@ -50,9 +53,14 @@ extension Context {
   public func documents(
     in id: ObjectID, sortedBy key: DocumentSortKey = .name, order: SortOrder = .ascending
   ) throws(ContextError) -> [Document] {
-    try loadDocuments(of: id)
-    let documents = (membersByCategory[id]?.values ?? [:].values).compactMap {
-      documentRecords[$0]?.document
+    let documents: [Document]
+    if let deferred = try deferredDocuments(in: id) {
+      documents = deferred
+    } else {
+      try loadDocuments(of: id)
+      documents = (membersByCategory[id]?.values ?? [:].values).compactMap {
+        documentRecords[$0]?.document
+      }
     }
     // Sorted as positions over contiguous keys: sorting the documents themselves moved
     // every value (two strings and their reference counts) at each step.
@@ -85,7 +93,7 @@ extension Context {
   ///   documents, ``ContextError/interrupted`` when the interruption stops their loading.
   public func document(named name: String, in id: ObjectID) throws(ContextError) -> Document? {
     guard let valid = try? Name(name) else { return nil }
-    if let unloaded = unloadedCategories[id] {
+    if let unloaded = deferredCategory(withID: id)?.unloaded ?? unloadedCategories[id] {
       // The store reads that document alone: the category stays unloaded until something
       // needs more of it (its contents, a change).
       let found = try storedDocuments(.named(valid.key), in: [id: unloaded])

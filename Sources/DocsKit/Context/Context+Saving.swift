@@ -70,11 +70,12 @@ extension Context {
 
   /// Runs `body` holding the store's save lock (``StoreWriting/withSaveLock(_:)``), handing
   /// it the lock.
-  /// - Throws: ``ContextError/store(_:)`` when the lock cannot be taken, or what `body`
-  ///   throws.
+  /// - Throws: ``ContextError/store(_:)`` when the lock cannot be taken, or the category
+  ///   list could not be read (nothing writes from that empty graph), or what `body` throws.
   func holdingSaveLock<Value>(
     _ body: (LockedStore) throws(ContextError) -> Value
   ) throws(ContextError) -> Value {
+    try checkCategoryList()
     let outcome: Result<Value, ContextError>
     do {
       outcome = try store.withSaveLock { lock throws(StoreError) in

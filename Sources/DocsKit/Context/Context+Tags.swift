@@ -83,6 +83,7 @@ extension Context {
   /// - Throws: ``ContextError/store(_:)`` when the store cannot answer for its unloaded
   ///   categories.
   public func tags() throws(ContextError) -> [TagCount] {
+    if let deferred = try deferredTags() { return deferred }
     var counts: [TagKey: TagCount] = [:]
     for (key, holders) in documentsByTag {
       guard let first = holders.first,
@@ -90,8 +91,14 @@ extension Context {
       else { continue }
       counts[key] = TagCount(tag: tag, count: holders.count)
     }
-    for stored in try unloadedTagged(with: []) {
-      for tag in stored.tags {
+    return Context.counting(try unloadedTagged(with: []), into: counts)
+  }
+
+  /// `counts` with the tags of the saved documents `stored` counted in, sorted by tag.
+  static func counting(_ stored: [StoredDocument], into counts: [TagKey: TagCount]) -> [TagCount] {
+    var counts = counts
+    for document in stored {
+      for tag in document.tags {
         counts[tag.key, default: TagCount(tag: tag, count: 0)].count += 1
       }
     }

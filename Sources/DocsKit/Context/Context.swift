@@ -20,19 +20,88 @@ public final class Context {
 
   // MARK: - The graph
 
-  var categoryRecords: [ObjectID: CategoryRecord] = [:] { didSet { changeSet = nil } }
-  var categoryIDsByKey: [NameKey: ObjectID] = [:]
-  var documentRecords: [ObjectID: DocumentRecord] = [:] { didSet { changeSet = nil } }
+  /// The graph as held; read through the accessors below, which first read a category list
+  /// the store deferred (``categoryList``): while it is deferred, every part is empty.
+  var graph = Graph() { didSet { changeSet = nil } }
+  /// Whether the category list is read, deferred by the store, or failed to be read.
+  var categoryList = CategoryList.read
+
+  var categoryRecords: [ObjectID: CategoryRecord] {
+    get {
+      readDeferredCategories()
+      return graph.categoryRecords
+    }
+    _modify {
+      readDeferredCategories()
+      yield &graph.categoryRecords
+    }
+  }
+  var categoryIDsByKey: [NameKey: ObjectID] {
+    get {
+      readDeferredCategories()
+      return graph.categoryIDsByKey
+    }
+    _modify {
+      readDeferredCategories()
+      yield &graph.categoryIDsByKey
+    }
+  }
+  var documentRecords: [ObjectID: DocumentRecord] {
+    get {
+      readDeferredCategories()
+      return graph.documentRecords
+    }
+    _modify {
+      readDeferredCategories()
+      yield &graph.documentRecords
+    }
+  }
   /// The documents of each category, by name key: both sides of the relationship are kept
   /// in sync by ``setDocument(_:to:)``, the only place that changes them.
-  var membersByCategory: [ObjectID: [NameKey: ObjectID]] = [:]
+  var membersByCategory: [ObjectID: [NameKey: ObjectID]] {
+    get {
+      readDeferredCategories()
+      return graph.membersByCategory
+    }
+    _modify {
+      readDeferredCategories()
+      yield &graph.membersByCategory
+    }
+  }
   /// The inverse of the documents' tags: the loaded documents of each tag, by key. Kept in
   /// step by ``setDocument(_:to:)``; a tag no document holds has no entry (it is gone).
-  var documentsByTag: [TagKey: Set<ObjectID>] = [:]
+  var documentsByTag: [TagKey: Set<ObjectID>] {
+    get {
+      readDeferredCategories()
+      return graph.documentsByTag
+    }
+    _modify {
+      readDeferredCategories()
+      yield &graph.documentsByTag
+    }
+  }
   /// Orders new objects after the ones loaded, so a save keeps the file's order.
-  var nextSequence = 0
+  var nextSequence: Int {
+    get {
+      readDeferredCategories()
+      return graph.nextSequence
+    }
+    _modify {
+      readDeferredCategories()
+      yield &graph.nextSequence
+    }
+  }
   /// Categories whose documents are still in the store, with the store's handle and totals.
-  var unloadedCategories: [ObjectID: UnloadedCategory] = [:]
+  var unloadedCategories: [ObjectID: UnloadedCategory] {
+    get {
+      readDeferredCategories()
+      return graph.unloadedCategories
+    }
+    _modify {
+      readDeferredCategories()
+      yield &graph.unloadedCategories
+    }
+  }
   /// The tokenizer of ranked search, made when first needed.
   var searchTokenizer: (any SearchTokenizing)?
 
@@ -75,7 +144,7 @@ public final class Context {
     self.clock = clock
     self.makeID = makeID
     self.observer = observer
-    let graph = try store.load()
+    let graph = try Context.load(store)
     do {
       try install(graph)
     } catch {
@@ -85,28 +154,25 @@ public final class Context {
     }
   }
 
+  /// Loads `store`, deferring its category list when it can.
+  /// - Throws: ``StoreError`` when the store cannot be read or is not a valid store.
+  static func load(_ store: any DocumentStore) throws(StoreError) -> LoadedGraph {
+    if let deferring = store as? any CategoryDeferringStore {
+      return try deferring.loadDeferringCategories()
+    }
+    return try store.load()
+  }
+
   /// Replaces the whole graph with `graph`, checking the invariants a store file may break.
-  func install(_ graph: LoadedGraph) throws(StoreError) {
-    let index: GraphIndex
-    if let prebuilt = graph.index {
-      index = prebuilt
+  func install(_ loaded: LoadedGraph) throws(StoreError) {
+    if loaded.categoriesDeferred {
+      graph = Graph()
+      categoryList = .deferred(lookedUp: [:])
     } else {
-      index = try GraphIndex(checking: graph, in: store.displayName)
+      graph = try Graph(checking: loaded, in: store.displayName)
+      categoryList = .read
     }
-    categoryRecords = index.categories
-    categoryIDsByKey = index.categoryIDsByKey
-    documentRecords = index.documents
-    documentsByTag = [:]
-    for (id, record) in documentRecords where !record.document.tags.isEmpty {
-      addTags(of: record.document, id)
-    }
-    membersByCategory = index.membersByCategory
-    nextSequence = index.nextSequence
-    unloadedCategories = [:]
-    for category in graph.categories {
-      if let unloaded = category.unloaded { unloadedCategories[category.id] = unloaded }
-    }
-    generation = graph.generation
+    generation = loaded.generation
     baseline = [:]
     undoStack = []
     redoStack = []
@@ -120,7 +186,7 @@ public final class Context {
   /// - Throws: ``ContextError/store(_:)`` when the store cannot be read.
   public func reload() throws(ContextError) {
     do {
-      try install(store.load())
+      try install(Context.load(store))
     } catch {
       throw .store(error)
     }

@@ -140,6 +140,9 @@ public struct LoadedGraph: Sendable {
   public var documents: [StoredDocument]
   /// The graph's indexes, when the store already built them to check the graph.
   var index: GraphIndex?
+  /// Set when the store opened without reading its category list (``CategoryDeferringStore``):
+  /// `categories` and `documents` are empty, and the list is read when first needed.
+  var categoriesDeferred = false
 
   /// A graph of categories and documents as a store read them.
   public init(generation: Int, categories: [StoredCategory], documents: [StoredDocument]) {

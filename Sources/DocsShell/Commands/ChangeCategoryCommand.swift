@@ -9,7 +9,8 @@ struct ChangeCategoryCommand: ShellCommand {
     arguments: ArgumentSpec(
       positionals: [PositionalSpec("CATEGORY | .. | / | ~ | -", .optional, completing: .category)],
       placement: .none, whenExtra: "takes one category"),
-    isUndoable: false)
+    isUndoable: false,
+    runsWithoutCategoryList: true)
 
   let path: String?
 

@@ -37,7 +37,8 @@ struct ListCommand: ShellCommand {
       positionals: [PositionalSpec("CATEGORY", .optional, completing: .category)],
       whenExtra: "lists one category at a time"),
     isUndoable: false,
-    pagesOutput: true)
+    pagesOutput: true,
+    runsWithoutCategoryList: true)
 
   let format: OutputFormat
   let key: DocumentSortKey

@@ -19,6 +19,10 @@ struct CommandConfiguration: Sendable {
   var isUndoable = true
   /// Whether its output goes through the pager in the REPL when it is longer than the screen.
   var pagesOutput = false
+  /// Whether it may run before the store's category list is read (the context reads it when
+  /// the command needs more than the category it names); every other command has it read
+  /// first, so that a list that cannot be read fails the command before it starts.
+  var runsWithoutCategoryList = false
 
   /// The synopsis, made from the declaration: `ls [-l] [-s name|size|date] [-r] [--json] [CATEGORY]`.
   var usage: String {

@@ -62,7 +62,8 @@ struct TagsCommand: ShellCommand {
     example: "tags",
     arguments: ArgumentSpec(options: [.json]),
     isUndoable: false,
-    pagesOutput: true)
+    pagesOutput: true,
+    runsWithoutCategoryList: true)
 
   let format: OutputFormat
 

@@ -1,5 +1,4 @@
 import DocsKit
-import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -72,8 +71,7 @@ final class PassphraseSource: PassphraseAsking {
   /// A source reading `environment[DOCSH_PASSPHRASE_FILE]` (an empty value counts as unset),
   /// otherwise the terminal at `terminalPath`.
   init(
-    environment: [String: String] = ProcessInfo.processInfo.environment,
-    terminalPath: String = "/dev/tty", caching: Bool = false
+    environment: [String: String], terminalPath: String = "/dev/tty", caching: Bool = false
   ) {
     let path = environment[Self.fileVariable]
     self.filePath = path?.isEmpty == false ? path : nil

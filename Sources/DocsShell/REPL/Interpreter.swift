@@ -103,10 +103,13 @@ final class Interpreter {
     throws
   {
     let context = session.context
+    if !type.configuration.runsWithoutCategoryList { try context.readCategoryList() }
     // A category the store could not load fails its query, and so the command (which,
-    // inside its undo group, changes nothing).
+    // inside its undo group, changes nothing); so does a category list that could not be
+    // read while the command ran.
     func runCheckingLoads() throws -> CommandResult {
       let result = try command.run(in: session)
+      try context.checkCategoryList()
       // Ctrl-C during a command that changes things takes it back, noticed or not.
       if type.configuration.isUndoable { try session.stopIfInterrupted() }
       return result

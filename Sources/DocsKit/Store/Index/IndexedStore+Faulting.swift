@@ -168,8 +168,16 @@ extension IndexedStore {
   public func documents(
     taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] {
+    try documents(taggedWith: keys) { categories[$0] != nil }
+  }
+
+  /// The saved documents holding a tag (the first of `keys`, when given, narrows the rows
+  /// read) of the categories `isWanted` takes.
+  func documents(
+    taggedWith keys: [TagKey], ofCategories isWanted: (ObjectID) -> Bool
+  ) throws(StoreError) -> [StoredDocument] {
     func filtered(_ documents: [StoredDocument]) -> [StoredDocument] {
-      documents.filter { categories[$0.categoryID] != nil && !$0.tags.isEmpty }
+      documents.filter { isWanted($0.categoryID) && !$0.tags.isEmpty }
     }
     if let scanned = state.scanned { return filtered(scanned.graph.documents) }
     if let (index, identity, _) = state.trusted {

@@ -170,6 +170,12 @@ public final class IndexedStore: DocumentStore {
   // MARK: - Loading
 
   public func load() throws(StoreError) -> LoadedGraph {
+    try load(deferringCategories: false)
+  }
+
+  /// Loads the store; with `deferringCategories`, an index that describes the file answers
+  /// with no category read (``CategoryDeferringStore``).
+  func load(deferringCategories: Bool) throws(StoreError) -> LoadedGraph {
     state.beginLoad()
     issuedFromIndex = [:]
     guard let opened = try file.openCurrentFile() else {
@@ -180,7 +186,10 @@ public final class IndexedStore: DocumentStore {
     let header = file.header(of: opened)
     if let index = openIndex(), let header, let generation = header.generation {
       let base = IndexIdentity(storePath: realPath, status: opened.status, generation: generation)
-      if let graph = try trustedGraph(from: index, base: base, header: header, opened: opened) {
+      if let graph = try trustedGraph(
+        from: index, base: base, header: header, opened: opened,
+        deferringCategories: deferringCategories)
+      {
         return graph
       }
     }
@@ -215,7 +224,8 @@ public final class IndexedStore: DocumentStore {
     // save writes what changed rather than every document read just now. Rows just
     // written that the file contradicts: keep the graph read from the file.
     if state.index === index, case .answered(let found) = indexedCategories(index, identity),
-      case .success(let unloaded) = categoriesOnlyGraph(fromIndexed: found, identity: identity)
+      case .success(let unloaded) = categoriesOnlyGraph(
+        fromIndexed: found.categories, isRacy: found.record.isRacy, identity: identity)
     {
       state.trust(identity, isRacy: found.record.isRacy)
       return unloaded
@@ -254,11 +264,12 @@ public final class IndexedStore: DocumentStore {
 
   /// The graph from the index, categories only, when it provably describes `opened` (the
   /// file of identity `base`) and its save log: records of the log the index has not seen
-  /// yet are applied to it first.
+  /// yet are applied to it first. With `deferringCategories`, no category either: the graph
+  /// says they are deferred, and ``deferredCategories()`` reads them.
   /// - Throws: ``StoreError`` when the log cannot be read, or is one of a newer docsh.
   private func trustedGraph(
     from index: StoreIndex, base: IndexIdentity, header: StoreReader.Header,
-    opened: JSONStore.OpenedFile
+    opened: JSONStore.OpenedFile, deferringCategories: Bool
   ) throws(StoreError) -> LoadedGraph? {
     let found: IndexRecord?
     do {
@@ -276,11 +287,27 @@ public final class IndexedStore: DocumentStore {
     }
     file.adopt(opened, header: header)
     guard let identity = try caughtUp(index, record: record, header: header) else { return nil }
+    if deferringCategories {
+      // The same proof as reading the categories would give (the record, read in a
+      // transaction, is this identity's), without reading them.
+      let answer = ask(index) { () throws(SQLiteError) in
+        try index.reading(identity) { record throws(SQLiteError) in record }
+      }
+      guard case .answered(let current) = answer else { return nil }
+      state.trust(identity, isRacy: current.isRacy)
+      indexState = .trusted
+      var graph = LoadedGraph(generation: identity.storeGeneration, categories: [], documents: [])
+      graph.epoch = file.loadedHeader.epoch
+      graph.categoriesDeferred = true
+      return graph
+    }
     switch indexedCategories(index, identity) {
     case .failed, .describesAnotherFile:
       return nil
     case .answered(let found):
-      switch categoriesOnlyGraph(fromIndexed: found, identity: identity) {
+      switch categoriesOnlyGraph(
+        fromIndexed: found.categories, isRacy: found.record.isRacy, identity: identity)
+      {
       case .success(let graph):
         state.trust(identity, isRacy: found.record.isRacy)
         indexState = .trusted
@@ -372,7 +399,7 @@ public final class IndexedStore: DocumentStore {
   }
 
   /// The index's record and categories, when it was made for `identity`.
-  private func indexedCategories(_ index: StoreIndex, _ identity: IndexIdentity)
+  func indexedCategories(_ index: StoreIndex, _ identity: IndexIdentity)
     -> IndexAnswer<(record: IndexRecord, categories: [IndexedCategory])>
   {
     ask(index) { () throws(SQLiteError) in
@@ -383,22 +410,21 @@ public final class IndexedStore: DocumentStore {
   }
 
   /// Why the index's rows cannot stand for the file they were made for.
-  private struct Contradiction: Error {
+  struct Contradiction: Error {
     var reason: String
   }
 
-  /// The categories-only graph of the adopted file from the index's rows, or why the file
-  /// or the rows contradict them.
-  private func categoriesOnlyGraph(
-    fromIndexed found: (record: IndexRecord, categories: [IndexedCategory]),
-    identity: IndexIdentity
+  /// The categories-only graph of the adopted file from the index's rows `categories` (all
+  /// of them, or the one looked up), or why the file or the rows contradict them.
+  func categoriesOnlyGraph(
+    fromIndexed categories: [IndexedCategory], isRacy: Bool, identity: IndexIdentity
   ) -> Result<LoadedGraph, Contradiction> {
-    if found.record.isRacy {
+    if isRacy {
       // Modified too close to when the index recorded it: check each category's header in
       // the file. A category the log made is not in the file; one the log renamed has its
       // old name there.
       let logChanged = identity.log.last != nil
-      for category in found.categories where category.placement.start > 0 {
+      for category in categories where category.placement.start > 0 {
         guard let header = file.categoryHeader(at: category.placement.start),
           header.id == category.id, logChanged || header.name?.text == category.name
         else {
@@ -410,8 +436,8 @@ public final class IndexedStore: DocumentStore {
     var graph = LoadedGraph(
       generation: identity.storeGeneration, categories: [], documents: [])
     graph.epoch = file.loadedHeader.epoch
-    graph.categories.reserveCapacity(found.categories.count)
-    for category in found.categories {
+    graph.categories.reserveCapacity(categories.count)
+    for category in categories {
       // A name the index holds that is not valid is a damaged row: the file is read instead.
       guard let name = try? Name(category.name), name.text == category.name else {
         return .failure(Contradiction(reason: "a category name in it is not valid"))

@@ -67,29 +67,9 @@ extension StoreIndex {
   /// Every category, in file order.
   func categories() throws(SQLiteError) -> [IndexedCategory] {
     var categories: [IndexedCategory] = []
-    let columns = CategoryColumn.allCases.map(\.rawValue).joined(separator: ", ")
     try database.query(
-      "SELECT \(columns) FROM categories ORDER BY ordinal"
-    ) { row throws(SQLiteError) in
-      func column(_ column: CategoryColumn) -> Int { row.int(column.rawValue) }
-      guard let id = row.objectID(CategoryColumn.uuid.rawValue) else {
-        throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "bad uuid")
-      }
-      let latest = CategoryColumn.latestModified.rawValue
-      categories.append(
-        IndexedCategory(
-          rowID: row.integer(CategoryColumn.id.rawValue), id: id,
-          name: row.text(CategoryColumn.name.rawValue), ordinal: column(.ordinal),
-          placement: CategoryPlacement(
-            start: column(.start),
-            documents: StoredLocation(
-              offset: column(.documentsOffset), length: column(.documentsLength))),
-          summary: CategorySummary(
-            documentCount: column(.documentCount), totalSize: column(.totalSize),
-            latestModification: row.isNull(latest)
-              ? nil : Timestamp(millisecondsSince1970: row.integer(latest))),
-          touchedByLog: column(.inLog) != 0))
-    }
+      "SELECT \(StoreIndex.categoryColumns) FROM categories ORDER BY ordinal"
+    ) { row throws(SQLiteError) in categories.append(try StoreIndex.category(row)) }
     return categories
   }
 
