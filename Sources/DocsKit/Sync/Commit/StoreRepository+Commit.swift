@@ -229,7 +229,7 @@ extension StoreRepository {
   }
 
   /// A fast-import stream to write blobs into before the commit that names them.
-  private func makeInput() throws(SyncError) -> GitInputFile {
+  func makeInput() throws(SyncError) -> GitInputFile {
     do {
       let input = try GitInputFile(fileSystem: fileSystem)
       try input.append(FastImportCommit.streamHeader)
