@@ -358,41 +358,38 @@ extension StoreRepository {
         documents[categoryID, default: []].append(kept)
       }
     }
-    // In the order mergedCategories gives: categories by id, their documents by id.
-    let merged = StoreSnapshot(
-      generation: 0,
-      categories: categoryIDs.compactMap { id in
-        names[id].map { name in
-          SnapshotCategory(
-            id: id, name: name,
-            documents: (documents[id] ?? []).sorted { $0.id < $1.id })
-        }
-      })
+    // In the order mergedCategories gives: categories by id, their documents by id; every
+    // one new, named in the message by the fingerprint of its file as written.
     var changes: [FastImportCommit.Change] = []
-    for category in merged.categories {
-      let fannedOut = layout.isFannedOut(documentCount: category.documents.count)
+    var described = StoreChanges()
+    for id in categoryIDs {
+      guard let name = names[id] else { continue }
+      let members = (documents.removeValue(forKey: id) ?? []).sorted { $0.id < $1.id }
+      let fannedOut = layout.isFannedOut(documentCount: members.count)
       changes.append(
         .put(
-          layout.recordPath(of: category.name),
-          RepositoryLayout.recordBytes(id: category.id, name: category.name, fannedOut: fannedOut)))
-      for document in category.documents {
-        guard let mark = marks[document.id] else { continue }
+          layout.recordPath(of: name),
+          RepositoryLayout.recordBytes(id: id, name: name, fannedOut: fannedOut)))
+      described.categories.append(StoreChanges.CategoryChange(kind: .new, name: name.text))
+      for document in members {
+        guard let mark = marks[document.id], let fingerprint = fingerprints[document.id] else {
+          continue
+        }
         changes.append(
-          .putMark(layout.path(of: document.name, in: category.name, fannedOut: fannedOut), mark))
+          .putMark(layout.path(of: document.name, in: name, fannedOut: fannedOut), mark))
+        described.documents.append(
+          StoreChanges.DocumentChange(
+            id: document.id, kind: .new, category: name.text, name: document.name.text,
+            size: document.size, fingerprint: fingerprint))
       }
     }
     changes += LayoutMarker.changes(prefix: prefix)
-    // The message names each document by the fingerprint of its file as written.
-    var described = StoreChanges(from: .empty, to: merged)
-    for index in described.documents.indices {
-      if let fingerprint = fingerprints[described.documents[index].id] {
-        described.documents[index].fingerprint = fingerprint
-      }
-    }
-    return try makeBuildCommit(
+    let made = try makeBuildCommit(
       parent: nil, changes: changes,
       message: described.message(prefix: "", storePath: pathInRepository), after: blobs,
       committer: StoreRepository.encryptedCommitter(info.seconds))
+    StoreIncomingStream.returnFreedMemory()  // before the store is written from the commit
+    return made
   }
 
   /// The categories of the parent's translation with `records` applied; two names one file

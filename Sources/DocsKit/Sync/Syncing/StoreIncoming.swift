@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What a sync changes in the local store: the difference between this side's version of
 /// the categories it read and the merged one, by id, applied with one save.
 struct StoreIncoming {
@@ -215,6 +219,8 @@ final class StoreIncomingStream {
   /// - Returns: the generation of the new file.
   /// - Throws: ``SyncError/store(_:)``; the store is then as it was.
   func commit() throws(SyncError) -> Int {
+    // The tree's reading is over: its freed pages go back before the graph is loaded anew.
+    StoreIncomingStream.returnFreedMemory()
     do throws(ContextError) {
       guard let context else {
         do {
@@ -234,4 +240,18 @@ final class StoreIncomingStream {
 
   /// Abandons the new file: the store stays as it was.
   func discard() { replacement.discard() }
+
+  /// Gives the pages the allocator holds free back to the system, between two phases of a
+  /// sync that each hold much of the store (glibc keeps them otherwise, and a resident set
+  /// made of the first phase's free pages and the second's live ones is both at once).
+  static func returnFreedMemory() {
+    #if canImport(Glibc)
+      // `malloc_trim` (malloc.h, which the Glibc module leaves out), found where the C
+      // library is; a C library without it keeps the pages, which costs nothing but memory.
+      typealias Trim = @convention(c) (Int) -> Int32
+      if let trim = dlsym(nil, "malloc_trim") {
+        _ = unsafeBitCast(trim, to: Trim.self)(0)
+      }
+    #endif
+  }
 }
