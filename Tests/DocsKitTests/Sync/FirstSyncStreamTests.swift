@@ -174,4 +174,30 @@ import Testing
     // The new file was cut short half way more than once (a write a megabyte).
     #expect(failedInTheNewFile >= 2)
   }
+
+  @Test func aRemoteHoldingOneDocumentInTwoCategoriesIsRefusedAndChangesNothing() throws {
+    try laptop.edit { context in
+      try put("plan\n", at: "Work", "Plan", in: context)
+      try put("list\n", at: "Home", "List", in: context)
+    }
+    try laptop.setUp(remote: remote)
+    try laptop.sync()
+    // A clone copies Work/Plan's file, its id and all, into Home: either copy taken would
+    // cost the other.
+    let clone = try Clone(of: remote, named: "clone", in: sandbox)
+    try clone.write("Home/Plan copy.md", try #require(clone.bytes("Work/Plan.md")))
+    try clone.commitAndPush("a copy")
+    try desktop.setUp(remote: remote)
+    #expect {
+      try desktop.sync()
+    } throws: { error in
+      guard case SyncError.refusedRemote(let refusal, _) = error else { return false }
+      return refusal.rule.contains("which another category or document holds too")
+    }
+    #expect(!FileManager.default.fileExists(atPath: desktop.storePath))
+    #expect(!(try desktop.git(["rev-parse", "--verify", "--quiet", "HEAD"]).succeeded))
+    let strays = try FileManager.default.contentsOfDirectory(atPath: desktop.folder)
+      .filter { $0.hasPrefix(".store.json.") }
+    #expect(strays.isEmpty)
+  }
 }
