@@ -385,6 +385,14 @@ public protocol StoreWriting: AnyObject {
   /// - Throws: ``StoreError``; the files on disk are then as they were.
   func append(_ delta: StoreDelta) throws(StoreError) -> SaveReceipt?
 
+  /// Begins replacing the whole store file by one written a category at a time (a machine's
+  /// first sync writes the store so, holding one category in memory at a time), unless
+  /// another session saved since this store loaded: nothing changes on disk until the
+  /// replacement is committed. The save lock is held until it is committed or discarded;
+  /// the graph loaded before must be loaded again after.
+  /// - Throws: ``StoreError`` when it cannot begin; the store is then as it was.
+  func beginReplacement() throws(StoreError) -> StoreReplacement
+
   /// Writes the graph given, which is the store as loaded, as the whole store file: the
   /// save log folded into it, the generation kept.
   /// - Throws: ``StoreError``; the files on disk are then as they were.

@@ -142,6 +142,10 @@ final class MemoryStore: DocumentStore {
   func fold(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
     try save(categories)
   }
+  /// No file to replace: a replacement cannot begin (only a store with a file takes one).
+  func beginReplacement() throws(StoreError) -> StoreReplacement {
+    throw .system("memory", operation: "replace", errno: ENOTSUP)
+  }
   var logSize: (log: Int, store: Int) { (0, 0) }
   var isOnlySession: Bool { true }
   func leave() -> Bool { false }

@@ -86,7 +86,7 @@ extension JSONStore {
   }
 
   /// Opens the folder and the lock file and takes the lock.
-  private func takeLock() throws(StoreError) -> (directory: Int32, lock: Int32) {
+  func takeLock() throws(StoreError) -> (directory: Int32, lock: Int32) {
     try resolveLinks()
     try systemCalls { () throws(SystemCallError) in try makeFolders() }
     let directory = try systemCalls { () throws(SystemCallError) in
@@ -194,9 +194,34 @@ extension JSONStore {
     in directory: Int32
   ) throws(StoreError) -> SaveReceipt {
     let epoch = StoreEpoch.random()
-    let (temporaryName, temporary) = try systemCalls { () throws(SystemCallError) in
+    let temporary = try systemCalls { () throws(SystemCallError) in
       try AtomicFile.createTemporaryFile(for: fileName, in: directory, fileSystem: fileSystem)
     }
+    var writer = StoreWriter(file: temporary.file, sources: sources, fileSystem: fileSystem)
+    do throws(SystemCallError) {
+      try writer.write(categories, generation: generation, epoch: epoch)
+    } catch {
+      try? fileSystem.close(temporary.file)  // abandoned: its bytes are not wanted
+      try? fileSystem.unlink(at: directory, temporary.name)
+      throw storeError(error)
+    }
+    try install(temporary, generation: generation, epoch: epoch, over: current, in: directory)
+    var receipt = SaveReceipt(generation: generation, locations: writer.locations)
+    receipt.placements = writer.placements
+    return receipt
+  }
+
+  /// Puts the whole store file written in `temporary` (open for writing, every byte
+  /// written) in place of the store, under the lock: given the old file's permissions,
+  /// synced, closed, the old file kept as `.bak`, the log marked folded, renamed, the folder
+  /// synced; the store then stands loaded at `generation` (`epoch`). Any failure before the
+  /// rename leaves the store as it was and no temporary file behind.
+  /// - Throws: ``StoreError``; the files on disk are then as they were.
+  func install(
+    _ temporary: (name: String, file: Int32), generation: Int, epoch: StoreEpoch,
+    over current: FileStatus?, in directory: Int32
+  ) throws(StoreError) {
+    let temporaryName = temporary.name
     var temporaryIsOpen = true
     var renamed = false
     defer {
@@ -205,14 +230,12 @@ extension JSONStore {
     var reader: Int32?
     defer { if !renamed, let reader { try? fileSystem.close(reader) } }
     do throws(StoreError) {
-      var writer = StoreWriter(file: temporary, sources: sources, fileSystem: fileSystem)
       let newStatus = try systemCalls { () throws(SystemCallError) -> FileStatus? in
-        try writer.write(categories, generation: generation, epoch: epoch)
         let mode = current.map { $0.mode & 0o7777 } ?? 0o600
-        try fileSystem.setPermissions(temporary, mode)
-        try fileSystem.synchronize(temporary)
+        try fileSystem.setPermissions(temporary.file, mode)
+        try fileSystem.synchronize(temporary.file)
         temporaryIsOpen = false  // on Linux the descriptor is gone even when close fails
-        try fileSystem.close(temporary)
+        try fileSystem.close(temporary.file)
         // Open the new file for reading before it replaces the store, so that every step
         // that can fail comes before the rename.
         reader = try fileSystem.open(
@@ -239,11 +262,8 @@ extension JSONStore {
       loadedHeader = StoreReader.Header(generation: generation, epoch: epoch)
       attached = nil
       joinSessions()
-      var receipt = SaveReceipt(generation: generation, locations: writer.locations)
-      receipt.placements = writer.placements
-      return receipt
     } catch {
-      if temporaryIsOpen { try? fileSystem.close(temporary) }
+      if temporaryIsOpen { try? fileSystem.close(temporary.file) }
       throw error
     }
   }

@@ -55,6 +55,15 @@ extension IndexedStore {
 
   public var takesAppends: Bool { file.takesAppends }
 
+  /// The file's replacement (``JSONStore/beginReplacement()``); once it stands, the index no
+  /// longer answers for the file: the next load proves it stale and rebuilds it.
+  public func beginReplacement() throws(StoreError) -> StoreReplacement {
+    try file.beginReplacement { [unowned self] in
+      issuedFromIndex = [:]
+      state.distrust()
+    }
+  }
+
   public func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {
     try writeWhole(categories) { categories throws(StoreError) in try file.save(categories) }
   }

@@ -221,7 +221,7 @@ extension StoreRepository {
   }
 
   /// A fast-import stream to write blobs into before the commit that names them.
-  private func makeInput() throws(SyncError) -> GitInputFile {
+  func makeInput() throws(SyncError) -> GitInputFile {
     do {
       let input = try GitInputFile(fileSystem: fileSystem)
       try input.append(FastImportCommit.streamHeader)
@@ -250,7 +250,7 @@ extension StoreRepository {
     }
     // The store is read as a session opens it, its contents one at a time: a first commit
     // holds every document, and neither the file nor the documents' files are kept whole.
-    let graph: LoadedGraph
+    var graph: LoadedGraph
     do {
       graph = try store.load()
     } catch {
@@ -259,6 +259,9 @@ extension StoreRepository {
       }
       throw .store(error)
     }
+    // The lookup tables the load built checking the graph are a context's: the comparison
+    // walks the documents in order and needs none (44 MB for 100,000 documents).
+    graph.index = nil
     let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
     let blobs = try makeInput()
     var difference = try StoreTreeDifference(

@@ -66,6 +66,11 @@ extension StoreRepository {
       localParents.append(local)
     }
     let (documentPaths, categoryPaths) = try checkedPaths(of: info, settings: &settings)
+    if info.parents.isEmpty {
+      return try writeFirstLocalCommit(
+        for: info, documentPaths: documentPaths, categoryPaths: categoryPaths,
+        settings: settings, identity: identity)
+    }
     let records = try openedRecords(
       documentPaths: documentPaths, categoryPaths: categoryPaths, of: info,
       settings: settings, identity: identity)
@@ -260,6 +265,131 @@ extension StoreRepository {
     return try makeBuildCommit(
       parent: parent, mergedParents: Array(localParents.dropFirst()), changes: changes,
       message: message, committer: StoreRepository.encryptedCommitter(info.seconds))
+  }
+
+  /// How many document records are read and opened at once by
+  /// ``writeFirstLocalCommit(for:documentPaths:categoryPaths:settings:identity:)``.
+  static let recordsPerRead = 500
+
+  /// Writes the local commit for `info`, an encrypted commit without parents (a remote's
+  /// first, which holds the whole store), its records opened a few hundred at a time: each
+  /// document's file goes into fast-import's input as soon as it is opened, and only its
+  /// name, category, size and date are kept, so that the store is never held in memory
+  /// whole. The checks are those of ``openedRecords(documentPaths:categoryPaths:of:settings:identity:)``
+  /// and ``mergedCategories(_:records:settings:in:)``, all made before anything but objects
+  /// is written; the commit is the one ``writeLocalCommit(for:records:localParents:settings:)``
+  /// would write.
+  private func writeFirstLocalCommit(
+    for info: CommitInfo, documentPaths: [ChangedPath], categoryPaths: [ChangedPath],
+    settings: EncryptionSettings, identity: AgeIdentity
+  ) throws(SyncError) -> CommitID {
+    let commit = info.commit
+    // The categories first: each document's record names its category.
+    var names: [ObjectID: Name] = [:]
+    let newCategories = categoryPaths.filter { $0.entry.new != nil }
+    let categoryBytes = try git.blobs(
+      newCategories.compactMap { $0.entry.new?.hex }, step: "read the repository")
+    for (item, bytes) in zip(newCategories, categoryBytes) {
+      let plain = try opened(item.path, bytes, identity: identity, in: commit)
+      guard let (id, name) = EncryptedRecord.parseCategory(plain) else {
+        throw refusal(item.path, "not a category record docsh reads", in: commit)
+      }
+      guard settings.names.categoryPath(id) == item.path else {
+        throw refusal(item.path, "a category whose id does not lie at this path", in: commit)
+      }
+      names[id] = name
+    }
+    let categoryIDs = names.keys.sorted()
+    var categoryKeys = Set<NameKey>()
+    for id in categoryIDs {
+      guard let name = names[id], categoryKeys.insert(name.key).inserted else {
+        throw refusal(
+          settings.names.categoryPath(id),
+          "two categories whose names are equal but for case or Unicode normalization",
+          in: commit)
+      }
+    }
+    // The documents, a batch at a time; their contents go to the blobs only.
+    let blobs = try makeInput()
+    var nextMark = FastImportCommit.firstBlobMark
+    var marks: [ObjectID: Int] = [:]
+    var fingerprints: [ObjectID: String] = [:]
+    var documents: [ObjectID: [SnapshotDocument]] = [:]
+    var documentKeys: [ObjectID: Set<NameKey>] = [:]
+    let newDocuments = documentPaths.filter { $0.entry.new != nil }
+    var start = 0
+    while start < newDocuments.count {
+      let batch = newDocuments[
+        start..<min(start + StoreRepository.recordsPerRead, newDocuments.count)]
+      start += batch.count
+      let read = try git.blobs(batch.compactMap { $0.entry.new?.hex }, step: "read the repository")
+      for (item, bytes) in zip(batch, read) {
+        let plain = try opened(item.path, bytes, identity: identity, in: commit)
+        guard let (document, categoryID) = EncryptedRecord.parseDocument(plain) else {
+          throw refusal(item.path, "not a document record docsh reads", in: commit)
+        }
+        guard settings.names.documentPath(document.id) == item.path else {
+          throw refusal(item.path, "a document whose id does not lie at this path", in: commit)
+        }
+        guard let category = names[categoryID] else {
+          throw refusal(item.path, "its category is in no record", in: commit)
+        }
+        guard documentKeys[categoryID, default: []].insert(document.name.key).inserted else {
+          throw refusal(
+            item.path,
+            "two documents of one category whose names are equal but for case or Unicode normalization",
+            in: commit)
+        }
+        let saved = SavedDocument(
+          id: document.id, name: document.name.text, categoryID: categoryID,
+          categoryName: category.text, content: document.content, size: document.size,
+          modified: document.modified, tags: document.tags)
+        let file = RepositoryLayout.fileBytes(of: saved)
+        fingerprints[document.id] = RepositoryLayout.fingerprint(of: saved, fileBytes: file)
+        do {
+          try blobs.append(FastImportCommit.blobCommand(file, mark: nextMark))
+        } catch {
+          throw .store(.system("git's input", operation: error.operation, errno: error.code))
+        }
+        marks[document.id] = nextMark
+        nextMark += 1
+        var kept = document
+        kept.content = ""
+        documents[categoryID, default: []].append(kept)
+      }
+    }
+    // In the order mergedCategories gives: categories by id, their documents by id; every
+    // one new, named in the message by the fingerprint of its file as written.
+    var changes: [FastImportCommit.Change] = []
+    var described = StoreChanges()
+    for id in categoryIDs {
+      guard let name = names[id] else { continue }
+      let members = (documents.removeValue(forKey: id) ?? []).sorted { $0.id < $1.id }
+      let fannedOut = layout.isFannedOut(documentCount: members.count)
+      changes.append(
+        .put(
+          layout.recordPath(of: name),
+          RepositoryLayout.recordBytes(id: id, name: name, fannedOut: fannedOut)))
+      described.categories.append(StoreChanges.CategoryChange(kind: .new, name: name.text))
+      for document in members {
+        guard let mark = marks[document.id], let fingerprint = fingerprints[document.id] else {
+          continue
+        }
+        changes.append(
+          .putMark(layout.path(of: document.name, in: name, fannedOut: fannedOut), mark))
+        described.documents.append(
+          StoreChanges.DocumentChange(
+            id: document.id, kind: .new, category: name.text, name: document.name.text,
+            size: document.size, fingerprint: fingerprint))
+      }
+    }
+    changes += LayoutMarker.changes(prefix: prefix)
+    let made = try makeBuildCommit(
+      parent: nil, changes: changes,
+      message: described.message(prefix: "", storePath: pathInRepository), after: blobs,
+      committer: StoreRepository.encryptedCommitter(info.seconds))
+    StoreIncomingStream.returnFreedMemory()  // before the store is written from the commit
+    return made
   }
 
   /// The categories of the parent's translation with `records` applied; two names one file

@@ -109,10 +109,15 @@ struct TreeReader {
   ///     knows the tree descends from a marked one (a user removed the marker in a clone).
   /// - Throws: ``SyncError/unknownLayout(marker:version:)`` for a marker of a layout this
   ///   docsh does not read.
+  ///   - eachCategory: when given, handed each category read as a reading of its own folder
+  ///     alone, documents and contents included, while no refusal was found so far; the
+  ///     reading returned then keeps no document of the categories and no file of their
+  ///     folders, so that a whole tree is never held in memory at once.
   func read(
     _ commit: CommitID, folders wanted: Set<String>, date: Timestamp,
     maximumDocumentSize: Int? = nil, unmarkedVersion: Int = 1,
-    progress: (any ProgressObserver)? = nil
+    progress: (any ProgressObserver)? = nil,
+    eachCategory: ((TreeReading) throws(SyncError) -> Void)? = nil
   ) throws(SyncError) -> TreeReading {
     var reading = TreeReading()
     // Paths are looked up in the commit's tree, not through the commit: git would read the
@@ -143,7 +148,7 @@ struct TreeReader {
     return try reader.read(
       root: root, categoryFolders: categoryFolders, records: Array(records), wanted: wanted,
       date: date, maximumDocumentSize: maximumDocumentSize, progress: progress,
-      reading: reading)
+      eachCategory: eachCategory, reading: reading)
   }
 
   /// ``read(_:folders:date:maximumDocumentSize:unmarkedVersion:progress:)`` once the top of
@@ -152,7 +157,8 @@ struct TreeReader {
   private func read(
     root: String, categoryFolders: [(folder: String, name: Name)], records: [[UInt8]?],
     wanted: Set<String>, date: Timestamp, maximumDocumentSize: Int?,
-    progress: (any ProgressObserver)?, reading: TreeReading
+    progress: (any ProgressObserver)?,
+    eachCategory: ((TreeReading) throws(SyncError) -> Void)?, reading: TreeReading
   ) throws(SyncError) -> TreeReading {
     var reading = reading
     var categories: [SnapshotCategory] = []
@@ -204,7 +210,7 @@ struct TreeReader {
     }
     try readDocuments(
       of: pending, into: &categories, date: date, maximumSize: maximumDocumentSize,
-      reading: &reading, progress: progress)
+      reading: &reading, progress: progress, eachCategory: eachCategory)
     reading.snapshot = StoreSnapshot(generation: 0, categories: categories)
     return reading
   }
@@ -246,10 +252,11 @@ struct TreeReader {
   /// of consecutive folders through one `cat-file` up to `filesPerRead` files, so that a
   /// whole tree costs a few git processes, not two per folder, and never all of its bytes at
   /// once. `progress` is told of each folder read.
+  /// With `eachCategory`, each category goes to it instead (``read(_:folders:date:maximumDocumentSize:unmarkedVersion:progress:eachCategory:)``).
   private func readDocuments(
     of pending: [(category: Int, files: [Candidate])], into categories: inout [SnapshotCategory],
     date: Timestamp, maximumSize: Int?, reading: inout TreeReading,
-    progress: (any ProgressObserver)?
+    progress: (any ProgressObserver)?, eachCategory: ((TreeReading) throws(SyncError) -> Void)?
   ) throws(SyncError) {
     var start = 0
     while start < pending.count {
@@ -263,13 +270,53 @@ struct TreeReader {
       var contents = try contentsOf(
         batch.flatMap(\.files), maximumSize: maximumSize, reading: &reading)[...]
       for (category, files) in batch {
-        categories[category].documents = documents(
+        let read = documents(
           of: files, contents: Array(contents.prefix(files.count)), date: date, into: &reading)
         contents = contents.dropFirst(files.count)
+        guard let eachCategory else {
+          categories[category].documents = read
+          continue
+        }
+        // A reading refused already is not taken in: its categories need not be handed on.
+        if reading.refusals.isEmpty {
+          try eachCategory(part(of: categories[category], documents: read, files: files, reading))
+        }
+        for file in files {
+          reading.files[file.path] = nil
+          reading.docshFiles.remove(file.path)
+        }
       }
       progress?.advanceTask(to: end)
       start = end
     }
+  }
+
+  /// The reading of `category`'s folder alone, holding `documents` read from `files`, as
+  /// `reading` (of the whole tree so far) knows it.
+  private func part(
+    of category: SnapshotCategory, documents: [SnapshotDocument], files: [Candidate],
+    _ reading: TreeReading
+  ) -> TreeReading {
+    var part = TreeReading()
+    var category = category
+    category.documents = documents
+    part.snapshot = StoreSnapshot(generation: 0, categories: [category])
+    part.layoutVersion = reading.layoutVersion
+    part.isMarked = reading.isMarked
+    if reading.fannedOut.contains(category.id) { part.fannedOut = [category.id] }
+    for document in documents where reading.madeElsewhere.contains(document.id) {
+      part.madeElsewhere.insert(document.id)
+    }
+    if reading.madeElsewhere.contains(category.id) { part.madeElsewhere.insert(category.id) }
+    guard let folder = reading.folders[category.id] else { return part }
+    part.folders = [category.id: folder]
+    let record = folder + "/" + CategoryFile.fileName
+    for path in files.map(\.path) + [record] {
+      guard let blob = reading.files[path] else { continue }
+      part.files[path] = blob
+      if reading.docshFiles.contains(path) { part.docshFiles.insert(path) }
+    }
+    return part
   }
 
   /// The bytes of the files `files`, in order, through one `cat-file --batch`; with

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What a sync changes in the local store: the difference between this side's version of
 /// the categories it read and the merged one, by id, applied with one save.
 struct StoreIncoming {
@@ -11,12 +15,22 @@ struct StoreIncoming {
   /// `nil` when it only deletes.
   var witness: String? {
     if let put = documents.first(where: { $0.document != nil }), let document = put.document {
-      return "d:\(put.id):" + StoreIncoming.hash(document.name.text, document.content)
+      return StoreIncoming.witness(of: put.id, document)
     }
     if let put = categories.first(where: { $0.name != nil }), let name = put.name {
-      return "c:\(put.id):" + StoreIncoming.hash(name.text, "")
+      return StoreIncoming.witness(ofCategory: put.id, name)
     }
     return nil
+  }
+
+  /// The witness of a write that puts `document` (of id `id`).
+  static func witness(of id: ObjectID, _ document: SnapshotDocument) -> String {
+    "d:\(id):" + hash(document.name.text, document.content)
+  }
+
+  /// The witness of a write that puts the category `id` named `name`.
+  static func witness(ofCategory id: ObjectID, _ name: Name) -> String {
+    "c:\(id):" + hash(name.text, "")
   }
 
   /// Whether `store` holds the write `witness` marks.
@@ -99,5 +113,141 @@ struct StoreIncoming {
       default: throw .store(.invalidStore(path, reason: error.description))
       }
     }
+  }
+}
+
+/// A whole store written from a commit's tree a category at a time (a machine's first
+/// sync): each category goes to the new store file as it is read, so that no more than one
+/// is held in memory, and the file replaces the store only at ``commit()`` — through the
+/// syncing session's context, which loads the new file then, or without one through the
+/// store file itself. Let go of uncommitted, it leaves the store as it was.
+final class StoreIncomingStream {
+  private let replacement: StoreReplacement
+  private let context: Context?
+  private let path: String
+  /// Every id written: a tree that holds one twice (in two category folders) cannot be a
+  /// store, whichever copy were taken the other would be lost.
+  private var ids = Set<ObjectID>()
+  private var documentWitness: String?
+  private var categoryWitness: String?
+  /// The mark of this write (``StoreIncoming/witness``): its first document, else its first
+  /// category.
+  var witness: String? { documentWitness ?? categoryWitness }
+  /// How many objects (categories and documents) were written.
+  private(set) var count = 0
+
+  private init(replacement: StoreReplacement, context: Context?, path: String) {
+    self.replacement = replacement
+    self.context = context
+    self.path = path
+  }
+
+  /// Begins writing the store at `path` anew, through `context` when given (whose store
+  /// this is, its changes saved); `nil` when another session saved since the store was
+  /// loaded (nothing begun: the sync starts again).
+  /// - Throws: ``SyncError/store(_:)`` when the store cannot be read or locked.
+  static func begin(
+    storeAt path: String, through context: Context?, store: any DocumentStore
+  ) throws(SyncError) -> StoreIncomingStream? {
+    do throws(StoreError) {
+      let replacement: StoreReplacement
+      if let context {
+        do {
+          replacement = try context.beginReplacement()
+        } catch {
+          guard case .store(let failure) = error else {
+            throw StoreError.invalidStore(path, reason: error.description)
+          }
+          throw failure
+        }
+      } else {
+        _ = try store.load()
+        replacement = try store.beginReplacement()
+      }
+      return StoreIncomingStream(replacement: replacement, context: context, path: path)
+    } catch {
+      switch error {
+      case .modifiedElsewhere, .deletedElsewhere: return nil
+      default: throw .store(error)
+      }
+    }
+  }
+
+  /// Writes `category` with its documents after those written before; the id of an object
+  /// it holds that was written before, when one was (nothing is written then).
+  /// - Throws: ``SyncError/store(_:)`` when the new file cannot be written.
+  func append(_ category: SnapshotCategory) throws(SyncError) -> ObjectID? {
+    if ids.contains(category.id) { return category.id }
+    var seen = Set<ObjectID>()
+    for document in category.documents {
+      guard !ids.contains(document.id), seen.insert(document.id).inserted,
+        document.id != category.id
+      else { return document.id }
+    }
+    ids.insert(category.id)
+    ids.formUnion(seen)
+    if documentWitness == nil, let first = category.documents.first {
+      documentWitness = StoreIncoming.witness(of: first.id, first)
+    }
+    if categoryWitness == nil {
+      categoryWitness = StoreIncoming.witness(ofCategory: category.id, category.name)
+    }
+    count += 1 + category.documents.count
+    do {
+      try replacement.append(
+        Category(id: category.id, name: category.name),
+        documents: category.documents.map { document in
+          (
+            Document(
+              id: document.id, name: document.name, categoryID: category.id,
+              size: document.content.utf8.count, modified: document.modified,
+              tags: document.tags),
+            document.content
+          )
+        })
+    } catch {
+      throw .store(error)
+    }
+    return nil
+  }
+
+  /// Puts the new file in place of the store (the context, when there is one, loads it).
+  /// - Returns: the generation of the new file.
+  /// - Throws: ``SyncError/store(_:)``; the store is then as it was.
+  func commit() throws(SyncError) -> Int {
+    // The tree's reading is over: its freed pages go back before the graph is loaded anew.
+    StoreIncomingStream.returnFreedMemory()
+    do throws(ContextError) {
+      guard let context else {
+        do {
+          return try replacement.commit()
+        } catch {
+          throw ContextError.store(error)
+        }
+      }
+      return try context.finishReplacement(replacement)
+    } catch {
+      switch error {
+      case .store(let failure): throw .store(failure)
+      default: throw .store(.invalidStore(path, reason: error.description))
+      }
+    }
+  }
+
+  /// Abandons the new file: the store stays as it was.
+  func discard() { replacement.discard() }
+
+  /// Gives the pages the allocator holds free back to the system, between two phases of a
+  /// sync that each hold much of the store (glibc keeps them otherwise, and a resident set
+  /// made of the first phase's free pages and the second's live ones is both at once).
+  static func returnFreedMemory() {
+    #if canImport(Glibc)
+      // `malloc_trim` (malloc.h, which the Glibc module leaves out), found where the C
+      // library is; a C library without it keeps the pages, which costs nothing but memory.
+      typealias Trim = @convention(c) (Int) -> Int32
+      if let trim = dlsym(nil, "malloc_trim") {
+        _ = unsafeBitCast(trim, to: Trim.self)(0)
+      }
+    #endif
   }
 }

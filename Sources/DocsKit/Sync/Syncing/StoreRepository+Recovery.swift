@@ -107,9 +107,11 @@ extension StoreRepository {
     }
   }
 
-  /// Every category and document of `commit`'s tree.
+  /// Every category and document of `commit`'s tree; with `eachCategory`, each category
+  /// handed to it as it is read, and none kept (``TreeReader/read(_:folders:date:maximumDocumentSize:unmarkedVersion:progress:eachCategory:)``).
   func wholeTree(
-    of commit: CommitID, maximumDocumentSize: Int? = nil, progress: (any ProgressObserver)?
+    of commit: CommitID, maximumDocumentSize: Int? = nil, progress: (any ProgressObserver)?,
+    eachCategory: ((TreeReading) throws(SyncError) -> Void)? = nil
   ) throws(SyncError) -> TreeReading {
     let reader = TreeReader(git: git, layout: layout)
     let folders = Set(
@@ -121,23 +123,23 @@ extension StoreRepository {
     // A file without docsh's header is dated by the commit, as a sync takes it in.
     return try reader.read(
       commit, folders: folders, date: try commitDate(commit),
-      maximumDocumentSize: maximumDocumentSize, progress: progress)
+      maximumDocumentSize: maximumDocumentSize, progress: progress, eachCategory: eachCategory)
   }
 
   // MARK: - A move of HEAD left half done
 
   /// Notes in the ledger, just before a sync writes the store, that HEAD moves from `old`
-  /// to `new` once the store, now at `generation`, is written with `incoming`; removed once
-  /// HEAD has moved.
+  /// to `new` once the store, now at `generation`, is written with what `witness` marks
+  /// (``StoreIncoming/witness``); removed once HEAD has moved.
   /// - Throws: ``SyncError/store(_:)`` when the note cannot be written (the sync then writes
   ///   nothing).
   func noteMove(
-    from old: CommitID?, to new: CommitID, generation: Int, incoming: StoreIncoming
+    from old: CommitID?, to new: CommitID, generation: Int, witness: String?
   ) throws(SyncError) {
     do {
       try updateLedger {
         $0.move = RepositoryLedger.Move(
-          old: old, new: new, generation: generation, witness: incoming.witness)
+          old: old, new: new, generation: generation, witness: witness)
       }
     } catch {
       throw .store(.system(ledgerPath, operation: error.operation, errno: error.code))

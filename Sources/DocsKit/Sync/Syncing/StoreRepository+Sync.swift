@@ -322,7 +322,7 @@ extension StoreRepository {
     if let old, committed() != RepositoryLedger.Committed(head: old, generation: .known(before)) {
       return false  // a session saved after the commit this merge starts from: merge again
     }
-    try noteMove(from: old, to: new, generation: before, incoming: incoming)
+    try noteMove(from: old, to: new, generation: before, witness: incoming.witness)
     var generation = before
     var isClean = true
     if !incoming.isEmpty {
@@ -337,22 +337,52 @@ extension StoreRepository {
     return true
   }
 
-  /// Writes the store of a machine with no notes yet from `remote`'s whole tree.
+  /// Writes the store of a machine with no notes yet from `remote`'s whole tree, a
+  /// category at a time (``StoreIncomingStream``): each category folder is read, checked and
+  /// written to the new store file, and what the commit on `remote` changes (a conversion,
+  /// files made elsewhere given docsh's header) is found folder by folder, so that what is
+  /// held at once is one category and the tree's paths. Every refusal is found before the
+  /// new file replaces the store: a remote refused changes nothing.
   /// - Returns: HEAD after (`remote`, or a commit on it); `nil` when the store changed
   ///   meanwhile and nothing was done.
   private func adopt(
     _ remote: CommitID, through writer: IncomingTarget, into report: inout SyncReport,
     progress: (any ProgressObserver)?
   ) throws(SyncError) -> CommitID? {
-    let side = try wholeTree(
-      of: remote, maximumDocumentSize: RemoteRefusal.maximumDocumentSize, progress: progress)
+    let before = try storeGeneration(writer.store) ?? 0
+    guard
+      let stream = try StoreIncomingStream.begin(
+        storeAt: storePath, through: writer.context, store: writer.store)
+    else { return nil }
+    defer { stream.discard() }  // nothing once committed
+    var changes: [FastImportCommit.Change] = []
+    var described = StoreChanges()
+    var clashes: [RemoteRefusal] = []
+    let layout = self.layout
+    var side = try wholeTree(
+      of: remote, maximumDocumentSize: RemoteRefusal.maximumDocumentSize, progress: progress
+    ) { part throws(SyncError) in
+      guard let category = part.snapshot.categories.first, clashes.isEmpty else { return }
+      if let id = try stream.append(category) {
+        let folder = part.folders[category.id] ?? category.name.text
+        clashes.append(
+          RemoteRefusal(
+            path: PrintableText.escaped(folder + "/"),
+            rule: "it holds the id \(id), which another category or document holds too",
+            lookup: [folder]))
+        return
+      }
+      // A remote of layout 1 is converted by this commit: every folder is written anew.
+      changes += layout.changes(from: part, to: part.snapshot, folders: Set(part.folders.values))
+      let made = StoreChanges(from: part.describedSnapshot, to: part.snapshot)
+      described.categories += made.categories
+      described.documents += made.documents
+    }
+    side.refusals += clashes
     try refuseIfNeeded(side, of: remote, since: nil)
-    let everything = Set(side.folders.values)
     for (path, reason) in side.warnings.sorted(by: { $0.key < $1.key }) {
       report.warnings.append(SyncWarning(path: path, reason: reason))
     }
-    // A remote of layout 1 is converted by this commit: every folder is written anew.
-    var changes = layout.changes(from: side, to: side.snapshot, folders: everything)
     if !side.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
     var target = remote
     let converts = side.layoutVersion < RepositoryLayout.currentVersion && !side.folders.isEmpty
@@ -363,15 +393,21 @@ extension StoreRepository {
         ? "Sync: " + StoreRepository.markdownConversionSubject + "\n\n" + HistoryTrailer.storeKey
           + ": " + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": "
           + String(RepositoryLayout.currentVersion) + "\n"
-        : StoreChanges(from: side.describedSnapshot, to: side.snapshot).message(
-          prefix: "Sync: ", storePath: pathInRepository)
+        : described.message(prefix: "Sync: ", storePath: pathInRepository)
       target = try makeBuildCommit(parent: remote, changes: changes, message: message)
     }
-    let incoming = StoreIncoming(from: .empty, to: side.snapshot)
-    guard try write(incoming, through: writer, movingHead: nil, to: target) else { return nil }
-    if !side.snapshot.categories.isEmpty { report.notes.append(.fetchedStore) }
+    // A remote with no category writes no store: the file stays as it is (missing, or empty).
+    var generation = before
+    if stream.count > 0 {
+      try noteMove(from: nil, to: target, generation: before, witness: stream.witness)
+      generation = try stream.commit()
+    }
+    try moveHead(to: target, from: nil, reason: "sync with origin")
+    recordCommitted(target, generation: .known(generation))
+    forgetMove()
+    if !side.folders.isEmpty { report.notes.append(.fetchedStore) }
     if converts && target != remote { report.notes.append(.convertedToMarkdown) }
-    report.incoming += incoming.count
+    report.incoming += stream.count
     return target
   }
 
