@@ -285,6 +285,54 @@ extension StoreRepository {
   ) throws(SyncError) -> CommitID {
     let commit = info.commit
     // The categories first: each document's record names its category.
+    let names = try firstCategoryNames(
+      categoryPaths, settings: settings, identity: identity, in: commit)
+    let categoryIDs = names.keys.sorted()
+    // The documents, a batch at a time; their contents go to the blobs only.
+    let blobs = try makeInput()
+    var streamed = try streamFirstDocuments(
+      documentPaths, names: names, into: blobs, settings: settings, identity: identity,
+      in: commit)
+    // In the order mergedCategories gives: categories by id, their documents by id; every
+    // one new, named in the message by the fingerprint of its file as written.
+    var changes: [FastImportCommit.Change] = []
+    var described = StoreChanges()
+    for id in categoryIDs {
+      guard let name = names[id] else { continue }
+      let members = (streamed.documents.removeValue(forKey: id) ?? []).sorted { $0.id < $1.id }
+      let fannedOut = layout.isFannedOut(documentCount: members.count)
+      changes.append(
+        .put(
+          layout.recordPath(of: name),
+          RepositoryLayout.recordBytes(id: id, name: name, fannedOut: fannedOut)))
+      described.categories.append(StoreChanges.CategoryChange(kind: .new, name: name.text))
+      for document in members {
+        guard let mark = streamed.marks[document.id],
+          let fingerprint = streamed.fingerprints[document.id]
+        else { continue }
+        changes.append(
+          .putMark(layout.path(of: document.name, in: name, fannedOut: fannedOut), mark))
+        described.documents.append(
+          StoreChanges.DocumentChange(
+            id: document.id, kind: .new, category: name.text, name: document.name.text,
+            size: document.size, fingerprint: fingerprint))
+      }
+    }
+    changes += LayoutMarker.changes(prefix: prefix)
+    let made = try makeBuildCommit(
+      parent: nil, changes: changes,
+      message: described.message(prefix: "", storePath: pathInRepository), after: blobs,
+      committer: StoreRepository.encryptedCommitter(info.seconds))
+    StoreIncomingStream.returnFreedMemory()  // before the store is written from the commit
+    return made
+  }
+
+  /// The names of the categories a remote's first commit holds, each record opened and
+  /// checked: at its id's path, and no two names equal but for case or normalization.
+  private func firstCategoryNames(
+    _ categoryPaths: [ChangedPath], settings: EncryptionSettings, identity: AgeIdentity,
+    in commit: CommitID
+  ) throws(SyncError) -> [ObjectID: Name] {
     var names: [ObjectID: Name] = [:]
     let newCategories = categoryPaths.filter { $0.entry.new != nil }
     let categoryBytes = try git.blobs(
@@ -299,9 +347,8 @@ extension StoreRepository {
       }
       names[id] = name
     }
-    let categoryIDs = names.keys.sorted()
     var categoryKeys = Set<NameKey>()
-    for id in categoryIDs {
+    for id in names.keys.sorted() {
       guard let name = names[id], categoryKeys.insert(name.key).inserted else {
         throw refusal(
           settings.names.categoryPath(id),
@@ -309,12 +356,26 @@ extension StoreRepository {
           in: commit)
       }
     }
-    // The documents, a batch at a time; their contents go to the blobs only.
-    let blobs = try makeInput()
-    var nextMark = FastImportCommit.firstBlobMark
+    return names
+  }
+
+  /// What ``streamFirstDocuments(_:names:into:settings:identity:in:)`` keeps of the
+  /// documents whose files it wrote to git's input: each one's mark and fingerprint, and the
+  /// documents of each category without their contents.
+  private struct StreamedDocuments {
     var marks: [ObjectID: Int] = [:]
     var fingerprints: [ObjectID: String] = [:]
     var documents: [ObjectID: [SnapshotDocument]] = [:]
+  }
+
+  /// Opens the document records of a remote's first commit ``recordsPerRead`` at a time,
+  /// checks each, and writes its file to `blobs` at once, keeping no content.
+  private func streamFirstDocuments(
+    _ documentPaths: [ChangedPath], names: [ObjectID: Name], into blobs: GitInputFile,
+    settings: EncryptionSettings, identity: AgeIdentity, in commit: CommitID
+  ) throws(SyncError) -> StreamedDocuments {
+    var streamed = StreamedDocuments()
+    var nextMark = FastImportCommit.firstBlobMark
     var documentKeys: [ObjectID: Set<NameKey>] = [:]
     let newDocuments = documentPaths.filter { $0.entry.new != nil }
     var start = 0
@@ -345,51 +406,21 @@ extension StoreRepository {
           categoryName: category.text, content: document.content, size: document.size,
           modified: document.modified, tags: document.tags)
         let file = RepositoryLayout.fileBytes(of: saved)
-        fingerprints[document.id] = RepositoryLayout.fingerprint(of: saved, fileBytes: file)
+        streamed.fingerprints[document.id] = RepositoryLayout.fingerprint(
+          of: saved, fileBytes: file)
         do {
           try blobs.append(FastImportCommit.blobCommand(file, mark: nextMark))
         } catch {
           throw .store(.system("git's input", operation: error.operation, errno: error.code))
         }
-        marks[document.id] = nextMark
+        streamed.marks[document.id] = nextMark
         nextMark += 1
         var kept = document
         kept.content = ""
-        documents[categoryID, default: []].append(kept)
+        streamed.documents[categoryID, default: []].append(kept)
       }
     }
-    // In the order mergedCategories gives: categories by id, their documents by id; every
-    // one new, named in the message by the fingerprint of its file as written.
-    var changes: [FastImportCommit.Change] = []
-    var described = StoreChanges()
-    for id in categoryIDs {
-      guard let name = names[id] else { continue }
-      let members = (documents.removeValue(forKey: id) ?? []).sorted { $0.id < $1.id }
-      let fannedOut = layout.isFannedOut(documentCount: members.count)
-      changes.append(
-        .put(
-          layout.recordPath(of: name),
-          RepositoryLayout.recordBytes(id: id, name: name, fannedOut: fannedOut)))
-      described.categories.append(StoreChanges.CategoryChange(kind: .new, name: name.text))
-      for document in members {
-        guard let mark = marks[document.id], let fingerprint = fingerprints[document.id] else {
-          continue
-        }
-        changes.append(
-          .putMark(layout.path(of: document.name, in: name, fannedOut: fannedOut), mark))
-        described.documents.append(
-          StoreChanges.DocumentChange(
-            id: document.id, kind: .new, category: name.text, name: document.name.text,
-            size: document.size, fingerprint: fingerprint))
-      }
-    }
-    changes += LayoutMarker.changes(prefix: prefix)
-    let made = try makeBuildCommit(
-      parent: nil, changes: changes,
-      message: described.message(prefix: "", storePath: pathInRepository), after: blobs,
-      committer: StoreRepository.encryptedCommitter(info.seconds))
-    StoreIncomingStream.returnFreedMemory()  // before the store is written from the commit
-    return made
+    return streamed
   }
 
   /// The categories of the parent's translation with `records` applied; two names one file
