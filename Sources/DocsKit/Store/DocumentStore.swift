@@ -291,15 +291,11 @@ public protocol StoreSearching: AnyObject {
     taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument]
 
-  /// The saved documents whose contents link to the document `name` of `category` (see
-  /// ``DocumentLink``): by `[[Category/Name]]`, by a bare `[[Name]]` from `category`, and
-  /// from any category when `bareFromAnywhere` (the name is unique); a superset (the caller
-  /// reads them); `nil` when the store keeps no index of links and cannot answer (the
-  /// context then reads every content).
+  /// The links of saved contents naming `target` (see ``LinkedDocument``), each with the
+  /// text of its line, in no order; `nil` when the store keeps no index of links and cannot
+  /// answer (the context then reads every content).
   /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
-  func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
-  ) throws(WorkInterrupted) -> [StoredDocument]?
+  func links(to target: LinkedDocument) throws(WorkInterrupted) -> [IndexedLink]?
 
   /// The saved documents whose contents hold a `[[Category/Name]]` link naming `category`
   /// (a superset); `nil` when the store cannot say.

@@ -28,9 +28,9 @@ extension JSONStore: StoreSearching {
   ) throws(StoreError) -> [StoredDocument] { [] }
 
   /// No index of links: the context finds them.
-  public func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
-  ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
+  public func links(to target: LinkedDocument) throws(WorkInterrupted) -> [IndexedLink]? {
+    nil
+  }
 
   /// No index of links: the context finds them.
   public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {

@@ -29,7 +29,7 @@ extension IndexedStore {
   }
 
   /// Records that `documents` were handed out from the index.
-  private func issue(_ documents: [StoredDocument]) {
+  func issue(_ documents: [StoredDocument]) {
     for document in documents { issuedFromIndex[document.contentLocation] = document.id }
   }
 
