@@ -107,6 +107,22 @@ extension Context {
     return found
   }
 
+  /// How many documents are named `name` (ignoring case), in any category: counted, the
+  /// unloaded categories' by the store without reading them.
+  func documentCount(named name: Name) throws(ContextError) -> Int {
+    var count = 0
+    for (categoryID, members) in membersByCategory
+    where unloadedCategories[categoryID] == nil && members[name.key] != nil {
+      count += 1
+    }
+    guard !unloadedCategories.isEmpty else { return count }
+    do {
+      return try count + store.documentCount(named: name.key, in: unloadedCategories)
+    } catch {
+      throw .store(error)
+    }
+  }
+
   /// Fills `names` with every document's name: for work that resolves every link.
   func collectEveryName(into names: inout DocumentsByName) throws(ContextError) {
     var found: [NameKey: [Document]] = [:]
@@ -145,11 +161,10 @@ extension Context {
     guard let document = try documentAndContent(id)?.document,
       let category = categoryRecords[document.categoryID]
     else { throw .noSuchDocument(id) }
-    var names = DocumentsByName()
     let target = LinkedDocument(
       id: document.id, name: document.name, categoryID: document.categoryID,
       categoryName: category.category.name,
-      isUnique: try documents(named: document.name, names: &names).count == 1)
+      isUnique: try documentCount(named: document.name) == 1)
     let indexed: [IndexedLink]?
     do {
       indexed = try store.links(to: target)

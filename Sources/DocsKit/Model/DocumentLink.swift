@@ -128,7 +128,9 @@ public struct DocumentLink: Hashable, Sendable {
     var end = position
     while end < bytes.count, bytes[end] != newline { end += 1 }
     if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-    return (start, String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+    return (
+      start, String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    )
   }
 
   /// Where a `[[` is closed: `end` is the first `]` (when `closed`, the first of `]]`), or
@@ -190,31 +192,42 @@ public struct DocumentLink: Hashable, Sendable {
     let absolute = pathStart < pathEnd && bytes[pathStart] == UInt8(ascii: "/")
     if absolute { pathStart += 1 }
     let path = bytes[pathStart..<pathEnd]
-    let text = String(decoding: path, as: UTF8.self)
-    // An ASCII path is split by its bytes (the same characters, at a fraction of the cost
-    // of splitting Characters); any other by its Characters (`/` and a mark are one).
-    let isASCII = path.allSatisfy { $0 < 0x80 }
-    let isBlank =
-      isASCII
-      ? path.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-      : text.allSatisfy { $0 == " " || $0 == "\t" }
+    // An ASCII path is split at its `/` bytes (the same characters, at a fraction of the
+    // cost of splitting Characters); any other by its Characters (`/` and a mark are one).
+    var isASCII = true
+    var isBlank = true
+    var slashes = 0
+    var slash = pathEnd
+    for index in path.indices {
+      let byte = bytes[index]
+      if byte >= 0x80 { isASCII = false }
+      if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { isBlank = false }
+      if byte == UInt8(ascii: "/") {
+        slashes += 1
+        slash = index
+      }
+    }
+    if !isASCII {
+      let text = String(decoding: path, as: UTF8.self)
+      isBlank = text.allSatisfy { $0 == " " || $0 == "\t" }
+      let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+      slashes = parts.count - 1
+      if slashes == 1 { slash = pathStart + parts[0].utf8.count }
+    }
     if !absolute, isBlank {
       // `[[#Heading]]`: the linking document itself, when a heading or block follows.
       guard let subpath, subpath.count > 1 else { return nil }
       return (nil, nil, subpath, pathStart..<pathStart)
     }
-    let parts =
-      isASCII
-      ? path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
-        Substring(decoding: $0, as: UTF8.self)
-      }
-      : text.split(separator: "/", omittingEmptySubsequences: false)
-    switch parts.count {
-    case 1 where !absolute:
-      guard let name = try? Name(text) else { return nil }
+    func name(_ range: Range<Int>) -> Name? {
+      try? Name(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+    }
+    switch slashes {
+    case 0 where !absolute:
+      guard let name = name(pathStart..<pathEnd) else { return nil }
       return (nil, name, subpath, pathStart..<pathEnd)
-    case 2:
-      guard let category = try? Name(String(parts[0])), let name = try? Name(String(parts[1]))
+    case 1:
+      guard let category = name(pathStart..<slash), let name = name((slash + 1)..<pathEnd)
       else { return nil }
       return (category, name, subpath, pathStart..<pathEnd)
     default:
@@ -250,8 +263,7 @@ public struct LinkedDocument: Sendable {
   var isUnique: Bool
 
   /// Whether `link`, in the document `source` of the category `sourceCategory`, names it.
-  func isNamed(by link: DocumentLink, from source: ObjectID, in sourceCategory: ObjectID) -> Bool
-  {
+  func isNamed(by link: DocumentLink, from source: ObjectID, in sourceCategory: ObjectID) -> Bool {
     guard let linkName = link.name else { return source == id }
     guard linkName.key == name.key else { return false }
     guard let category = link.category else { return sourceCategory == categoryID || isUnique }

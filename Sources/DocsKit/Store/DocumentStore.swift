@@ -283,6 +283,13 @@ public protocol StoreSearching: AnyObject {
     _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument]
 
+  /// How many documents of the categories in `categories` (all handed over unloaded) have
+  /// a name of key `key`: those ``documents(_:in:)`` finds for `.named(key)`, counted
+  /// without reading them where the store can.
+  /// - Throws: ``StoreError`` when they cannot be counted.
+  func documentCount(named key: NameKey, in categories: [ObjectID: UnloadedCategory])
+    throws(StoreError) -> Int
+
   /// The documents of the categories in `categories` (all handed over unloaded) holding a
   /// tag of each key of `keys` (a superset will do: the caller filters); every document
   /// holding any tag when `keys` is empty.

@@ -124,6 +124,25 @@ import Testing
     #expect(try harness.openContext().backlinks(to: named.id).map(\.lineText).count == 2)
   }
 
+  /// A bare name from another category links only while no other document has the name:
+  /// one made in this session counts, and so does one the index holds, without reading it.
+  @Test func aBareNameFromAnotherCategoryLinksWhileTheNameIsUnique() throws {
+    let harness = try linkedHarness("unique")
+    func sources(_ context: Context) throws -> [String] {
+      let target = try #require(try context.document(named: "Doc 1.1", in: categoryID(context, 1)))
+      return try context.backlinks(to: target.id).map { "\($0.source.name):\($0.link.line)" }
+    }
+    let (context, _) = try harness.openIndexed(now: Harness.lateClock)
+    #expect(try sources(context) == ["Doc 0.0:1", "Doc 0.0:2", "Doc 1.1:2", "Doc 1.2:2"])
+    try context.createDocument(named: "doc 1.1", in: categoryID(context, 2), content: "twin")
+    let expected = ["Doc 0.0:1", "Doc 1.1:2", "Doc 1.2:2"]
+    #expect(try sources(context) == expected)
+    try context.save()
+    let (reopened, _) = try harness.openIndexed(now: Harness.lateClock)
+    #expect(try sources(reopened) == expected)
+    #expect(reopened.categories().allSatisfy { !reopened.isLoaded($0.id) })
+  }
+
   /// A document changed since the save links as the session has it, whatever its rows say.
   @Test func backlinksOfAChangedDocumentAreItsSessionsLinks() throws {
     let harness = try linkedHarness("changed")
@@ -138,7 +157,9 @@ import Testing
       "\($0.source.name):\($0.link.line): \($0.lineText)"
     }
     #expect(
-      found == ["Doc 1.1:2: [[#Part]]", "Doc 1.2:1: now [[Doc 1.1#Else]]", "Doc 1.2:2: and [[Doc 1.1]]"])
+      found == [
+        "Doc 1.1:2: [[#Part]]", "Doc 1.2:1: now [[Doc 1.1#Else]]", "Doc 1.2:2: and [[Doc 1.1]]",
+      ])
   }
 
   @Test func theDocumentsOfANameComeFromEveryCategory() throws {
@@ -204,7 +225,9 @@ import Testing
   ])
   func aLineIsCutAsGrepCutsIt(position: Int, text: String, line: String) {
     var text = text
-    let cut = text.withUTF8 { DocumentLink.line(around: position, inUTF8: UnsafeRawBufferPointer($0)) }
+    let cut = text.withUTF8 {
+      DocumentLink.line(around: position, inUTF8: UnsafeRawBufferPointer($0))
+    }
     #expect(cut.text == line)
     #expect(text.utf8.dropFirst(cut.start).starts(with: line.utf8))
   }

@@ -141,6 +141,9 @@ final class MemoryStore: DocumentStore {
   func documents(
     _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] { [] }
+  func documentCount(named key: NameKey, in categories: [ObjectID: UnloadedCategory])
+    throws(StoreError) -> Int
+  { 0 }
   func links(to target: LinkedDocument) throws(WorkInterrupted) -> [IndexedLink]? { nil }
   func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {
     nil

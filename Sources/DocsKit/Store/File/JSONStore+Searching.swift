@@ -22,6 +22,11 @@ extension JSONStore: StoreSearching {
     _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] { [] }
 
+  /// No category is handed over unloaded: no document to count there.
+  public func documentCount(
+    named key: NameKey, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> Int { 0 }
+
   /// No category is handed over unloaded: no document to find there.
   public func documents(
     taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]

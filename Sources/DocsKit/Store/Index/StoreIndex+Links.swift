@@ -69,7 +69,8 @@ extension StoreIndex {
   /// The links of saved contents that name `target` (``LinkedDocument``), each with its line,
   /// in no order; `nil` when the links are not built (they are built with the full text).
   /// Found by the bytes of the keys when no other spelling equals them, else among every
-  /// link (the keys are compared as names compare).
+  /// link (the keys are compared as names compare). One statement: each costs its
+  /// preparing (about 270 K instructions for one like this) once a process.
   /// - Throws: ``SQLiteError``; `SQLITE_CORRUPT` when a row's line does not hold the link
   ///   the row says it does (a damaged index).
   func links(to target: LinkedDocument) throws(SQLiteError) -> [IndexedLink]? {
@@ -84,27 +85,23 @@ extension StoreIndex {
       l.line AS line, l.start AS start, l.line_start AS line_start, l.line_text AS line_text,
         l.name_key AS name_key, l.category_key AS category_key
       """
-    if target.isFoundByBytes {
-      try forEachDocumentRow(
-        adding: linkColumns, from: "links l JOIN documents d ON d.id = l.source",
-        where: """
-          l.name_key = ?1
-            AND (l.category_key = ?2 OR (l.category_key IS NULL AND (?4 OR c.uuid = ?3)))
-          """,
-        [
-          .text(target.name.key.folded), .text(target.categoryName.key.folded),
-          .blob(StoreIndex.bytes(of: target.categoryID)), .integer(target.isUnique ? 1 : 0),
-        ], collect)
-    } else {
-      try forEachDocumentRow(
-        adding: linkColumns, from: "links l JOIN documents d ON d.id = l.source",
-        where: "l.name_key IS NOT NULL", [], collect)
-    }
-    // `[[#Heading]]`: the document's own.
+    // `[[#Heading]]` rows (no name key) are the document's own; the others are found by
+    // `links_by_target`, and those through `links_by_source` (SQLite's MULTI-INDEX OR).
+    let named =
+      target.isFoundByBytes
+      ? "l.name_key = ?1 AND (l.category_key = ?2 OR (l.category_key IS NULL AND (?4 OR c.uuid = ?3)))"
+      : "l.name_key IS NOT NULL"
     try forEachDocumentRow(
-      adding: linkColumns, from: "documents d JOIN links l ON l.source = d.id",
-      where: "d.uuid = ? AND l.name_key IS NULL", [.blob(StoreIndex.bytes(of: target.id))],
-      collect)
+      adding: linkColumns, from: "links l JOIN documents d ON d.id = l.source",
+      where: """
+        (\(named))
+          OR (l.name_key IS NULL AND l.source = (SELECT id FROM documents WHERE uuid = ?5))
+        """,
+      [
+        .text(target.name.key.folded), .text(target.categoryName.key.folded),
+        .blob(StoreIndex.bytes(of: target.categoryID)), .integer(target.isUnique ? 1 : 0),
+        .blob(StoreIndex.bytes(of: target.id)),
+      ], collect)
     return found
   }
 

@@ -159,6 +159,24 @@ extension StoreIndex {
       where: "d.name_key = ? AND c.uuid = ?", [.text(key), .blob(StoreIndex.bytes(of: category))])
   }
 
+  /// The category of each document whose name key is `key` byte for byte, through
+  /// `documents_by_name`, reading no document.
+  func categories(ofDocumentsNamedKey key: String) throws(SQLiteError) -> [ObjectID] {
+    var found: [ObjectID] = []
+    try database.query(
+      """
+      SELECT c.uuid AS category_uuid FROM documents d JOIN categories c ON d.category = c.id
+      WHERE d.name_key = ?
+      """, [.text(key)]
+    ) { row throws(SQLiteError) in
+      guard let id = row.objectID("category_uuid") else {
+        throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "bad uuid")
+      }
+      found.append(id)
+    }
+    return found
+  }
+
   /// The document `id`, when a row holds it.
   func document(withID id: ObjectID) throws(SQLiteError) -> StoredDocument? {
     try documentRows(where: "d.uuid = ?", [.blob(StoreIndex.bytes(of: id))]).first
