@@ -218,6 +218,21 @@ import Testing
     #expect(context.categories().allSatisfy { !context.isLoaded($0.id) })
   }
 
+  /// A document saved with a tag into an indexed store gets the rows of its tag with its
+  /// own: at the next open it is found by the tag from the rows, no category read.
+  @Test func aNewTaggedDocumentIsFoundByItsTagAfterTheSave() throws {
+    let harness = try linkedHarness("newtag")
+    let (context, _) = try harness.openIndexed(now: Harness.lateClock)
+    let made = try context.createDocument(named: "Tagged", in: categoryID(context, 0), content: "x")
+    try context.tag([made.id], with: [try DocsKit.Tag("Fresh/One")])
+    try context.save()
+    let (reopened, store) = try harness.openIndexed(now: Harness.lateClock)
+    #expect(store.indexState == .trusted)
+    let found = try reopened.documents(taggedWith: [try DocsKit.Tag("fresh/one")])
+    #expect(found.map(\.name.text) == ["Tagged"])
+    #expect(reopened.categories().allSatisfy { !reopened.isLoaded($0.id) })
+  }
+
   @Test(arguments: [
     (0, "one\r\ntwo", "one"), (5, "one\r\ntwo", "two"), (7, "one\r\ntwo", "two"),
     (8, "one\ntwo\n", ""), (0, "", ""), (2, "a\n\nb", ""), (3, "a\n\nb", "b"),

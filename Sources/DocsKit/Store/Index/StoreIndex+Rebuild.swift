@@ -78,7 +78,8 @@ extension StoreIndex {
     return database.lastInsertedRowID
   }
 
-  /// Inserts the document's row (with row id `rowID`, or one SQLite picks); its row id.
+  /// Inserts the document's row (with row id `rowID`, or one SQLite picks) and the rows of
+  /// its tags; its row id.
   @discardableResult
   func insertDocument(
     _ document: StoredDocument, category: Int64, position: Int, base: Int, rowID: Int64? = nil
@@ -87,6 +88,12 @@ extension StoreIndex {
       StoreIndex.insertDocumentSQL,
       StoreIndex.documentValues(
         document, category: category, position: position, base: base, rowID: rowID))
-    return database.lastInsertedRowID
+    let inserted = database.lastInsertedRowID
+    if !document.tags.isEmpty {
+      try database.run(
+        "INSERT OR IGNORE INTO document_tags SELECT value, ? FROM json_each(?)",
+        [.integer(inserted), StoreIndex.tagArray(document.tags.map(\.key.folded))])
+    }
+    return inserted
   }
 }
