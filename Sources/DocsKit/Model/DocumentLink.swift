@@ -191,14 +191,13 @@ public struct DocumentLink: Hashable, Sendable {
     var pathStart = range.lowerBound
     let absolute = pathStart < pathEnd && bytes[pathStart] == UInt8(ascii: "/")
     if absolute { pathStart += 1 }
-    let path = bytes[pathStart..<pathEnd]
     // An ASCII path is split at its `/` bytes (the same characters, at a fraction of the
     // cost of splitting Characters); any other by its Characters (`/` and a mark are one).
     var isASCII = true
     var isBlank = true
     var slashes = 0
     var slash = pathEnd
-    for index in path.indices {
+    for index in pathStart..<pathEnd {
       let byte = bytes[index]
       if byte >= 0x80 { isASCII = false }
       if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { isBlank = false }
@@ -208,7 +207,7 @@ public struct DocumentLink: Hashable, Sendable {
       }
     }
     if !isASCII {
-      let text = String(decoding: path, as: UTF8.self)
+      let text = String(decoding: bytes[pathStart..<pathEnd], as: UTF8.self)
       isBlank = text.allSatisfy { $0 == " " || $0 == "\t" }
       let parts = text.split(separator: "/", omittingEmptySubsequences: false)
       slashes = parts.count - 1
@@ -219,20 +218,23 @@ public struct DocumentLink: Hashable, Sendable {
       guard let subpath, subpath.count > 1 else { return nil }
       return (nil, nil, subpath, pathStart..<pathStart)
     }
-    func name(_ range: Range<Int>) -> Name? {
-      try? Name(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
-    }
     switch slashes {
     case 0 where !absolute:
-      guard let name = name(pathStart..<pathEnd) else { return nil }
+      guard let name = name(bytes, pathStart..<pathEnd) else { return nil }
       return (nil, name, subpath, pathStart..<pathEnd)
     case 1:
-      guard let category = name(pathStart..<slash), let name = name((slash + 1)..<pathEnd)
+      guard let category = name(bytes, pathStart..<slash),
+        let name = name(bytes, (slash + 1)..<pathEnd)
       else { return nil }
       return (category, name, subpath, pathStart..<pathEnd)
     default:
       return nil
     }
+  }
+
+  /// The name the bytes `range` of `bytes` spell, when they spell one.
+  private static func name(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Name? {
+    try? Name(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
   }
 
   /// Whether a link can hold `path` (`Category/Name` or `Name`): not when it holds `#`,

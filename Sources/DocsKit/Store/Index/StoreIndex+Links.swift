@@ -117,9 +117,10 @@ extension StoreIndex {
     let link = lineText.withUTF8 {
       DocumentLink.link(at: start - lineStart, inUTF8: UnsafeRawBufferPointer($0), line: line)
     }
+    // A NULL key reads as "", which no key is.
     guard let link, line >= 1, lineStart >= 0,
-      link.name?.key.folded == (row.isNull("name_key") ? nil : row.text("name_key")),
-      link.category?.key.folded == (row.isNull("category_key") ? nil : row.text("category_key"))
+      link.name?.key.folded ?? "" == row.text("name_key"),
+      link.category?.key.folded ?? "" == row.text("category_key")
     else {
       throw SQLiteError(
         operation: "read", code: SQLiteError.corrupt, message: "a link's line holds no such link")
