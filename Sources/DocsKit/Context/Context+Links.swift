@@ -1,7 +1,7 @@
 // Links between documents, `[[Name]]` and `[[Category/Name]]` in contents (``DocumentLink``):
 // derived from contents whenever asked, never stored beside them. The store's index keeps
-// the links of saved contents to answer backlinks without reading every content; what
-// changed since the last save is read here.
+// the links of saved contents, each with its line, to answer backlinks without reading the
+// linking contents; what changed since the last save is read here.
 
 /// A link of a document's content, with the document it names when there is one.
 public struct ResolvedLink: Sendable {
@@ -107,6 +107,22 @@ extension Context {
     return found
   }
 
+  /// How many documents are named `name` (ignoring case), in any category: counted, the
+  /// unloaded categories' by the store without reading them.
+  func documentCount(named name: Name) throws(ContextError) -> Int {
+    var count = 0
+    for (categoryID, members) in membersByCategory
+    where unloadedCategories[categoryID] == nil && members[name.key] != nil {
+      count += 1
+    }
+    guard !unloadedCategories.isEmpty else { return count }
+    do {
+      return try count + store.documentCount(named: name.key, in: unloadedCategories)
+    } catch {
+      throw .store(error)
+    }
+  }
+
   /// Fills `names` with every document's name: for work that resolves every link.
   func collectEveryName(into names: inout DocumentsByName) throws(ContextError) {
     var found: [NameKey: [Document]] = [:]
@@ -133,65 +149,65 @@ extension Context {
   /// - Throws: ``ContextError`` when the document is gone or a content unreadable,
   ///   ``ContextError/interrupted`` when the interruption stops it.
   public func backlinks(to id: ObjectID) throws(ContextError) -> [Backlink] {
+    try backlinks(to: id, readingContents: false)
+  }
+
+  /// ``backlinks(to:)``: the links of saved documents unchanged since as the store's index
+  /// keeps them (each with its line), or, when `readingContents` (a rewrite, which edits the
+  /// contents by the links' ranges, and reads them anyway), as their contents hold them.
+  /// Documents changed since the save are read as the session has them.
+  func backlinks(to id: ObjectID, readingContents: Bool) throws(ContextError) -> [Backlink] {
     // The document alone, not its category: the links say which documents to read.
-    guard let (document, content) = try documentAndContent(id),
+    guard let document = try documentAndContent(id)?.document,
       let category = categoryRecords[document.categoryID]
     else { throw .noSuchDocument(id) }
+    let target = LinkedDocument(
+      id: document.id, name: document.name, categoryID: document.categoryID,
+      categoryName: category.category.name,
+      isUnique: try documentCount(named: document.name) == 1)
+    let indexed: [IndexedLink]?
+    do {
+      indexed = try store.links(to: target)
+    } catch {
+      throw .interrupted
+    }
     var found: [Backlink] = []
-    var names = DocumentsByName()
-    // A bare name from another category reaches the document only when no other document
-    // has its name (then no category holds one of its own).
-    let isUnique = try documents(named: document.name, names: &names).count == 1
-    for (source, content) in try linkCandidates(
-      to: (document, content), in: category.category, bareFromAnywhere: isUnique)
-    {
+    let sources: [(document: Document, content: ContentStorage)]
+    if let indexed {
+      // Saved documents unchanged since: their links are as the index has them.
+      let changed = changedDocumentIDs()
+      var linking: [StoredDocument] = []
+      var seen = Set<ObjectID>()
+      for indexed in indexed where !changed.contains(indexed.source.id) {
+        if readingContents {
+          if seen.insert(indexed.source.id).inserted { linking.append(indexed.source) }
+          continue
+        }
+        found.append(
+          Backlink(
+            source: documentRecords[indexed.source.id]?.document ?? indexed.source.document,
+            link: indexed.link, lineText: indexed.lineText))
+      }
+      sources = candidates(linking)
+    } else {
+      sources = try contentSearchCandidates(in: nil)
+    }
+    for (source, content) in sources {
       try checkForInterruption(.contentSearch)
-      let text = try self.text(of: content)
-      // A link names the document when its name does, and its category (or, for a bare
-      // name, the linking document's, or none when the name is unique): decided without
-      // resolving it, so without loading the categories of the documents that link.
-      for link in DocumentLink.links(in: text)
-      where link.name.map({ name in
-        name.key == document.name.key
-          && (link.category.map { $0.key == category.category.name.key }
-            ?? (source.categoryID == document.categoryID || isUnique))
-      }) ?? (source.id == document.id) {
+      for (link, lineText) in target.links(
+        in: try text(of: content), from: source.id, in: source.categoryID)
+      {
         found.append(
           Backlink(
             source: documentRecords[source.id]?.document ?? source, link: link,
-            lineText: Context.line(link.line, of: text)))
+            lineText: lineText))
       }
     }
     return found.sorted { left, right in
       left.source.id == right.source.id
-        ? left.link.line < right.link.line : categoryThenName(left.source, right.source)
+        ? left.link.range.lowerBound < right.link.range.lowerBound
+        : categoryThenName(left.source, right.source)
     }
-  }
-
-  /// The documents that may link to `document`: those the store's index says link to its
-  /// name now by their saved contents (bare names from other categories only when its name
-  /// is unique)
-  /// — unchanged since, their links are as then — those changed since the save, and the
-  /// document itself (its `[[#Heading]]` links); every document when the store cannot say.
-  private func linkCandidates(
-    to target: (document: Document, content: ContentStorage), in category: Category,
-    bareFromAnywhere: Bool
-  ) throws(ContextError) -> [(document: Document, content: ContentStorage)] {
-    let document = target.document
-    let indexed: [StoredDocument]?
-    do {
-      indexed = try store.documents(
-        linkingTo: document.name, in: (category.id, category.name),
-        bareFromAnywhere: bareFromAnywhere)
-    } catch {
-      throw .interrupted
-    }
-    guard let indexed else {
-      return try contentSearchCandidates(in: nil)
-    }
-    var found = candidates(indexed)
-    if !found.contains(where: { $0.document.id == document.id }) { found.append(target) }
-    return found
   }
 
   /// Every link in the store that resolves to no document, sorted by document and line:
@@ -214,24 +230,6 @@ extension Context {
     return found.sorted { left, right in
       left.source.id == right.source.id
         ? left.link.line < right.link.line : categoryThenName(left.source, right.source)
-    }
-  }
-
-  /// The text of line `number` (from 1) of `text`, lines split as grep splits them (at each
-  /// newline byte; a `\r\n` is one Character), without a `\r` ending it; empty when there
-  /// is no such line.
-  static func line(_ number: Int, of text: String) -> String {
-    var text = text
-    return text.withUTF8 { bytes in
-      let newline = UInt8(ascii: "\n")
-      var start = 0
-      for _ in 1..<max(number, 1) {
-        guard let end = bytes[start...].firstIndex(of: newline) else { return "" }
-        start = end + 1
-      }
-      var end = bytes[start...].firstIndex(of: newline) ?? bytes.count
-      if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-      return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
   }
 
@@ -259,7 +257,7 @@ extension Context {
     guard let before = try documentRecord(id) else { throw .noSuchDocument(id) }
     // Each link that names a document by name, with the document it names now.
     var watched: [(source: ObjectID, link: DocumentLink, target: ObjectID)] = []
-    for backlink in try backlinks(to: id) where backlink.link.name != nil {
+    for backlink in try backlinks(to: id, readingContents: true) where backlink.link.name != nil {
       watched.append((backlink.source.id, backlink.link, id))
     }
     for resolved in try links(of: id) where resolved.link.category == nil {
@@ -271,7 +269,7 @@ extension Context {
     if let newName = name.flatMap({ try? Name($0) }) {
       var names = DocumentsByName()
       for other in try documents(named: newName, names: &names) where other.id != id {
-        for backlink in try backlinks(to: other.id)
+        for backlink in try backlinks(to: other.id, readingContents: true)
         where backlink.link.category == nil && backlink.link.name != nil {
           watched.append((backlink.source.id, backlink.link, other.id))
         }

@@ -52,8 +52,7 @@ public struct DocumentLink: Hashable, Sendable {
   /// text holding none; where one is found, the text's code is found first.
   static func links(inUTF8 bytes: UnsafeRawBufferPointer) -> [DocumentLink] {
     let count = bytes.count
-    let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(ascii: "\n")
-    let bar = UInt8(ascii: "|")
+    let open = UInt8(ascii: "["), newline = UInt8(ascii: "\n")
     var position = 0
     while position + 1 < count, !(bytes[position] == open && bytes[position + 1] == open) {
       position += 1
@@ -77,46 +76,104 @@ public struct DocumentLink: Hashable, Sendable {
       // The innermost `[[`: `[[[Name]]` links Name.
       var start = position
       while start + 2 < count, bytes[start + 2] == open { start += 1 }
-      var end = start + 2
-      var barAt: Int?
-      var closed = false
-      while end + 1 < count {
+      let brackets = Brackets(bytes, from: start)
+      guard brackets.closed else {
+        position = max(brackets.end, start + 2)
+        continue
+      }
+      // Code that starts inside the brackets takes them: `[[a `b]]` c` is no link.
+      if nextCode < code.count, code[nextCode].lowerBound < brackets.end + 2 {
+        position = start + 2
+        continue
+      }
+      for index in lineCountedTo..<start where bytes[index] == newline { line += 1 }
+      lineCountedTo = start
+      if let link = link(bytes, brackets, line: line) { found.append(link) }
+      position = brackets.end + 2
+    }
+    return found
+  }
+
+  /// The link whose innermost `[[` is at `start` in the UTF-8 text `bytes` (one line of a
+  /// content, as the index keeps it), on line `line`; `nil` when no link starts there. Its
+  /// ranges are in `bytes`: ``shifted(by:)`` places them in the content.
+  static func link(at start: Int, inUTF8 bytes: UnsafeRawBufferPointer, line: Int)
+    -> DocumentLink?
+  {
+    guard start >= 0, start + 1 < bytes.count, bytes[start] == UInt8(ascii: "["),
+      bytes[start + 1] == UInt8(ascii: "[")
+    else { return nil }
+    let brackets = Brackets(bytes, from: start)
+    guard brackets.closed else { return nil }
+    return link(bytes, brackets, line: line)
+  }
+
+  /// The link with its ranges moved `offset` bytes on: from a line to its content.
+  func shifted(by offset: Int) -> DocumentLink {
+    var link = self
+    link.range = (range.lowerBound + offset)..<(range.upperBound + offset)
+    link.pathRange = (pathRange.lowerBound + offset)..<(pathRange.upperBound + offset)
+    return link
+  }
+
+  /// The line holding byte `position` of `bytes`: where it starts, and its text, lines
+  /// split as grep splits them (at each newline byte), without a `\r` ending it.
+  static func line(around position: Int, inUTF8 bytes: UnsafeRawBufferPointer)
+    -> (start: Int, text: String)
+  {
+    let newline = UInt8(ascii: "\n")
+    let position = min(max(position, 0), bytes.count)
+    var start = position
+    while start > 0, bytes[start - 1] != newline { start -= 1 }
+    var end = position
+    while end < bytes.count, bytes[end] != newline { end += 1 }
+    if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+    return (
+      start, String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    )
+  }
+
+  /// Where a `[[` is closed: `end` is the first `]` (when `closed`, the first of `]]`), or
+  /// where the scan stopped (a newline, another `[`, the end); `bar` the first `|` before it.
+  private struct Brackets {
+    var start: Int
+    var end: Int
+    var bar: Int?
+    var closed = false
+
+    init(_ bytes: UnsafeRawBufferPointer, from start: Int) {
+      self.start = start
+      end = start + 2
+      while end + 1 < bytes.count {
         let byte = bytes[end]
-        if byte == newline || byte == open { break }
-        if byte == bar, barAt == nil { barAt = end }
-        if byte == close {
-          closed = bytes[end + 1] == close
+        if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "[") { break }
+        if byte == UInt8(ascii: "|"), bar == nil { bar = end }
+        if byte == UInt8(ascii: "]") {
+          closed = bytes[end + 1] == UInt8(ascii: "]")
           break
         }
         end += 1
       }
-      guard closed else {
-        position = max(end, start + 2)
-        continue
-      }
-      // Code that starts inside the brackets takes them: `[[a `b]]` c` is no link.
-      if nextCode < code.count, code[nextCode].lowerBound < end + 2 {
-        position = start + 2
-        continue
-      }
-      var targetEnd = barAt ?? end
-      if barAt != nil, targetEnd > start + 2, bytes[targetEnd - 1] == UInt8(ascii: "\\") {
-        targetEnd -= 1
-      }
-      if let parsed = parseTarget(bytes, (start + 2)..<targetEnd) {
-        for index in lineCountedTo..<start where bytes[index] == newline { line += 1 }
-        lineCountedTo = start
-        let shown = barAt.map { String(decoding: bytes[($0 + 1)..<end], as: UTF8.self) }
-        found.append(
-          DocumentLink(
-            category: parsed.category, name: parsed.name, subpath: parsed.subpath,
-            shownText: shown, isEmbed: start > 0 && bytes[start - 1] == UInt8(ascii: "!"),
-            target: String(decoding: bytes[(start + 2)..<targetEnd], as: UTF8.self), line: line,
-            range: start..<(end + 2), pathRange: parsed.pathRange))
-      }
-      position = end + 2
     }
-    return found
+  }
+
+  /// The link the closed `brackets` hold, on line `line`; `nil` when their target is none.
+  private static func link(
+    _ bytes: UnsafeRawBufferPointer, _ brackets: Brackets, line: Int
+  ) -> DocumentLink? {
+    let start = brackets.start
+    let end = brackets.end
+    var targetEnd = brackets.bar ?? end
+    if brackets.bar != nil, targetEnd > start + 2, bytes[targetEnd - 1] == UInt8(ascii: "\\") {
+      targetEnd -= 1
+    }
+    guard let parsed = parseTarget(bytes, (start + 2)..<targetEnd) else { return nil }
+    let shown = brackets.bar.map { String(decoding: bytes[($0 + 1)..<end], as: UTF8.self) }
+    return DocumentLink(
+      category: parsed.category, name: parsed.name, subpath: parsed.subpath,
+      shownText: shown, isEmbed: start > 0 && bytes[start - 1] == UInt8(ascii: "!"),
+      target: String(decoding: bytes[(start + 2)..<targetEnd], as: UTF8.self), line: line,
+      range: start..<(end + 2), pathRange: parsed.pathRange)
   }
 
   /// The category, name, subpath and path range of the target `range`.
@@ -134,37 +191,50 @@ public struct DocumentLink: Hashable, Sendable {
     var pathStart = range.lowerBound
     let absolute = pathStart < pathEnd && bytes[pathStart] == UInt8(ascii: "/")
     if absolute { pathStart += 1 }
-    let path = bytes[pathStart..<pathEnd]
-    let text = String(decoding: path, as: UTF8.self)
-    // An ASCII path is split by its bytes (the same characters, at a fraction of the cost
-    // of splitting Characters); any other by its Characters (`/` and a mark are one).
-    let isASCII = path.allSatisfy { $0 < 0x80 }
-    let isBlank =
-      isASCII
-      ? path.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-      : text.allSatisfy { $0 == " " || $0 == "\t" }
+    // An ASCII path is split at its `/` bytes (the same characters, at a fraction of the
+    // cost of splitting Characters); any other by its Characters (`/` and a mark are one).
+    var isASCII = true
+    var isBlank = true
+    var slashes = 0
+    var slash = pathEnd
+    for index in pathStart..<pathEnd {
+      let byte = bytes[index]
+      if byte >= 0x80 { isASCII = false }
+      if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { isBlank = false }
+      if byte == UInt8(ascii: "/") {
+        slashes += 1
+        slash = index
+      }
+    }
+    if !isASCII {
+      let text = String(decoding: bytes[pathStart..<pathEnd], as: UTF8.self)
+      isBlank = text.allSatisfy { $0 == " " || $0 == "\t" }
+      let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+      slashes = parts.count - 1
+      if slashes == 1 { slash = pathStart + parts[0].utf8.count }
+    }
     if !absolute, isBlank {
       // `[[#Heading]]`: the linking document itself, when a heading or block follows.
       guard let subpath, subpath.count > 1 else { return nil }
       return (nil, nil, subpath, pathStart..<pathStart)
     }
-    let parts =
-      isASCII
-      ? path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
-        Substring(decoding: $0, as: UTF8.self)
-      }
-      : text.split(separator: "/", omittingEmptySubsequences: false)
-    switch parts.count {
-    case 1 where !absolute:
-      guard let name = try? Name(text) else { return nil }
+    switch slashes {
+    case 0 where !absolute:
+      guard let name = name(bytes, pathStart..<pathEnd) else { return nil }
       return (nil, name, subpath, pathStart..<pathEnd)
-    case 2:
-      guard let category = try? Name(String(parts[0])), let name = try? Name(String(parts[1]))
+    case 1:
+      guard let category = name(bytes, pathStart..<slash),
+        let name = name(bytes, (slash + 1)..<pathEnd)
       else { return nil }
       return (category, name, subpath, pathStart..<pathEnd)
     default:
       return nil
     }
+  }
+
+  /// The name the bytes `range` of `bytes` spell, when they spell one.
+  private static func name(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Name? {
+    try? Name(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
   }
 
   /// Whether a link can hold `path` (`Category/Name` or `Name`): not when it holds `#`,
@@ -175,4 +245,49 @@ public struct DocumentLink: Hashable, Sendable {
         || $0 == UInt8(ascii: "]")
     }
   }
+}
+
+/// A document as links name it, for finding the links to it without resolving each one (so
+/// without reading the categories of the documents that link): `[[Category/Name]]` from
+/// anywhere, a bare `[[Name]]` from its own category, or from any category when no other
+/// document has its name (then no category holds one of its own), and `[[#Heading]]` from
+/// the document itself.
+public struct LinkedDocument: Sendable {
+  /// The document.
+  var id: ObjectID
+  /// Its name.
+  var name: Name
+  /// Its category.
+  var categoryID: ObjectID
+  /// Its category's name.
+  var categoryName: Name
+  /// Whether no other document has its name.
+  var isUnique: Bool
+
+  /// Whether `link`, in the document `source` of the category `sourceCategory`, names it.
+  func isNamed(by link: DocumentLink, from source: ObjectID, in sourceCategory: ObjectID) -> Bool {
+    guard let linkName = link.name else { return source == id }
+    guard linkName.key == name.key else { return false }
+    guard let category = link.category else { return sourceCategory == categoryID || isUnique }
+    return category.key == categoryName.key
+  }
+
+  /// The links in `content`, of the document `source` of the category `sourceCategory`,
+  /// that name it, in order, each with the text of its line.
+  func links(in content: String, from source: ObjectID, in sourceCategory: ObjectID)
+    -> [(link: DocumentLink, lineText: String)]
+  {
+    var content = content
+    return content.withUTF8 { buffer in
+      let bytes = UnsafeRawBufferPointer(buffer)
+      return DocumentLink.links(inUTF8: bytes).compactMap { link in
+        guard isNamed(by: link, from: source, in: sourceCategory) else { return nil }
+        return (link, DocumentLink.line(around: link.range.lowerBound, inUTF8: bytes).text)
+      }
+    }
+  }
+
+  /// Whether the links naming it are found by comparing the bytes of their keys: no other
+  /// spelling of its name or its category's is equal to them (``NameKey/isSpelledOneWay``).
+  var isFoundByBytes: Bool { name.key.isSpelledOneWay && categoryName.key.isSpelledOneWay }
 }

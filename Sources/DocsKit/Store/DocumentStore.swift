@@ -286,6 +286,13 @@ public protocol StoreSearching: AnyObject {
     _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument]
 
+  /// How many documents of the categories in `categories` (all handed over unloaded) have
+  /// a name of key `key`: those ``documents(_:in:)`` finds for `.named(key)`, counted
+  /// without reading them where the store can.
+  /// - Throws: ``StoreError`` when they cannot be counted.
+  func documentCount(named key: NameKey, in categories: [ObjectID: UnloadedCategory])
+    throws(StoreError) -> Int
+
   /// The documents of the categories in `categories` (all handed over unloaded) holding a
   /// tag of each key of `keys` (a superset will do: the caller filters); every document
   /// holding any tag when `keys` is empty.
@@ -294,15 +301,11 @@ public protocol StoreSearching: AnyObject {
     taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument]
 
-  /// The saved documents whose contents link to the document `name` of `category` (see
-  /// ``DocumentLink``): by `[[Category/Name]]`, by a bare `[[Name]]` from `category`, and
-  /// from any category when `bareFromAnywhere` (the name is unique); a superset (the caller
-  /// reads them); `nil` when the store keeps no index of links and cannot answer (the
-  /// context then reads every content).
+  /// The links of saved contents naming `target` (see ``LinkedDocument``), each with the
+  /// text of its line, in no order; `nil` when the store keeps no index of links and cannot
+  /// answer (the context then reads every content).
   /// - Throws: ``WorkInterrupted`` when the interruption stopped it filling the index.
-  func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
-  ) throws(WorkInterrupted) -> [StoredDocument]?
+  func links(to target: LinkedDocument) throws(WorkInterrupted) -> [IndexedLink]?
 
   /// The saved documents whose contents hold a `[[Category/Name]]` link naming `category`
   /// (a superset); `nil` when the store cannot say.

@@ -151,10 +151,16 @@ import Testing
     case .newerSchema:
       try sqlite(indexPath, "PRAGMA user_version = 99")
     case .olderSchema:
-      // As version 6 made it: no index of documents by name.
+      // As version 7 made it: links without their lines.
       try sqlite(
         indexPath,
-        "DROP INDEX documents_by_name; DROP INDEX categories_by_ordinal; PRAGMA user_version = 6")
+        """
+        DROP TABLE links;
+        CREATE TABLE links(
+          source INTEGER NOT NULL, line INTEGER NOT NULL, category_key TEXT,
+          name_key TEXT NOT NULL, target TEXT NOT NULL);
+        PRAGMA user_version = 7;
+        """)
     case .lyingRow:
       // Every content range of one category shifted by one byte: not a JSON string.
       try sqlite(indexPath, "UPDATE documents SET content_offset = content_offset + 1")

@@ -163,9 +163,10 @@ final class MemoryStore: DocumentStore {
   func documents(
     _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] { [] }
-  func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
-  ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
+  func documentCount(named key: NameKey, in categories: [ObjectID: UnloadedCategory])
+    throws(StoreError) -> Int
+  { 0 }
+  func links(to target: LinkedDocument) throws(WorkInterrupted) -> [IndexedLink]? { nil }
   func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {
     nil
   }

@@ -22,15 +22,20 @@ extension JSONStore: StoreSearching {
     _ lookup: DocumentLookup, in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] { [] }
 
+  /// No category is handed over unloaded: no document to count there.
+  public func documentCount(
+    named key: NameKey, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> Int { 0 }
+
   /// No category is handed over unloaded: no document to find there.
   public func documents(
     taggedWith keys: [TagKey], in categories: [ObjectID: UnloadedCategory]
   ) throws(StoreError) -> [StoredDocument] { [] }
 
   /// No index of links: the context finds them.
-  public func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
-  ) throws(WorkInterrupted) -> [StoredDocument]? { nil }
+  public func links(to target: LinkedDocument) throws(WorkInterrupted) -> [IndexedLink]? {
+    nil
+  }
 
   /// No index of links: the context finds them.
   public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {

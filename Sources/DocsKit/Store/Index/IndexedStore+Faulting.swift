@@ -29,7 +29,7 @@ extension IndexedStore {
   }
 
   /// Records that `documents` were handed out from the index.
-  private func issue(_ documents: [StoredDocument]) {
+  func issue(_ documents: [StoredDocument]) {
     for document in documents { issuedFromIndex[document.contentLocation] = document.id }
   }
 
@@ -163,6 +163,24 @@ extension IndexedStore {
       return kept
     }
     return wanted(try scanLoadedFile().graph.documents)
+  }
+
+  public func documentCount(
+    named key: NameKey, in categories: [ObjectID: UnloadedCategory]
+  ) throws(StoreError) -> Int {
+    // Where the rows alone cannot answer (see documents(_:in:)), the documents are read.
+    guard let (index, identity, isRacy) = state.trusted, key.isSpelledOneWay,
+      !isRacy || categories.count != 1
+    else { return try documents(.named(key), in: categories).count }
+    let answer = ask(index) { () throws(SQLiteError) -> [ObjectID]? in
+      try index.reading(identity) { _ throws(SQLiteError) in
+        try index.categories(ofDocumentsNamedKey: key.folded)
+      }
+    }
+    guard case .answered(let found) = answer else {
+      return try documents(.named(key), in: categories).count
+    }
+    return found.count { categories[$0] != nil }
   }
 
   public func documents(

@@ -25,28 +25,43 @@ extension IndexedStore {
     }
   }
 
-  public func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
-  ) throws(WorkInterrupted) -> [StoredDocument]? {
-    try linkingDocuments { index throws(SQLiteError) in
-      try index.documents(linkingTo: name, in: category, bareFromAnywhere: bareFromAnywhere)
+  public func links(to target: LinkedDocument) throws(WorkInterrupted) -> [IndexedLink]? {
+    guard let isRacy = state.trusted?.isRacy,
+      let found = try fromLinks({ index throws(SQLiteError) in try index.links(to: target) })
+    else { return nil }
+    issue(found.map(\.source))
+    guard isRacy else { return found }
+    // Racily clean: the file may have changed in the instant it was indexed, with the same
+    // size and times. The rows say which documents link; their lines are read from the
+    // file, as faulting a category in checks its rows against the file.
+    var links: [IndexedLink] = []
+    var read = Set<ObjectID>()
+    for source in found.map(\.source) where read.insert(source.id).inserted {
+      // Not read: the context reads every content, and reports what fails to be read.
+      guard let content = try? readContent(at: source.contentLocation) else { return nil }
+      for (link, lineText) in target.links(in: content, from: source.id, in: source.categoryID) {
+        links.append(IndexedLink(source: source, link: link, lineText: lineText))
+      }
     }
+    return links
   }
 
   public func documents(linkingInto category: Name) throws(WorkInterrupted) -> [StoredDocument]? {
-    try linkingDocuments { index throws(SQLiteError) in
+    let found = try fromLinks { index throws(SQLiteError) in
       try index.documents(linkingInto: category)
     }
+    issue(found ?? [])
+    return found
   }
 
   /// What `query` answers from the index's links, built with the full text first when they
   /// are not yet; `nil` when the index cannot answer.
-  private func linkingDocuments(
-    _ query: (StoreIndex) throws(SQLiteError) -> [StoredDocument]?
-  ) throws(WorkInterrupted) -> [StoredDocument]? {
+  private func fromLinks<Value>(
+    _ query: (StoreIndex) throws(SQLiteError) -> Value?
+  ) throws(WorkInterrupted) -> Value? {
     guard let (index, identity, _) = state.trusted else { return nil }
-    func asked() -> IndexAnswer<[StoredDocument]?> {
-      ask(index) { () throws(SQLiteError) -> [StoredDocument]?? in
+    func asked() -> IndexAnswer<Value?> {
+      ask(index) { () throws(SQLiteError) -> Value?? in
         try index.reading(identity) { _ throws(SQLiteError) in try query(index) }
       }
     }
@@ -57,7 +72,6 @@ extension IndexedStore {
       answer = asked()
     }
     guard case .answered(let found?) = answer else { return nil }
-    for document in found { issuedFromIndex[document.contentLocation] = document.id }
     return found
   }
 

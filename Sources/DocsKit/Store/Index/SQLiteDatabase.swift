@@ -6,6 +6,9 @@ final class SQLiteDatabase {
   let library: any SQLiteLibrary
   let connection: OpaquePointer
   private var statements: [String: PreparedStatement] = [:]
+  /// The statement run last, found without hashing its text when run again (a save runs
+  /// one insert per document: hashing its 300 characters each time cost 1.7 K instructions).
+  private var last: (sql: String, statement: PreparedStatement)?
   private var isOpen = true
 
   /// Opens the database at `path` (`:memory:` for one in memory).
@@ -25,6 +28,7 @@ final class SQLiteDatabase {
     isOpen = false
     for statement in statements.values { library.finalize(statement.handle) }
     statements = [:]
+    last = nil
     library.close(connection)
   }
 
@@ -163,9 +167,15 @@ final class SQLiteDatabase {
   private func prepared(_ sql: String) throws(SQLiteError) -> PreparedStatement {
     do {
       try checkOpen()
-      if let statement = statements[sql] { return statement }
+      // Equal text in the same storage compares without reading it.
+      if let last, last.sql == sql { return last.statement }
+      if let statement = statements[sql] {
+        last = (sql, statement)
+        return statement
+      }
       let statement = PreparedStatement(try library.prepare(connection, sql))
       statements[sql] = statement
+      last = (sql, statement)
       return statement
     } catch {
       throw error.on(sql)

@@ -67,7 +67,7 @@ extension StoreIndex {
           try database.run(
             "INSERT INTO full_text(rowid, name, content) VALUES(?, ?, ?)",
             [.integer(rowID), .text(name)], texts: [content])
-          try insertLinks(of: rowID, DocumentLink.links(inUTF8: content))
+          try insertLinks(of: rowID, LinkRow.rows(inUTF8: content))
         }
         try database.run("UPDATE identity SET full_text = 1")
       }
@@ -214,52 +214,7 @@ extension StoreIndex {
     try database.run(
       "INSERT INTO full_text(rowid, name, content) VALUES(?, ?, ?)",
       [.integer(rowID), .text(name), .text(content)])
-    try insertLinks(of: rowID, DocumentLink.links(in: content))
-  }
-
-  /// The rows of the links a content holds, kept with its full text: derived from it, and
-  /// gone with it.
-  private func insertLinks(of rowID: Int64, _ links: [DocumentLink]) throws(SQLiteError) {
-    for link in links {
-      // `[[#Heading]]` names the linking document itself: no row (backlinks read it).
-      guard let name = link.name else { continue }
-      try database.run(
-        "INSERT INTO links(source, line, category_key, name_key, target) VALUES(?, ?, ?, ?, ?)",
-        [
-          .integer(rowID), .integer(Int64(link.line)),
-          link.category.map { .text($0.key.folded) } ?? .null, .text(name.key.folded),
-          .text(link.target),
-        ])
-    }
-  }
-
-  /// The documents whose saved contents link to the document named `name` in the category
-  /// `category`: by `[[Category/Name]]` from anywhere, by a bare `[[Name]]` from that
-  /// category, or from any category when `bareFromAnywhere` (the caller knows the name is
-  /// unique); `nil` when the full text (and with it the links) is not built.
-  func documents(
-    linkingTo name: Name, in category: (id: ObjectID, name: Name), bareFromAnywhere: Bool
-  ) throws(SQLiteError) -> [StoredDocument]? {
-    guard let record = try record(), record.hasFullText else { return nil }
-    return try documentRows(
-      distinct: true, from: "links l JOIN documents d ON d.id = l.source",
-      where: """
-        l.name_key = ?1
-          AND (l.category_key = ?2 OR (l.category_key IS NULL AND (?4 OR c.uuid = ?3)))
-        """,
-      [
-        .text(name.key.folded), .text(category.name.key.folded),
-        .blob(StoreIndex.bytes(of: category.id)), .integer(bareFromAnywhere ? 1 : 0),
-      ])
-  }
-
-  /// The documents whose saved contents hold a `[[Category/Name]]` link naming `category`;
-  /// `nil` when the links are not built.
-  func documents(linkingInto category: Name) throws(SQLiteError) -> [StoredDocument]? {
-    guard let record = try record(), record.hasFullText else { return nil }
-    return try documentRows(
-      where: "d.id IN (SELECT source FROM links WHERE category_key = ?)",
-      [.text(category.key.folded)])
+    try insertLinks(of: rowID, LinkRow.rows(in: content))
   }
 }
 

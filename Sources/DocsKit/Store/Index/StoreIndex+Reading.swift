@@ -139,6 +139,24 @@ extension StoreIndex {
       where: "d.name_key = ? AND c.uuid = ?", [.text(key), .blob(StoreIndex.bytes(of: category))])
   }
 
+  /// The category of each document whose name key is `key` byte for byte, through
+  /// `documents_by_name`, reading no document.
+  func categories(ofDocumentsNamedKey key: String) throws(SQLiteError) -> [ObjectID] {
+    var found: [ObjectID] = []
+    try database.query(
+      """
+      SELECT c.uuid AS category_uuid FROM documents d JOIN categories c ON d.category = c.id
+      WHERE d.name_key = ?
+      """, [.text(key)]
+    ) { row throws(SQLiteError) in
+      guard let id = row.objectID("category_uuid") else {
+        throw SQLiteError(operation: "read", code: SQLiteError.corrupt, message: "bad uuid")
+      }
+      found.append(id)
+    }
+    return found
+  }
+
   /// The document `id`, when a row holds it.
   func document(withID id: ObjectID) throws(SQLiteError) -> StoredDocument? {
     try documentRows(where: "d.uuid = ?", [.blob(StoreIndex.bytes(of: id))]).first
@@ -164,10 +182,23 @@ extension StoreIndex {
     _ values: [SQLiteValue] = []
   ) throws(SQLiteError) -> [StoredDocument] {
     var documents: [StoredDocument] = []
+    try forEachDocumentRow(distinct: distinct, from: tables, where: condition, values) {
+      document, _ throws(SQLiteError) in documents.append(document)
+    }
+    return documents
+  }
+
+  /// ``documentRows(distinct:from:where:_:)``, handing `body` each document with its row,
+  /// which holds the columns `extra` too (`l.line AS line, …`).
+  func forEachDocumentRow(
+    distinct: Bool = false, adding extra: String? = nil, from tables: String,
+    where condition: String?, _ values: [SQLiteValue],
+    _ body: (StoredDocument, SQLiteRow) throws(SQLiteError) -> Void
+  ) throws(SQLiteError) {
     try database.query(
       """
       SELECT \(distinct ? "DISTINCT " : "")\(DocumentColumn.selecting(DocumentColumn.read, from: "d")),
-        c.uuid AS category_uuid, c.documents_offset AS base
+        c.uuid AS category_uuid, c.documents_offset AS base\(extra.map { ", " + $0 } ?? "")
       FROM \(tables) JOIN categories c ON d.category = c.id
       \(condition.map { "WHERE " + $0 } ?? "")
       """, values
@@ -175,9 +206,8 @@ extension StoreIndex {
       guard let category = row.objectID("category_uuid"),
         let document = StoreIndex.document(row, category: category, base: row.int("base"))
       else { return }
-      documents.append(document)
+      try body(document, row)
     }
-    return documents
   }
 
   /// The document of a row holding the ``DocumentColumn/read`` columns, its ranges made

@@ -83,14 +83,16 @@ extension StoreIndex {
       }
       let categoryRows = try updateCategories(plan, categories, receipt)
       var written = Set<ObjectID>()
+      var batch = try beginDocumentBatch()
       for category in categories where category.unloadedDocuments == nil {
         guard let placement = receipt.placements[category.category.id],
           let categoryRow = categoryRows[category.category.id]
         else { continue }
         try updateDocuments(
           of: category, row: categoryRow, placement: placement, plan, receipt, newContent,
-          written: &written)
+          written: &written, batch: &batch)
       }
+      try flush(&batch)
       try deleteRowsGone(plan, categories: Set(categories.map(\.category.id)), written: written)
       try writeRecord(identity, fullText: plan.hasFullText)
       try database.execute("COMMIT")
@@ -146,7 +148,8 @@ extension StoreIndex {
   private func updateDocuments(
     of category: CategoryToSave, row categoryRow: Int64, placement: CategoryPlacement,
     _ plan: UpdatePlan, _ receipt: SaveReceipt,
-    _ newContent: (StoredLocation) throws(StoreError) -> String, written: inout Set<ObjectID>
+    _ newContent: (StoredLocation) throws(StoreError) -> String, written: inout Set<ObjectID>,
+    batch: inout DocumentBatch
   ) throws {
     let base = placement.documents.offset
     for (position, document) in category.documents.enumerated() {
@@ -169,7 +172,8 @@ extension StoreIndex {
             stored, category: categoryRow, position: position, base: base,
             columns: DocumentColumn.rewritten) + [.integer(rowID)])
       } else {
-        rowID = try insertDocument(stored, category: categoryRow, position: position, base: base)
+        rowID = try insert(
+          stored, category: categoryRow, position: position, base: base, into: &batch)
       }
       guard plan.hasFullText, old == nil || plan.oldTexts[documentID] != nil else { continue }
       if let oldText = plan.oldTexts[documentID] {
