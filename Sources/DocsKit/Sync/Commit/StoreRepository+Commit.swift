@@ -205,27 +205,42 @@ extension StoreRepository {
     _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil,
     incompressible: Bool = false
   ) throws(SyncError) -> GitOutput {
-    let arguments =
-      (incompressible ? ["-c", "pack.compression=0"] : [])
-      + ["fast-import", "--quiet"] + (forcing ? ["--force"] : [])
-      + (incompressible ? ["--depth=0"] : []) + ["--done"]
+    let arguments = StoreRepository.fastImportArguments(
+      forcing: forcing, incompressible: incompressible)
     let accepting: Set<Int32> = forcing ? [0] : [0, 1]
     guard let blobs else {
       return try git.run(
         "commit the store", arguments, input: commit.stream(), accepting: accepting)
     }
-    let input: Int32
+    let input = try finishInput(commit, after: blobs)
+    defer { try? fileSystem.close(input) }  // read-only
+    return try git.run("commit the store", arguments, inputFile: input, accepting: accepting)
+  }
+
+  /// The arguments of `git fast-import` for a commit's stream.
+  /// - Parameters:
+  ///   - forcing: whether it may move the commit's ref from anywhere.
+  ///   - incompressible: whether the blobs neither compress nor delta (age files).
+  static func fastImportArguments(forcing: Bool, incompressible: Bool) -> [String] {
+    (incompressible ? ["-c", "pack.compression=0"] : [])
+      + ["fast-import", "--quiet"] + (forcing ? ["--force"] : [])
+      + (incompressible ? ["--depth=0"] : []) + ["--done"]
+  }
+
+  /// Writes `commit` into `blobs` after the blobs it names; a descriptor reading the whole
+  /// stream from its start, which the caller closes.
+  func finishInput(_ commit: FastImportCommit, after blobs: GitInputFile) throws(SyncError)
+    -> Int32
+  {
     do {
       // In pieces: the commit of a whole store names every document's file.
       try commit.write(afterHeader: true) { (piece: [UInt8]) throws(SystemCallError) -> Void in
         try blobs.append(piece)
       }
-      input = try blobs.finish()
+      return try blobs.finish()
     } catch {
       throw .store(.system("git's input", operation: error.operation, errno: error.code))
     }
-    defer { try? fileSystem.close(input) }  // read-only
-    return try git.run("commit the store", arguments, inputFile: input, accepting: accepting)
   }
 
   /// A fast-import stream to write blobs into before the commit that names them.
@@ -240,7 +255,7 @@ extension StoreRepository {
   }
 
   /// The commit a fast-import run named (its `get-mark`).
-  private func madeCommit(_ output: GitOutput) throws(SyncError) -> CommitID {
+  func madeCommit(_ output: GitOutput) throws(SyncError) -> CommitID {
     guard let line = output.lines.last, line.count >= 40 else {
       throw .gitFailed(step: "commit the store", message: "git fast-import named no commit")
     }
@@ -275,11 +290,14 @@ extension StoreRepository {
     }
     let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
     let blobs = try makeInput()
+    // A first commit of a repository syncing with an encrypted remote: the remote's commit
+    // is written from the store in the same pass, rather than from this one's blobs after.
+    let encrypted = head == nil ? try makeEncryptedFirstCommit() : nil
     var difference = try StoreTreeDifference(
       graph: graph, totalBytes: store.loadedFileStatus?.size ?? 0,
       content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
       },
-      tree: tree, layout: layout, blobs: blobs, progress: progress)
+      tree: tree, layout: layout, blobs: blobs, records: encrypted, progress: progress)
     try difference.settleUnknownFiles(reading: readBlobs)
     let isConversion = tree[pathInRepository] != nil
     if isConversion { difference.changes.append(.delete(pathInRepository)) }
@@ -312,8 +330,17 @@ extension StoreRepository {
     } else {
       message = difference.described.message(prefix: messagePrefix, storePath: pathInRepository)
     }
-    let commit = try makeBuildCommit(
-      parent: head, changes: difference.changes, message: message, after: blobs)
+    let commit: CommitID
+    if let encrypted {
+      commit = try makeFirstCommit(encrypting: encrypted) { committer throws(SyncError) in
+        try makeBuildCommit(
+          parent: nil, changes: difference.changes, message: message, after: blobs,
+          committer: committer)
+      }
+    } else {
+      commit = try makeBuildCommit(
+        parent: head, changes: difference.changes, message: message, after: blobs)
+    }
     try moveHead(
       to: commit, from: head,
       reason: isConversion

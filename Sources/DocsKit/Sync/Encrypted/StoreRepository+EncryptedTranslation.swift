@@ -225,7 +225,7 @@ extension StoreRepository {
 
   /// The fast-import stream of one encrypted commit as it is written: blobs, the changes
   /// that name them, and what they count.
-  private struct EncryptedStream {
+  struct EncryptedStream {
     let input: GitInputFile
     var changes: [FastImportCommit.Change] = []
     var mark = FastImportCommit.firstBlobMark

@@ -220,6 +220,7 @@ extension StoreRepository {
     var names = [
       "index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "ORIG_HEAD.lock",
       "MERGE_HEAD.lock", "FETCH_HEAD.lock", "refs/docsh/commit.lock",
+      "refs/docsh/encrypted-commit.lock",
     ]
     if let branch = try currentBranch() {
       names += ["refs/heads/\(branch).lock", "refs/remotes/origin/\(branch).lock"]

@@ -1,0 +1,151 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Hears each category and document of the store as a whole-store commit makes its file
+/// (``StoreTreeDifference``), in the store's order, whether or not the file changed.
+protocol StoreRecordSink: AnyObject {
+  /// The category `id`, named `name`.
+  /// - Throws: ``SyncError`` when what the sink writes cannot be written.
+  func category(id: ObjectID, name: Name) throws(SyncError)
+  /// The document `id`, named `name`, of the category `categoryID`, whose file in the plain
+  /// layout is `file`.
+  /// - Throws: ``SyncError`` when what the sink writes cannot be written.
+  func document(id: ObjectID, name: Name, categoryID: ObjectID, file: [UInt8]) throws(SyncError)
+}
+
+/// The encrypted remote's commit standing for a repository's first commit, written from the
+/// store in the pass that writes that commit's files: each category's and document's record
+/// is encrypted as its plain file is made, a few thousand at a time on every core, so that a
+/// first sync to an encrypted remote never reads the plain blobs back from git (the
+/// translation, ``StoreRepository/encryptedCommit(for:map:settings:identity:)``, reads every
+/// one of a commit without a translated parent).
+///
+/// Its tree means what the translation's would: the same paths, each file opening to the same
+/// record (a document's record is made from the very bytes of its plain file), the root files,
+/// and a message of counts. Only the age files' random bytes differ, as they do between any
+/// two encryptions.
+final class EncryptedFirstCommit: StoreRecordSink {
+  let settings: EncryptionSettings
+  private var stream: StoreRepository.EncryptedStream
+  private var pending: [(path: String, record: [UInt8])] = []
+  private var pendingBytes = 0
+
+  /// Records are encrypted this many at a time at most…
+  private static let batchCount = 2_000
+  /// …or once they hold this many bytes: a batch is all that is held of the store.
+  private static let batchBytes = 8 << 20
+
+  /// A commit to encrypt to `settings`' recipient, its blobs going to a new input file.
+  init(settings: EncryptionSettings, fileSystem: any FileSystem) throws(SyncError) {
+    self.settings = settings
+    stream = try StoreRepository.EncryptedStream(fileSystem: fileSystem)
+  }
+
+  func category(id: ObjectID, name: Name) throws(SyncError) {
+    try add(settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name))
+  }
+
+  func document(id: ObjectID, name: Name, categoryID: ObjectID, file: [UInt8]) throws(SyncError) {
+    try add(
+      settings.names.documentPath(id),
+      EncryptedRecord.document(file: file, name: name, categoryID: categoryID))
+  }
+
+  private func add(_ path: String, _ record: [UInt8]) throws(SyncError) {
+    stream.counts.new += 1
+    pending.append((path, record))
+    pendingBytes += record.count
+    if pending.count >= EncryptedFirstCommit.batchCount
+      || pendingBytes >= EncryptedFirstCommit.batchBytes
+    {
+      try flush()
+    }
+  }
+
+  private func flush() throws(SyncError) {
+    guard !pending.isEmpty else { return }
+    try stream.put(pending, to: settings.recipient)
+    pending.removeAll(keepingCapacity: true)
+    pendingBytes = 0
+  }
+
+  /// What is left to write: the last records, then the commit's changes and message.
+  /// - Returns: the changes, the message and the stream holding their blobs.
+  fileprivate func finish() throws(SyncError) -> StoreRepository.EncryptedStream {
+    try flush()
+    return stream
+  }
+}
+
+extension StoreRepository {
+  /// The ref the encrypted twin of a first commit is written on, beside ``buildRef``.
+  static let encryptedBuildRef = "refs/docsh/encrypted-commit"
+
+  /// The encrypted commit to write beside a first commit, when the repository syncs with an
+  /// encrypted remote; `nil` otherwise.
+  func makeEncryptedFirstCommit() throws(SyncError) -> EncryptedFirstCommit? {
+    guard let settings = try encryptionSettings() else { return nil }
+    return try EncryptedFirstCommit(settings: settings, fileSystem: fileSystem)
+  }
+
+  /// Makes a repository's first commit with `makePlain`, handed the committer line to write
+  /// it with, while on another core git writes `first` as the encrypted commit standing for
+  /// it, dated the same; then records the pair in the commit map, so that the push
+  /// translates nothing. Both git runs are over before it returns or throws.
+  /// - Returns: the plain commit.
+  func makeFirstCommit(
+    encrypting first: EncryptedFirstCommit,
+    plain makePlain: (String) throws(SyncError) -> CommitID
+  ) throws(SyncError) -> CommitID {
+    let committer = try committerLine()
+    // `NAME <EMAIL> SECONDS ZONE`, as git gives it.
+    let seconds = committer.split(separator: " ").dropLast().last.flatMap { Int64($0) }
+    let stream = try first.finish()
+    let commit = FastImportCommit(
+      ref: StoreRepository.encryptedBuildRef,
+      committer: StoreRepository.encryptedCommitter(seconds ?? Int64(time(nil))),
+      message: stream.message, parent: nil,
+      changes: stream.changes + (try encryptedRootFiles(settings: first.settings)))
+    let input = try finishInput(commit, after: stream.input)
+    defer { try? fileSystem.close(input) }  // read-only
+    let encrypted = BackgroundGitRun(
+      git, step: "write the encrypted commit",
+      arguments: StoreRepository.fastImportArguments(
+        forcing: true, incompressible: stream.mark - FastImportCommit.firstBlobMark > 1_000),
+      inputFile: input)
+    let plain = Result { () throws(SyncError) -> CommitID in try makePlain(committer) }
+    let made = try madeCommit(try encrypted.wait().get())
+    let local = try plain.get()
+    var map = try encryptedCommitMap()
+    map.record(local: local, encrypted: made)
+    try saveEncryptedCommitMap(map)
+    return local
+  }
+}
+
+/// One git run on another thread, started at once, its output had with ``wait()``.
+private final class BackgroundGitRun: Sendable {
+  private let output = Mutex<Result<GitOutput, SyncError>?>(nil)
+  private let group = DispatchGroup()
+
+  /// Starts `arguments`, reading `inputFile` (which must stay open until ``wait()``).
+  init(_ git: Git, step: String, arguments: [String], inputFile: Int32) {
+    DispatchQueue.global().async(group: group) { [self] in
+      let result = Result { () throws(SyncError) -> GitOutput in
+        try git.run(step, arguments, inputFile: inputFile)
+      }
+      output.withLock { $0 = result }
+    }
+  }
+
+  /// The run's output, once it is over.
+  func wait() -> Result<GitOutput, SyncError> {
+    group.wait()
+    return output.withLock { $0 }
+      ?? .failure(.gitFailed(step: "write the encrypted commit", message: "git did not run"))
+  }
+}
