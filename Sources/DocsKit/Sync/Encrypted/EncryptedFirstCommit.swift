@@ -19,8 +19,9 @@ protocol StoreRecordSink: AnyObject {
 
 /// The encrypted remote's commit standing for a repository's first commit, written from the
 /// store in the pass that writes that commit's files: each category's and document's record
-/// is encrypted as its plain file is made, a few thousand at a time on every core, so that a
-/// first sync to an encrypted remote never reads the plain blobs back from git (the
+/// is made with its plain file and encrypted a few thousand at a time on other threads while
+/// the store is read on, so that a first sync to an encrypted remote never reads the plain
+/// blobs back from git (the
 /// translation, ``StoreRepository/encryptedCommit(for:map:settings:identity:)``, reads every
 /// one of a commit without a translated parent).
 ///
@@ -33,10 +34,13 @@ final class EncryptedFirstCommit: StoreRecordSink {
   private var stream: StoreRepository.EncryptedStream
   private var pending: [(path: String, record: [UInt8])] = []
   private var pendingBytes = 0
+  /// The batch being encrypted on other threads while the store is read on: its paths, and
+  /// the run to wait for. One at a time, so that two batches are all that is held.
+  private var encrypting: (paths: [String], run: BackgroundEncryption)?
 
   /// Records are encrypted this many at a time at most…
   private static let batchCount = 2_000
-  /// …or once they hold this many bytes: a batch is all that is held of the store.
+  /// …or once they hold this many bytes.
   private static let batchBytes = 8 << 20
 
   /// A commit to encrypt to `settings`' recipient, its blobs going to a new input file.
@@ -62,22 +66,60 @@ final class EncryptedFirstCommit: StoreRecordSink {
     if pending.count >= EncryptedFirstCommit.batchCount
       || pendingBytes >= EncryptedFirstCommit.batchBytes
     {
-      try flush()
+      try startBatch()
     }
   }
 
-  private func flush() throws(SyncError) {
+  /// Writes the batch encrypted before into the stream, and starts encrypting the pending
+  /// records while the caller goes on reading the store.
+  private func startBatch() throws(SyncError) {
+    try writeEncrypted()
     guard !pending.isEmpty else { return }
-    try stream.put(pending, to: settings.recipient)
+    encrypting = (
+      pending.map(\.path),
+      BackgroundEncryption(pending.map(\.record), to: settings.recipient)
+    )
     pending.removeAll(keepingCapacity: true)
     pendingBytes = 0
   }
 
+  /// Waits for the batch being encrypted, and writes it into the stream.
+  private func writeEncrypted() throws(SyncError) {
+    guard let (paths, run) = encrypting else { return }
+    encrypting = nil
+    try stream.put(paths: paths, encrypted: try run.wait().get())
+  }
+
   /// What is left to write: the last records, then the commit's changes and message.
-  /// - Returns: the changes, the message and the stream holding their blobs.
+  /// - Returns: the stream, holding every blob.
   fileprivate func finish() throws(SyncError) -> StoreRepository.EncryptedStream {
-    try flush()
+    try startBatch()
+    try writeEncrypted()
     return stream
+  }
+}
+
+/// Records encrypted on other threads (``StoreRepository/encryptAll(_:to:)``), started at
+/// once, the files had with ``wait()``.
+private final class BackgroundEncryption: Sendable {
+  private let files = Mutex<Result<[[UInt8]], SyncError>?>(nil)
+  private let group = DispatchGroup()
+
+  /// Starts encrypting `records` to `recipient`.
+  init(_ records: [[UInt8]], to recipient: AgeRecipient) {
+    DispatchQueue.global().async(group: group) { [self] in
+      let result = Result { () throws(SyncError) -> [[UInt8]] in
+        try StoreRepository.encryptAll(records, to: recipient)
+      }
+      files.withLock { $0 = result }
+    }
+  }
+
+  /// The files, in the records' order, once all are encrypted.
+  func wait() -> Result<[[UInt8]], SyncError> {
+    group.wait()
+    return files.withLock { $0 }
+      ?? .failure(.gitFailed(step: "encrypt the commits", message: "nothing was encrypted"))
   }
 }
 

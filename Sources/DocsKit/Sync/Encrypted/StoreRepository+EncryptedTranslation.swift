@@ -246,13 +246,18 @@ extension StoreRepository {
       _ puts: [(path: String, record: [UInt8])], to recipient: AgeRecipient
     ) throws(SyncError) {
       let encrypted = try StoreRepository.encryptAll(puts.map(\.record), to: recipient)
-      for (item, bytes) in zip(puts, encrypted) {
+      try put(paths: puts.map(\.path), encrypted: encrypted)
+    }
+
+    /// Writes the age files `encrypted` into the stream, each at its path of `paths`.
+    mutating func put(paths: [String], encrypted: [[UInt8]]) throws(SyncError) {
+      for (path, bytes) in zip(paths, encrypted) {
         do {
           try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
         } catch {
           throw .store(.system("git's input", operation: error.operation, errno: error.code))
         }
-        changes.append(.putMark(item.path, mark))
+        changes.append(.putMark(path, mark))
         mark += 1
       }
     }
