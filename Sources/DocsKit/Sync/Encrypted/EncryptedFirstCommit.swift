@@ -157,7 +157,8 @@ extension StoreRepository {
     let encrypted = BackgroundGitRun(
       git, step: "write the encrypted commit",
       arguments: StoreRepository.fastImportArguments(
-        forcing: true, incompressible: stream.mark - FastImportCommit.firstBlobMark > 1_000),
+        forcing: true,
+        pack: stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard),
       inputFile: input)
     let plain = Result { () throws(SyncError) -> CommitID in try makePlain(committer) }
     let made = try madeCommit(try encrypted.wait().get())

@@ -324,7 +324,7 @@ extension StoreRepository {
       parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
       changes: stream.changes, message: stream.message, after: stream.input,
       committer: StoreRepository.encryptedCommitter(info.seconds),
-      incompressible: stream.mark - FastImportCommit.firstBlobMark > 1_000)
+      pack: stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard)
   }
 
   /// Writes into `stream` the records of the local files `paths` of the commit `info` that
