@@ -36,7 +36,7 @@ final class EncryptedFirstCommit: StoreRecordSink {
   private var pendingBytes = 0
   /// The batch being encrypted on other threads while the store is read on: its paths, and
   /// the run to wait for. One at a time, so that two batches are all that is held.
-  private var encrypting: (paths: [String], run: BackgroundEncryption)?
+  private var encrypting: (paths: [String], run: BackgroundWork<[[UInt8]]>)?
 
   /// Records are encrypted this many at a time at most…
   private static let batchCount = 2_000
@@ -75,10 +75,12 @@ final class EncryptedFirstCommit: StoreRecordSink {
   private func startBatch() throws(SyncError) {
     try writeEncrypted()
     guard !pending.isEmpty else { return }
-    encrypting = (
-      pending.map(\.path),
-      BackgroundEncryption(pending.map(\.record), to: settings.recipient)
-    )
+    let records = pending.map(\.record)
+    let recipient = settings.recipient
+    let run = BackgroundWork { () throws(SyncError) -> [[UInt8]] in
+      try StoreRepository.encryptAll(records, to: recipient)
+    }
+    encrypting = (pending.map(\.path), run)
     pending.removeAll(keepingCapacity: true)
     pendingBytes = 0
   }
@@ -96,30 +98,6 @@ final class EncryptedFirstCommit: StoreRecordSink {
     try startBatch()
     try writeEncrypted()
     return stream
-  }
-}
-
-/// Records encrypted on other threads (``StoreRepository/encryptAll(_:to:)``), started at
-/// once, the files had with ``wait()``.
-private final class BackgroundEncryption: Sendable {
-  private let files = Mutex<Result<[[UInt8]], SyncError>?>(nil)
-  private let group = DispatchGroup()
-
-  /// Starts encrypting `records` to `recipient`.
-  init(_ records: [[UInt8]], to recipient: AgeRecipient) {
-    DispatchQueue.global().async(group: group) { [self] in
-      let result = Result { () throws(SyncError) -> [[UInt8]] in
-        try StoreRepository.encryptAll(records, to: recipient)
-      }
-      files.withLock { $0 = result }
-    }
-  }
-
-  /// The files, in the records' order, once all are encrypted.
-  func wait() -> Result<[[UInt8]], SyncError> {
-    group.wait()
-    return files.withLock { $0 }
-      ?? .failure(.gitFailed(step: "encrypt the commits", message: "nothing was encrypted"))
   }
 }
 
@@ -154,12 +132,13 @@ extension StoreRepository {
       changes: stream.changes + (try encryptedRootFiles(settings: first.settings)))
     let input = try finishInput(commit, after: stream.input)
     defer { try? fileSystem.close(input) }  // read-only
-    let encrypted = BackgroundGitRun(
-      git, step: "write the encrypted commit",
-      arguments: StoreRepository.fastImportArguments(
-        forcing: true,
-        pack: stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard),
-      inputFile: input)
+    let arguments = StoreRepository.fastImportArguments(
+      forcing: true,
+      pack: stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard)
+    // `input` stays open until the run is over: waited for below, before the `defer`.
+    let encrypted = BackgroundWork { [git] () throws(SyncError) -> GitOutput in
+      try git.run("write the encrypted commit", arguments, inputFile: input)
+    }
     let plain = Result { () throws(SyncError) -> CommitID in try makePlain(committer) }
     let made = try madeCommit(try encrypted.wait().get())
     let local = try plain.get()
@@ -170,25 +149,24 @@ extension StoreRepository {
   }
 }
 
-/// One git run on another thread, started at once, its output had with ``wait()``.
-private final class BackgroundGitRun: Sendable {
-  private let output = Mutex<Result<GitOutput, SyncError>?>(nil)
+/// Work started at once on another thread, its result had with ``wait()``: the records of
+/// a batch encrypted while the store is read on, or one git run while another runs.
+private final class BackgroundWork<Value: Sendable>: Sendable {
+  private let result = Mutex<Result<Value, SyncError>?>(nil)
   private let group = DispatchGroup()
 
-  /// Starts `arguments`, reading `inputFile` (which must stay open until ``wait()``).
-  init(_ git: Git, step: String, arguments: [String], inputFile: Int32) {
+  /// Starts `work`.
+  init(_ work: @escaping @Sendable () throws(SyncError) -> Value) {
     DispatchQueue.global().async(group: group) { [self] in
-      let result = Result { () throws(SyncError) -> GitOutput in
-        try git.run(step, arguments, inputFile: inputFile)
-      }
-      output.withLock { $0 = result }
+      let outcome = Result { () throws(SyncError) -> Value in try work() }
+      result.withLock { $0 = outcome }
     }
   }
 
-  /// The run's output, once it is over.
-  func wait() -> Result<GitOutput, SyncError> {
+  /// What the work made or threw, once it is over.
+  func wait() -> Result<Value, SyncError> {
     group.wait()
-    return output.withLock { $0 }
-      ?? .failure(.gitFailed(step: "write the encrypted commit", message: "git did not run"))
+    // Set before the group is left: never `nil` here.
+    return result.withLock { $0 } ?? .failure(.gitFailed(step: "wait", message: "no result"))
   }
 }
