@@ -34,7 +34,7 @@ struct DiffCommand: ShellCommand {
     guard let document = subject.current else {
       throw ShellError.noSuchDocument(subject.name, in: subject.categoryName)
     }
-    let commit = try repository.resolveCommit(revision)
+    let commit = try repository.history.resolveCommit(revision)
     let old = try subject.saved(at: commit, in: repository)
     let now = try session.context.content(of: document.id)
     return .diff(

@@ -42,7 +42,8 @@ struct HistorySubject: Sendable {
   /// - Throws: ``SyncError/noSuchDocument(path:commit:)`` when the history knows none.
   func id(in repository: StoreRepository) throws(SyncError) -> ObjectID {
     if let current { return current.id }
-    guard let id = try repository.documentID(lastInCategory: categoryName, named: name) else {
+    guard let id = try repository.history.documentID(lastInCategory: categoryName, named: name)
+    else {
       throw .noSuchDocument(path: path, commit: "any commit")
     }
     return id
@@ -55,9 +56,9 @@ struct HistorySubject: Sendable {
   {
     let saved: SavedDocument?
     if let current {
-      saved = try repository.document(current.id, at: commit)
+      saved = try repository.history.document(current.id, at: commit)
     } else {
-      saved = try repository.document(inCategory: categoryName, named: name, at: commit)
+      saved = try repository.history.document(inCategory: categoryName, named: name, at: commit)
     }
     guard let saved else { throw .noSuchDocument(path: path, commit: commit.short) }
     return saved

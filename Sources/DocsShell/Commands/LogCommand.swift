@@ -34,9 +34,9 @@ struct LogCommand: ShellCommand {
 
   func run(in session: Session) throws -> CommandResult {
     let repository = try session.repositoryForHistory()
-    guard let path else { return .commits(try repository.commits(limit: limit), format) }
+    guard let path else { return .commits(try repository.history.commits(limit: limit), format) }
     let subject = try HistorySubject(path, in: session)
     return .versions(
-      try repository.history(ofDocument: subject.id(in: repository), limit: limit), format)
+      try repository.history.versions(ofDocument: subject.id(in: repository), limit: limit), format)
   }
 }

@@ -24,7 +24,7 @@ struct RestoreCommand: ShellCommand {
   func run(in session: Session) throws -> CommandResult {
     let repository = try session.repositoryForHistory()
     let subject = try HistorySubject(path, in: session)
-    let commit = try repository.resolveCommit(revision)
+    let commit = try repository.history.resolveCommit(revision)
     let saved = try subject.saved(at: commit, in: repository)
     let restored = try session.context.restoreDocument(saved)
     guard session.settings.isInteractive else { return .nothing }

@@ -105,7 +105,7 @@ final class Machine {
   /// and names, as the store file has them.
   func headHoldsTheStore() throws -> Bool {
     let repository = try #require(try repository())
-    guard let head = try repository.git.commit("HEAD") else { return try contents().isEmpty }
+    guard let head = try repository.git.head() else { return try contents().isEmpty }
     var committed: [String: String] = [:]
     for category in try repository.wholeTree(of: head, progress: nil).snapshot.categories {
       committed[category.name.text + "/"] = ""

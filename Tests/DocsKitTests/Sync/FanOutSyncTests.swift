@@ -117,14 +117,14 @@ import Testing
     try step { try context.setContent("Alpha 3\n", of: alpha) }  // flat again
     #expect(try laptop.trackedPaths().contains("Work/Alpha.md"))
     let repository = try #require(try laptop.repository())
-    let versions = try repository.history(ofDocument: alpha)
+    let versions = try repository.history.versions(ofDocument: alpha)
     let expected = [5, 3, 1, 0].map { CommitID(commits[$0]) }
     #expect(versions.map(\.commit) == expected)
     #expect(versions.allSatisfy { $0.category == "Work" && $0.name == "Alpha" })
     for (commit, content) in zip(expected, ["Alpha 3\n", "Alpha 2\n", "Alpha 1\n", "Alpha\n"]) {
-      #expect(try repository.document(alpha, at: commit)?.content == content)
+      #expect(try repository.history.document(alpha, at: commit)?.content == content)
       #expect(
-        try repository.document(inCategory: "work", named: "ALPHA", at: commit)?.content
+        try repository.history.document(inCategory: "work", named: "ALPHA", at: commit)?.content
           == content)
     }
   }

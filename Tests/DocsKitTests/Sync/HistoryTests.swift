@@ -53,14 +53,16 @@ import Testing
 
   @Test func aDocumentsVersionsAreFoundByItsIdNewestFirst() throws {
     let (id, commits) = try makeHistory()
-    let versions = try repository().history(ofDocument: id)
+    let versions = try repository().history.versions(ofDocument: id)
     #expect(versions.map(\.commit) == [commits[5], commits[3], commits[2], commits[1], commits[0]])
     #expect(versions.map(\.name) == ["Plan B", "Plan B", "Plan B", "Plan", "Plan"])
     #expect(versions.map(\.category) == ["Someday", "Later", "Work", "Work", "Work"])
     #expect(versions.map(\.size) == [0, 8, 8, 8, 4])
     #expect(versions.map(\.isDeletion) == [true, false, false, false, false])
     #expect(
-      try repository().history(ofDocument: id, limit: 2).map(\.commit) == [commits[5], commits[3]])
+      try repository().history.versions(ofDocument: id, limit: 2).map(\.commit) == [
+        commits[5], commits[3],
+      ])
     let dates = versions.map(\.date)
     #expect(dates == dates.sorted(by: >))
   }
@@ -68,32 +70,32 @@ import Testing
   @Test func aVersionsContentAndNameAreReadAtItsCommit() throws {
     let (id, commits) = try makeHistory()
     let repository = try repository()
-    let first = try #require(try repository.document(id, at: commits[0]))
+    let first = try #require(try repository.history.document(id, at: commits[0]))
     #expect(first.content == "one\n")
     #expect(first.name == "Plan")
     #expect(first.categoryName == "Work")
-    #expect(try repository.document(id, at: commits[5]) == nil)
+    #expect(try repository.history.document(id, at: commits[5]) == nil)
     let moved = try #require(
-      try repository.document(inCategory: "later", named: "PLAN B", at: commits[3]))
+      try repository.history.document(inCategory: "later", named: "PLAN B", at: commits[3]))
     #expect(moved.id == id)
     #expect(moved.content == "one\ntwo\n")
-    #expect(try repository.documentID(lastInCategory: "Someday", named: "Plan B") == id)
-    #expect(try repository.documentID(lastInCategory: "Work", named: "Plan") == id)
-    #expect(try repository.documentID(lastInCategory: "Work", named: "Nothing") == nil)
+    #expect(try repository.history.documentID(lastInCategory: "Someday", named: "Plan B") == id)
+    #expect(try repository.history.documentID(lastInCategory: "Work", named: "Plan") == id)
+    #expect(try repository.history.documentID(lastInCategory: "Work", named: "Nothing") == nil)
   }
 
   @Test func aDeletedDocumentRestoredFromItsOldPathKeepsItsIdAndHistory() throws {
     let (id, commits) = try makeHistory()
     let repository = try repository()
     let saved = try #require(
-      try repository.document(inCategory: "Later", named: "Plan B", at: commits[3]))
+      try repository.history.document(inCategory: "Later", named: "Plan B", at: commits[3]))
     let context = try laptop.open()
     let restored = try context.restoreDocument(saved)
     #expect(restored.id == id)
     // Its category still exists, renamed since: it goes back there.
     #expect(context.category(withID: restored.categoryID)?.name.text == "Someday")
     try context.save()
-    let versions = try repository.history(ofDocument: id)
+    let versions = try repository.history.versions(ofDocument: id)
     #expect(versions.count == 6)
     #expect(versions.first?.isDeletion == false)
     #expect(versions.first?.commit == (try head()))
@@ -102,21 +104,23 @@ import Testing
 
   @Test func theStoresCommitsAreListedOneLineEach() throws {
     let (_, commits) = try makeHistory()
-    let listed = try repository().commits(limit: 3)
+    let listed = try repository().history.commits(limit: 3)
     #expect(listed.map(\.commit) == Array(commits.reversed().prefix(3)))
     #expect(listed.first?.message == "1 deleted: Someday/Plan B")
-    #expect(try repository().commits().count == commits.count + 1)
+    #expect(try repository().history.commits().count == commits.count + 1)
   }
 
   @Test func aCommitNamedByTheUserIsResolvedOrRefused() throws {
     let (_, commits) = try makeHistory()
     let repository = try repository()
-    #expect(try repository.resolveCommit(commits[1].short) == commits[1])
-    #expect(try repository.resolveCommit("HEAD~1") == commits[4])
+    #expect(try repository.history.resolveCommit(commits[1].short) == commits[1])
+    #expect(try repository.history.resolveCommit("HEAD~1") == commits[4])
     #expect(throws: SyncError.noSuchCommit("nothing-like-this")) {
-      try repository.resolveCommit("nothing-like-this")
+      try repository.history.resolveCommit("nothing-like-this")
     }
-    #expect(throws: SyncError.noSuchCommit("--all")) { try repository.resolveCommit("--all") }
+    #expect(throws: SyncError.noSuchCommit("--all")) {
+      try repository.history.resolveCommit("--all")
+    }
   }
 
   @Test func aVersionFromTheOtherMachineIsListedOnceNotAgainForTheMerge() throws {
@@ -133,7 +137,7 @@ import Testing
     try laptop.sync()
     try desktop.edit { try put("desktop\n", at: "Home", "Other", in: $0) }
     try desktop.sync()  // merges: the merge commit brings v2 into the desktop's line
-    let versions = try #require(try desktop.repository()).history(ofDocument: id)
+    let versions = try #require(try desktop.repository()).history.versions(ofDocument: id)
     #expect(versions.count == 2)
     #expect(versions.first?.commit == laptopCommit)
   }
@@ -152,13 +156,13 @@ import Testing
     try context.reload()
     try context.renameDocument(id, to: "Renamed")
     try context.save()
-    let versions = try repository().history(ofDocument: id)
+    let versions = try repository().history.versions(ofDocument: id)
     #expect(versions.count == 3)
     #expect(versions[1].commit == byHand)
     #expect(versions[1].name == "Plan")
     #expect(versions[1].size == 12)
     #expect(versions[0].name == "Renamed")
-    #expect(try repository().document(id, at: byHand)?.content == "one\nby hand\n")
+    #expect(try repository().history.document(id, at: byHand)?.content == "one\nby hand\n")
   }
 }
 

@@ -9,7 +9,7 @@ import Testing
     -> [String]
   {
     let bytes = Array(text.utf8)
-    let ranges = StoreRepository.byteRanges(
+    let ranges = StoreHistory.byteRanges(
       of: bytes, separatedBy: separator.asciiValue ?? 0, maximumCount: maximumCount)
     return ranges.map { String(decoding: bytes[$0], as: UTF8.self) }
   }
@@ -28,15 +28,15 @@ import Testing
 
   @Test func aRangeInsideTheBytesIsSplitAlone() {
     let bytes = Array("x|a|b|y".utf8)
-    let ranges = StoreRepository.byteRanges(
+    let ranges = StoreHistory.byteRanges(
       of: bytes, separatedBy: 0x7C, in: 2..<5, maximumCount: 4)
     #expect(ranges == [2..<3, 4..<5])
   }
 
   @Test func aNeedleIsFoundAtItsFirstPlace() {
     let body = Array("one\nDocsh-Changed: A 1\nDocsh-Changed: B 2\n".utf8)[4...]
-    #expect(StoreRepository.firstIndex(of: Array("\nDocsh-Changed: B ".utf8), in: body) == 22)
-    #expect(StoreRepository.firstIndex(of: Array("Docsh".utf8), in: body) == 4)
-    #expect(StoreRepository.firstIndex(of: Array("missing".utf8), in: body) == nil)
+    #expect(StoreHistory.firstIndex(of: Array("\nDocsh-Changed: B ".utf8), in: body) == 22)
+    #expect(StoreHistory.firstIndex(of: Array("Docsh".utf8), in: body) == 4)
+    #expect(StoreHistory.firstIndex(of: Array("missing".utf8), in: body) == nil)
   }
 }

@@ -152,12 +152,12 @@ extension StoreRepository {
   ///   refused to move, the branch being somewhere else.
   ///   - committer: `Name <email> SECONDS ZONE` of the author and committer; git's (now)
   ///     when `nil`.
-  ///   - pack: how the pack is written (``PackStyle``).
+  ///   - pack: how the pack is written (``FastImportPack``).
   func makeCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
     message: String, after blobs: GitInputFile? = nil,
     on destination: CommitDestination = .buildRef, committer: String? = nil,
-    pack: PackStyle = .standard
+    pack: FastImportPack = .standard
   ) throws(SyncError) -> CommitID? {
     let ref: String
     switch destination {
@@ -170,16 +170,9 @@ extension StoreRepository {
       ref: ref, committer: line, message: message, parent: parent,
       mergedParents: mergedParents, changes: changes)
     guard case .branch = destination else {
-      return try madeCommit(try fastImport(commit, after: blobs, pack: pack))
+      return try fastImport(commit, after: blobs, pack: pack)
     }
-    let output = try fastImport(commit, forcing: false, after: blobs)
-    if !output.succeeded {
-      guard String(decoding: output.errorOutput, as: UTF8.self).contains("Not updating") else {
-        throw .gitFailed(step: "commit the store", message: output.lastErrorLine)
-      }
-      return nil
-    }
-    return try madeCommit(output)
+    return try fastImport(commit, forcing: false, after: blobs)
   }
 
   /// The commit ``makeCommit(parent:mergedParents:changes:message:after:on:)`` writes on
@@ -187,7 +180,7 @@ extension StoreRepository {
   func makeBuildCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
     message: String, after blobs: GitInputFile? = nil, committer: String? = nil,
-    pack: PackStyle = .standard
+    pack: FastImportPack = .standard
   ) throws(SyncError) -> CommitID {
     guard
       let commit = try makeCommit(
@@ -199,47 +192,17 @@ extension StoreRepository {
 
   /// Runs `git fast-import` on `commit`'s stream, after the blobs of `blobs` when given.
   /// - Parameter forcing: whether fast-import may move `commit`'s ref from anywhere; without
-  ///   it, a ref it refuses to move is exit status 1, handed back.
+  ///   it, a ref it refuses to move is `nil`.
   private func fastImport(
     _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil,
-    pack: PackStyle = .standard
-  ) throws(SyncError) -> GitOutput {
-    let arguments = StoreRepository.fastImportArguments(forcing: forcing, pack: pack)
-    let accepting: Set<Int32> = forcing ? [0] : [0, 1]
+    pack: FastImportPack = .standard
+  ) throws(SyncError) -> CommitID? {
     guard let blobs else {
-      return try git.run(
-        "commit the store", arguments, input: commit.stream(), accepting: accepting)
+      return try git.fastImport(.bytes(commit.stream()), forcing: forcing, pack: pack)
     }
     let input = try finishInput(commit, after: blobs)
     defer { try? fileSystem.close(input) }  // read-only
-    return try git.run("commit the store", arguments, inputFile: input, accepting: accepting)
-  }
-
-  /// How `git fast-import` writes a commit's pack.
-  enum PackStyle {
-    /// git's way: zlib, and each blob deltified against the one before where that pays.
-    case standard
-    /// Blobs that neither compress nor delta (age files): stored as they are, without zlib
-    /// or delta search (less than half the time, as large).
-    case incompressible
-    /// Text for the local repository alone (the plain first commit of a repository syncing
-    /// with an encrypted remote, which receives age files): zlib's fastest level and no
-    /// delta search — on the large store about half the time for a pack 2 % larger (one
-    /// document rarely deltas against the one written before it).
-    case localOnly
-  }
-
-  /// The arguments of `git fast-import` for a commit's stream.
-  /// - Parameter forcing: whether it may move the commit's ref from anywhere.
-  static func fastImportArguments(forcing: Bool, pack: PackStyle) -> [String] {
-    let settings: [String]
-    switch pack {
-    case .standard: settings = []
-    case .incompressible: settings = ["-c", "pack.compression=0"]
-    case .localOnly: settings = ["-c", "pack.compression=1"]
-    }
-    return settings + ["fast-import", "--quiet"] + (forcing ? ["--force"] : [])
-      + (pack == .standard ? [] : ["--depth=0"]) + ["--done"]
+    return try git.fastImport(.file(input), forcing: forcing, pack: pack)
   }
 
   /// Writes `commit` into `blobs` after the blobs it names; a descriptor reading the whole
@@ -270,13 +233,6 @@ extension StoreRepository {
   }
 
   /// The commit a fast-import run named (its `get-mark`).
-  func madeCommit(_ output: GitOutput) throws(SyncError) -> CommitID {
-    guard let line = output.lines.last, line.count >= 40 else {
-      throw .gitFailed(step: "commit the store", message: "git fast-import named no commit")
-    }
-    return CommitID(line)
-  }
-
   // MARK: - The whole store against HEAD's tree
 
   /// Compares the whole store file with HEAD's tree and commits the difference (converting
@@ -418,7 +374,7 @@ extension StoreRepository {
   /// Whether HEAD is a commit of docsh before 0.4, which tracked the store file.
   func hasCommitOfOldLayout() throws(SyncError) -> Bool {
     // A known repository is one whose config says it holds one file per document.
-    guard !isKnownSetUp, let head = try git.commit("HEAD") else { return false }
+    guard !isKnownSetUp, let head = try git.head() else { return false }
     return try git.object(head.hex + ":" + pathInRepository) != nil
   }
 
@@ -525,9 +481,7 @@ extension StoreRepository {
   /// Moves HEAD's branch from `old` (`nil`: it must not exist yet) to `new`, and only from
   /// there: a commit made meanwhile by someone else makes it fail rather than be lost.
   func moveHead(to new: CommitID, from old: CommitID?, reason: String) throws(SyncError) {
-    try git.run(
-      "update the branch",
-      ["update-ref", "-m", "docsh: " + reason, "HEAD", new.hex, old?.hex ?? ""])
+    try git.updateRef("HEAD", to: new, expecting: old.map { .at($0) } ?? .absent, reason: reason)
   }
 
   /// `Name <email> SECONDS ZONE` for a commit now, as git gives it (honouring the
@@ -547,27 +501,19 @@ extension StoreRepository {
 
   /// ``committerLine()`` as git gives it.
   private func committerLineFromGit() throws(SyncError) -> String {
-    let asked = ["-c", "user.useConfigOnly=true", "var", "GIT_COMMITTER_IDENT"]
     if identity == nil {
-      let output = try git.run("read the identity", asked, accepting: [0, 128])
-      if output.succeeded, let line = output.lines.first {
-        identity = ""
-        return String(line)
+      if let line = try git.configuredCommitter() {
+        identity = Git.IdentityFallback()
+        return line
       }
-      let configured = try git.run(
-        "read the identity", ["config", "--get-regexp", "^user\\.(name|email)$"],
-        accepting: [0, 1])
-      let keys = Set(
-        configured.lines.compactMap { $0.split(separator: " ").first.map(String.init) })
-      var missing: [String] = []
-      if !keys.contains("user.name") { missing += ["-c", "user.name=docsh"] }
-      if !keys.contains("user.email") {
-        missing += ["-c", "user.email=docsh@" + StoreRepository.hostName()]
-      }
-      identity = missing.joined(separator: "\u{0}")
+      let configured = try git.configEntries(
+        matching: "^user\\.(name|email)$", localOnly: false)
+      let keys = Set(configured.map(\.key))
+      identity = Git.IdentityFallback(
+        name: keys.contains("user.name") ? nil : "docsh",
+        email: keys.contains("user.email") ? nil : "docsh@" + StoreRepository.hostName())
     }
-    let missing = (identity ?? "").split(separator: "\u{0}").map(String.init)
-    return try git.text("read the identity", missing + asked)
+    return try git.committer(supplying: identity ?? Git.IdentityFallback())
   }
 
   /// The machine's host name (`localhost` when it has none).

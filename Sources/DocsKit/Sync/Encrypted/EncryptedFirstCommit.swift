@@ -132,15 +132,16 @@ extension StoreRepository {
       changes: stream.changes + (try encryptedRootFiles(settings: first.settings)))
     let input = try finishInput(commit, after: stream.input)
     defer { try? fileSystem.close(input) }  // read-only
-    let arguments = StoreRepository.fastImportArguments(
-      forcing: true,
-      pack: stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard)
+    let pack: FastImportPack =
+      stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard
     // `input` stays open until the run is over: waited for below, before the `defer`.
-    let encrypted = BackgroundWork { [git] () throws(SyncError) -> GitOutput in
-      try git.run("write the encrypted commit", arguments, inputFile: input)
+    let encrypted = BackgroundWork { [git] () throws(SyncError) -> CommitID? in
+      try git.fastImport(.file(input), forcing: true, pack: pack)
     }
     let plain = Result { () throws(SyncError) -> CommitID in try makePlain(committer) }
-    let made = try madeCommit(try encrypted.wait().get())
+    guard let made = try encrypted.wait().get() else {
+      throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit")
+    }
     let local = try plain.get()
     var map = try encryptedCommitMap()
     map.record(local: local, encrypted: made)

@@ -25,19 +25,8 @@ extension StoreRepository {
   /// The commits reachable from `tips` and from none of `known`, parents first.
   func commitsToTranslate(from tips: [CommitID], known: [String]) throws(SyncError) -> [CommitInfo]
   {
-    guard !tips.isEmpty else { return [] }
-    let input = tips.map { $0.hex + "\n" }.joined() + known.map { "^" + $0 + "\n" }.joined()
-    let output = try git.run(
-      "read the history",
-      ["log", "--topo-order", "--reverse", "--format=%H%x1f%P%x1f%ct%x1f%T", "--stdin"],
-      input: Array(input.utf8))
-    return output.lines.compactMap { line in
-      let fields = line.split(separator: "\u{1F}", omittingEmptySubsequences: false)
-      guard fields.count == 4, let seconds = Int64(fields[2]) else { return nil }
-      return CommitInfo(
-        commit: CommitID(fields[0]),
-        parents: fields[1].split(separator: " ").map { CommitID($0) }, seconds: seconds,
-        tree: String(fields[3]))
+    try git.commits(reachableFrom: tips, excluding: known).map {
+      CommitInfo(commit: $0.commit, parents: $0.parents, seconds: $0.seconds, tree: $0.tree)
     }
   }
 
@@ -100,7 +89,7 @@ extension StoreRepository {
   ) throws(SyncError) -> LocalObjects {
     var all = LocalObjects()
     guard !paths.isEmpty else { return all }
-    let tree = try git.text("read the repository", ["rev-parse", commit.hex + "^{tree}"])
+    let tree = try git.tree(of: commit)
     try forEachBatch(inTree: tree, paths: paths) { (batch: LocalObjects) throws(SyncError) in
       all.documents.merge(batch.documents) { $1 }
       all.categories.merge(batch.categories) { $1 }
@@ -416,7 +405,6 @@ extension StoreRepository {
 
   /// Writes `bytes` as a blob of the repository.
   func writeBlob(_ bytes: [UInt8]) throws(SyncError) -> GitBlobID {
-    GitBlobID(
-      hex: try git.text("write a blob", ["hash-object", "-w", "--stdin"], input: bytes))
+    try git.writeBlob(bytes)
   }
 }

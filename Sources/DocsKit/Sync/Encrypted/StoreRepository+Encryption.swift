@@ -23,7 +23,7 @@ extension StoreRepository {
       existing.prefix.isEmpty, try existing.isSetUp(), try existing.encryptionSettings() == nil,
       try existing.hasOrigin()
     {
-      let url = try existing.git.text("read the remote", ["remote", "get-url", "origin"])
+      let url = try existing.git.remoteURL("origin") ?? ""
       throw .encryption(.syncsInPlainText(url: url))
     }
     let repository = try setUp(
@@ -143,15 +143,8 @@ extension StoreRepository {
 
   /// The branches fetched from the encrypted remote, with their commits.
   private func encryptedTips() throws(SyncError) -> [(branch: String, tip: CommitID)] {
-    let output = try git.run(
-      "list the remote's branches",
-      ["for-each-ref", "--format=%(objectname) %(refname)", StoreRepository.encryptedRefs])
-    return output.lines.compactMap { line in
-      let parts = line.split(separator: " ", maxSplits: 1)
-      guard parts.count == 2 else { return nil }
-      return (
-        String(parts[1].dropFirst(StoreRepository.encryptedRefs.count)), CommitID(parts[0])
-      )
+    try git.refs(under: StoreRepository.encryptedRefs).map { ref in
+      (String(ref.name.dropFirst(StoreRepository.encryptedRefs.count)), ref.commit)
     }
   }
 
@@ -189,10 +182,7 @@ extension StoreRepository {
 
   /// A branch of `refs/remotes/origin/` whose commit is an encrypted remote's, if any.
   private func plainTrackingTipIfEncrypted() throws(SyncError) -> CommitID? {
-    let output = try git.run(
-      "list the remote's branches",
-      ["for-each-ref", "--format=%(objectname)", "refs/remotes/origin/"])
-    let tips = output.lines.map { CommitID($0) }
+    let tips = try git.refs(under: "refs/remotes/origin/").map(\.commit)
     guard !tips.isEmpty else { return nil }
     let found = try git.objectSizes(
       tips.map { $0.hex + ":" + EncryptedLayout.markerPath }, step: "read the repository")
@@ -201,10 +191,8 @@ extension StoreRepository {
 
   /// Removes the tracking refs a plain fetch of an encrypted remote made.
   private func forgetTrackingRefs() throws(SyncError) {
-    let output = try git.run(
-      "list the remote's branches", ["for-each-ref", "--format=%(refname)", "refs/remotes/origin/"])
-    for ref in output.lines where !ref.isEmpty {
-      try git.run("update the remote's branches", ["update-ref", "-d", String(ref)])
+    for ref in try git.refs(under: "refs/remotes/origin/") {
+      try git.deleteRef(ref.name)
     }
   }
 
@@ -224,8 +212,7 @@ extension StoreRepository {
     if settings != before { try writeEncryptionSettings(settings) }
     for (branch, local) in translated
     where try refCommit("refs/remotes/origin/" + branch) != local {
-      try git.run(
-        "update the remote's branches", ["update-ref", "refs/remotes/origin/" + branch, local.hex])
+      try git.updateRef("refs/remotes/origin/" + branch, to: local)
     }
   }
 
@@ -249,11 +236,10 @@ extension StoreRepository {
     case .pushed:
       // Both in one process: the remote's commit, and the local one it stands for as the
       // remote-tracking branch (which the push set to the remote's).
-      let updates =
-        "update \(StoreRepository.encryptedRefs + upstream) \(encrypted.hex)\n"
-        + "update refs/remotes/origin/\(upstream) \(head.hex)\n"
-      try git.run(
-        "update the remote's branches", ["update-ref", "--stdin"], input: Array(updates.utf8))
+      try git.updateRefs([
+        (StoreRepository.encryptedRefs + upstream, encrypted),
+        ("refs/remotes/origin/" + upstream, head),
+      ])
       return .pushed
     }
   }
@@ -271,7 +257,7 @@ extension StoreRepository {
         throw .encryption(.notEncrypted(folder: storeFolder))
       }
       let upstream = try upstreamBranch()
-      guard let head = try git.commit("HEAD"),
+      guard let head = try git.head(),
         let tip = try refCommit(StoreRepository.encryptedRefs + upstream)
       else { throw .encryption(.notEncrypted(folder: storeFolder)) }
       let (identity, _) = try openIdentity(at: tip)
@@ -299,9 +285,7 @@ extension StoreRepository {
       try writeEncryptionSettings(settings)
       switch try push(commit.hex, upstream: upstream) {
       case .pushed:
-        try git.run(
-          "update the remote's branches",
-          ["update-ref", StoreRepository.encryptedRefs + upstream, commit.hex])
+        try git.updateRef(StoreRepository.encryptedRefs + upstream, to: commit)
       case .remoteMoved, .upToDate:
         throw .pushKeptFailing(attempts: 1)
       }

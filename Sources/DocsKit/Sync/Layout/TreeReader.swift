@@ -117,7 +117,7 @@ struct TreeReader {
     var reading = TreeReading()
     // Paths are looked up in the commit's tree, not through the commit: git would read the
     // commit object, message and all, for every lookup.
-    let root = try git.text("read the repository", ["rev-parse", commit.hex + "^{tree}"])
+    let root = try git.tree(of: commit)
     var guards = 0
     var hasMarkerFolder = false
     let categoryFolders = try categoryFolders(

@@ -26,7 +26,7 @@ extension StoreRepository {
       found = nil  // the folder lies in another repository's work tree
     }
     if found == nil {
-      try Git(runner: runner, folder: folder).run("create a git repository", ["init", "--quiet"])
+      try Git(runner: runner, folder: folder, fileSystem: fileSystem).createRepository()
       found = try locate(storePath: absolute, runner: runner, fileSystem: fileSystem)
     }
     guard let repository = found, repository.prefix.isEmpty else {
@@ -45,29 +45,25 @@ extension StoreRepository {
   /// and pull setting gone.
   /// - Throws: ``SyncError`` when git fails.
   func configureLayout() throws(SyncError) {
-    try git.run("set up the repository", ["config", "--local", "docsh.layout", "files"])
-    try git.run("set up the repository", ["config", "--local", "core.bare", "true"])
-    try git.run(
-      "set up the repository", ["config", "--local", "--remove-section", "merge.docsh"],
-      accepting: [0, 1, 128])
-    try? removeFile(atPath: gitDirectory + "/index")  // none after `git init`: nothing to remove
+    try git.setLocalConfig("docsh.layout", to: "files")
+    try git.setLocalConfig("core.bare", to: "true")
+    try git.removeLocalConfigSection("merge.docsh")
+    try git.dropIndex()
   }
 
   /// Sets `origin` to `url`.
   private func setRemote(_ url: String) throws(SyncError) {
-    let current = try git.run(
-      "read the remote", ["remote", "get-url", "origin"], accepting: [0, 2, 128])
-    if !current.succeeded {
-      try git.run("add the remote origin", ["remote", "add", "origin", url])
-    } else if current.lines.first.map(String.init) != url {
-      try git.run("set the remote origin", ["remote", "set-url", "origin", url])
+    let current = try git.remoteURL("origin")
+    if current == nil {
+      try git.addRemote("origin", url: url)
+    } else if current != url {
+      try git.setRemoteURL("origin", to: url)
     }
   }
 
   /// Whether the repository has a remote `origin`.
   func hasOrigin() throws(SyncError) -> Bool {
-    try git.run("read the remote", ["remote", "get-url", "origin"], accepting: [0, 2, 128])
-      .succeeded
+    try git.remoteURL("origin") != nil
   }
 
   /// Creates `folder` and its missing parents (0700).

@@ -39,11 +39,12 @@ extension StoreRepository {
   static func knownRepository(
     storePath: String, folder: String, runner: any GitRunner, fileSystem: any FileSystem
   ) -> StoreRepository? {
-    let gitDirectory = (folder == "/" ? "" : folder) + "/.git"
+    let git = Git(runner: runner, folder: folder, fileSystem: fileSystem)
+    let gitDirectory = git.directory
     let environment = gitEnvironment(of: runner)
     guard !configurationVariables.contains(where: { environment[$0] != nil }),
       let setUp = RepositoryLedger.read(in: gitDirectory, fileSystem: fileSystem).setUp,
-      setUp == signature(of: gitDirectory + "/config", fileSystem: fileSystem)
+      setUp == signature(of: git.configPath, fileSystem: fileSystem)
     else { return nil }
     let repository = StoreRepository(
       storePath: storePath, topLevel: folder, gitDirectory: gitDirectory, prefix: "",
@@ -56,9 +57,8 @@ extension StoreRepository {
   /// from then on; only for the store folder's bare `.git`, the one
   /// ``knownRepository(storePath:folder:runner:fileSystem:)`` looks for.
   func recordFacts() {
-    guard isBare, prefix.isEmpty, gitDirectory == (storeFolder == "/" ? "" : storeFolder) + "/.git"
-    else { return }
-    let config = StoreRepository.signature(of: gitDirectory + "/config", fileSystem: fileSystem)
+    guard isBare, prefix.isEmpty, gitDirectory == Git.ownDirectory(of: storeFolder) else { return }
+    let config = StoreRepository.signature(of: git.configPath, fileSystem: fileSystem)
     guard config != "-" else { return }
     recordShortcut { $0.setUp = config }
     isKnownSetUp = true
@@ -70,18 +70,8 @@ extension StoreRepository {
   /// the repository is known (``knownRepository(storePath:folder:runner:fileSystem:)``) and
   /// both files are plain: `ref: refs/heads/NAME` and a loose ref. `nil` otherwise.
   func knownHead() -> (branch: String, head: CommitID)? {
-    guard isKnownSetUp,
-      let headFile = try? StoreRepository.readFile(gitDirectory + "/HEAD", fileSystem: fileSystem)
-    else { return nil }
-    let text = String(decoding: headFile, as: UTF8.self)
-    guard text.hasPrefix("ref: refs/heads/"), text.hasSuffix("\n") else { return nil }
-    let branch = String(text.dropFirst("ref: ".count).dropLast())
-    guard !branch.contains(".."), !branch.contains(where: { $0 == " " || $0 == "\n" }),
-      let refFile = try? StoreRepository.readFile(
-        gitDirectory + "/" + branch, fileSystem: fileSystem),
-      let head = StoreRepository.looseRefCommit(refFile)
-    else { return nil }
-    return (branch, head)
+    guard isKnownSetUp else { return nil }
+    return git.headFromFiles()
   }
 
   /// The commit HEAD is at, read from its branch's file when it can be
@@ -89,28 +79,15 @@ extension StoreRepository {
   /// - Throws: when git cannot be run.
   func headCommit() throws(SyncError) -> CommitID? {
     if let known = knownHead() { return known.head }
-    return try git.commit("HEAD")
+    return try git.head()
   }
 
   /// The commit the loose ref `name` (`refs/remotes/origin/main`) holds, read from its file
   /// in a known repository; else, or when it is not a plain loose ref, asked of git.
   /// - Throws: when git cannot be run.
   func refCommit(_ name: String) throws(SyncError) -> CommitID? {
-    if isKnownSetUp, !name.contains(".."),
-      let bytes = try? StoreRepository.readFile(gitDirectory + "/" + name, fileSystem: fileSystem),
-      let commit = StoreRepository.looseRefCommit(bytes)
-    {
-      return commit
-    }
+    if isKnownSetUp, let commit = git.looseRef(name) { return commit }
     return try git.commit(name)
-  }
-
-  /// The commit a loose ref file names, when it is 40 hex digits and a newline.
-  private static func looseRefCommit(_ bytes: [UInt8]) -> CommitID? {
-    guard bytes.count == 41, bytes.last == 0x0A,
-      bytes.dropLast().allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-    else { return nil }
-    return CommitID(String(decoding: bytes.dropLast(), as: UTF8.self))
   }
 
   // MARK: - The committer
@@ -147,28 +124,13 @@ extension StoreRepository {
     var local = tm()
     localtime_r(&now, &local)
     let offset = local.tm_gmtoff / 60
-    let minutes = abs(offset)
-    let hours = String(minutes / 60)
-    let rest = String(minutes % 60)
-    return "\(now) " + (offset < 0 ? "-" : "+") + String(repeating: "0", count: 2 - hours.count)
-      + hours + String(repeating: "0", count: 2 - rest.count) + rest
+    let minutes = Int(abs(offset))
+    return "\(now) " + (offset < 0 ? "-" : "+") + pad(minutes / 60, 2) + pad(minutes % 60, 2)
   }
 
   /// The config files git reads an identity from, as the variables place them.
   private func identityConfigFiles(environment: [String: String]) -> [String] {
-    var files: [String] = []
-    if environment["GIT_CONFIG_NOSYSTEM"] == nil {
-      files.append(environment["GIT_CONFIG_SYSTEM"] ?? "/etc/gitconfig")
-    }
-    if let global = environment["GIT_CONFIG_GLOBAL"] {
-      files.append(global)
-    } else {
-      let home = environment["HOME"] ?? ""
-      files.append((environment["XDG_CONFIG_HOME"] ?? home + "/.config") + "/git/config")
-      files.append(home + "/.gitconfig")
-    }
-    files.append(gitDirectory + "/config")
-    return files
+    git.configFiles(environment: environment)
   }
 
   /// What the identity depends on, one line each: the config files' status, the variables'

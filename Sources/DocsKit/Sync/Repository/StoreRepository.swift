@@ -31,9 +31,9 @@ public final class StoreRepository {
   let prefix: String
   let git: Git
   let fileSystem: any FileSystem
-  /// The `-c user.…` arguments commits need where git has no identity configured (joined
-  /// by NUL; empty when it has one), found once.
-  var identity: String?
+  /// What commits need supplied where git has no identity configured (nothing when it has
+  /// one), found once.
+  var identity: Git.IdentityFallback?
   /// Whether git has no work tree here (the layout of one file per document).
   let isBare: Bool
   /// The context a sync running now writes what comes in through (its store's), if any.
@@ -61,7 +61,7 @@ public final class StoreRepository {
     storeFolder = folder
     pathInRepository = prefix + name
     // Paths given to git are the repository's (`notes/store.json`): git runs at the top.
-    git = Git(runner: runner, folder: topLevel)
+    git = Git(runner: runner, folder: topLevel, directory: gitDirectory, fileSystem: fileSystem)
     self.fileSystem = fileSystem
   }
 
@@ -108,34 +108,26 @@ public final class StoreRepository {
     {
       return known
     }
-    let git = Git(runner: runner, folder: folder)
-    let output = try git.run(
-      "find the repository",
-      ["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--show-prefix"],
-      accepting: [0, 128])
-    guard output.succeeded else {
-      if hasGitEntry(atOrAbove: folder, fileSystem: fileSystem) {
-        throw .gitFailed(step: "find the repository", message: output.lastErrorLine)
+    let git = Git(runner: runner, folder: folder, fileSystem: fileSystem)
+    let lookup = try git.lookUpRepository()
+    guard case .found(let gitDirectory, let isBare, let prefix) = lookup else {
+      if case .notFound(let reason) = lookup, hasGitEntry(atOrAbove: folder, fileSystem: fileSystem)
+      {
+        throw .gitFailed(step: "find the repository", message: reason)
       }
       return nil
     }
-    let lines = output.lines
-    guard lines.count >= 2 else {
-      throw .gitFailed(step: "find the repository", message: "unexpected output of git rev-parse")
-    }
-    let gitDirectory = String(lines[0])
-    if lines[1] == "true" {
+    if isBare {
       // docsh's own repository has no work tree: it is the store folder's `.git`.
-      guard gitDirectory == (folder == "/" ? "" : folder) + "/.git" else { return nil }
+      guard gitDirectory == Git.ownDirectory(of: folder) else { return nil }
       return StoreRepository(
         storePath: absolute, topLevel: folder, gitDirectory: gitDirectory, prefix: "",
         isBare: true, runner: runner, fileSystem: fileSystem)
     }
-    let topLevel = try git.text("find the repository", ["rev-parse", "--show-toplevel"])
+    let topLevel = try git.topLevel()
     return StoreRepository(
       storePath: absolute, topLevel: topLevel, gitDirectory: gitDirectory,
-      prefix: lines.count > 2 ? String(lines[2]) : "", isBare: false, runner: runner,
-      fileSystem: fileSystem)
+      prefix: prefix, isBare: false, runner: runner, fileSystem: fileSystem)
   }
 
   /// Whether the repository is set up for docsh: its config says `docsh.layout = files`,
@@ -144,25 +136,19 @@ public final class StoreRepository {
   /// - Throws: ``SyncError`` when git cannot be run.
   public func isSetUp() throws(SyncError) -> Bool {
     if isKnownSetUp { return true }
-    let output = try git.run(
-      "read the repository's config",
-      ["config", "--local", "--get-regexp", "^(docsh\\.layout|merge\\.docsh\\.driver)$"],
-      accepting: [0, 1])
+    let settings = try git.configEntries(
+      matching: "^(docsh\\.layout|merge\\.docsh\\.driver)$", localOnly: true)
     // Only a repository of one file per document is known from then on: one of the old
     // layout converts on its next commit, which changes the config.
-    if output.lines.contains("docsh.layout files") { recordFacts() }
-    return output.succeeded
+    if settings.contains(Git.ConfigEntry(line: "docsh.layout files")) { recordFacts() }
+    return !settings.isEmpty
   }
 
   /// How many commits of the current branch its upstream does not have yet, as the remote
   /// was last fetched (no network); `nil` when the branch has no upstream.
   /// - Throws: ``SyncError`` when git fails.
   public func unpushedCommitCount() throws(SyncError) -> Int? {
-    let output = try git.run(
-      "count the commits not pushed", ["rev-list", "--count", "@{upstream}..HEAD"],
-      accepting: [0, 128])
-    guard output.succeeded, let line = output.lines.first else { return nil }
-    return Int(line)
+    try git.unpushedCommitCount()
   }
 
   // MARK: - Locks

@@ -32,7 +32,7 @@ extension StoreRepository {
   /// - Throws: ``SyncError`` when git cannot be run, or HEAD names no commit although docsh
   ///   committed here (a broken repository cannot say whether it holds the store).
   private func commitHoldingStore() throws(SyncError) -> CommitID? {
-    guard let head = try git.commit("HEAD") else {
+    guard let head = try git.head() else {
       if let committed = ledger().committed {
         throw .gitFailed(
           step: "read HEAD",
@@ -186,7 +186,7 @@ extension StoreRepository {
     guard let move = try notedMove() else { return }
     let old = move.old
     let new = move.new
-    guard try git.commit("HEAD") == old, try git.commit(new.hex) == new,
+    guard try git.head() == old, try git.commit(new.hex) == new,
       let now = try storeGeneration(), now > move.generation
     else { return forgetMove() }
     if let witness = move.witness {
@@ -217,39 +217,14 @@ extension StoreRepository {
   /// Removes lock files of the repository that no process holds open and that are older
   /// than a few seconds (a git killed half way leaves them and refuses to work after).
   private func removeStaleLocks(into report: inout SyncReport) throws(SyncError) {
-    var names = [
-      "index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "ORIG_HEAD.lock",
-      "MERGE_HEAD.lock", "FETCH_HEAD.lock", "refs/docsh/commit.lock",
-      "refs/docsh/encrypted-commit.lock",
-    ]
+    var refs = [StoreRepository.buildRef, StoreRepository.encryptedBuildRef]
     if let branch = try currentBranch() {
-      names += ["refs/heads/\(branch).lock", "refs/remotes/origin/\(branch).lock"]
+      refs += ["refs/heads/\(branch)", "refs/remotes/origin/\(branch)"]
     }
-    try removeLeftOvers(names.map { gitDirectory + "/" + $0 }, inUseIsBusy: true, into: &report)
-  }
-
-  /// Removes those of `paths` that a git now gone left — older than a few seconds and open
-  /// in no process — noting each. One that may be in use stays, or with `inUseIsBusy` makes
-  /// the sync fail as busy.
-  private func removeLeftOvers(
-    _ paths: [String], inUseIsBusy: Bool, into report: inout SyncReport
-  ) throws(SyncError) {
-    for path in paths {
-      guard let status = StoreRepository.status(ofPath: path, fileSystem: fileSystem) else {
-        continue
-      }
-      let age = Timestamp.now().millisecondsSince1970 - status.modificationNanoseconds / 1_000_000
-      guard age >= StoreRepository.staleLockAge, !ProcessTable.isOpen(path) else {
-        if inUseIsBusy { throw .busy(lock: path) }
-        continue
-      }
-      try removeFile(atPath: path)
+    for path in try git.removeStaleLocks(ofRefs: refs) {
       report.notes.append(.removedStaleLock(path))
     }
   }
-
-  /// How old (in milliseconds) a lock nobody holds must be before docsh removes it.
-  static let staleLockAge: Int64 = 2_000
 
   /// The status of the file at `path`, `nil` when there is none.
   static func status(ofPath path: String, fileSystem: any FileSystem) -> FileStatus? {
@@ -267,9 +242,11 @@ extension StoreRepository {
 /// processes this user may look into: the ones that could be working in the user's
 /// repository).
 enum ProcessTable {
-  /// Whether any process has `path` open.
-  static func isOpen(_ path: String) -> Bool {
-    guard let resolved = realPath(path), let processes = opendir("/proc") else { return false }
+  /// Whether any process has `path` open (`false` when `path` cannot be resolved).
+  static func isOpen(_ path: String, fileSystem: any FileSystem) -> Bool {
+    guard let resolved = try? fileSystem.resolvedPath(path),  // gone: held by nobody
+      let processes = opendir("/proc")
+    else { return false }
     defer { closedir(processes) }
     while let entry = readdir(processes) {
       let pid = name(of: entry)
@@ -297,11 +274,5 @@ enum ProcessTable {
     let count = readlink(path, &buffer, buffer.count - 1)
     guard count > 0 else { return nil }
     return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
-
-  private static func realPath(_ path: String) -> String? {
-    guard let resolved = realpath(path, nil) else { return nil }
-    defer { free(resolved) }
-    return String(cString: resolved)
   }
 }

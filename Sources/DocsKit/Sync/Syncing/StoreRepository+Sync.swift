@@ -148,8 +148,7 @@ extension StoreRepository {
       var head = try commitLocked(progress: progress)
       if wasOldLayout { report.notes.append(.convertedRepository) }
       if mayConvert, let head, head != before,
-        try git.text("read the history", ["log", "-1", "--format=%s", head.hex])
-          == StoreRepository.markdownConversionSubject
+        try git.subject(of: head) == StoreRepository.markdownConversionSubject
       {
         report.notes.append(.convertedToMarkdown)
       }
@@ -352,20 +351,7 @@ extension StoreRepository {
   /// - Parameter refspecs: where to fetch what, instead of the configured refspec (no
   ///   remote-tracking branch is written then but those named).
   func fetchOrigin(refspecs: [String] = []) throws(SyncError) {
-    let output = try git.run(
-      "fetch from origin",
-      ["fetch", "--quiet"] + (refspecs.isEmpty ? [] : ["--refmap="]) + ["origin"] + refspecs,
-      accepting: [0, 1, 128])
-    guard !output.succeeded else { return }
-    let errors = String(decoding: output.errorOutput, as: UTF8.self)
-    if errors.contains("fsck error") {
-      // git names the object and the check on an `error:` line before its `fatal:` ones.
-      let line =
-        errors.split(separator: "\n").first { $0.hasPrefix("error: object ") }
-        .map { String($0.dropFirst("error: ".count)) } ?? output.lastErrorLine
-      throw .refusedByGitChecks(message: line)
-    }
-    throw .gitFailed(step: "fetch from origin", message: output.lastErrorLine)
+    try git.fetch(remote: "origin", refspecs: refspecs)
   }
 
   /// Throws the first of `reading`'s refusals (by path), naming the commit of `remote`
@@ -384,13 +370,7 @@ extension StoreRepository {
     _ paths: [String], in remote: CommitID, since base: CommitID?
   ) throws(SyncError) -> String {
     // Literal pathspecs: no wildcard or magic in a name is taken as one.
-    let output = try git.run(
-      "read the history",
-      ["rev-list", "-1", remote.hex] + (base.map { ["^" + $0.hex] } ?? [])
-        + (paths.isEmpty ? [] : ["--"] + paths.map { ":(literal)" + $0 }),
-      accepting: [0, 128])
-    let line = output.succeeded ? output.lines.first.map(String.init) : nil
-    return CommitID(line ?? remote.hex).short
+    try (git.newestCommit(of: remote, notOf: base, changing: paths) ?? remote).short
   }
 
   /// What ``changedFiles(from:to:)`` puts before a path whose bytes are not UTF-8 (then
@@ -401,10 +381,7 @@ extension StoreRepository {
 
   /// The merge base of two commits; `nil` for unrelated histories.
   private func mergeBase(_ one: CommitID, _ other: CommitID) throws(SyncError) -> CommitID? {
-    let output = try git.run(
-      "find the common ancestor", ["merge-base", one.hex, other.hex], accepting: [0, 1])
-    guard output.succeeded, let line = output.lines.first else { return nil }
-    return CommitID(line)
+    try git.mergeBase(one, other)
   }
 
   /// The paths that differ between two commits (`nil`: the empty tree), with the blob at
@@ -431,29 +408,11 @@ extension StoreRepository {
   )] {
     guard let new else { return [:] }
     guard old != new else { return [:] }
-    let output = try git.run(
-      "compare commits",
-      [
-        "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id",
-        old?.hex ?? StoreRepository.emptyTree, new.hex,
-      ])
-    func blob(_ field: ArraySlice<UInt8>) -> GitBlobID? {
-      let hex = String(decoding: field, as: UTF8.self)
-      return hex.allSatisfy({ $0 == "0" }) ? nil : GitBlobID(hex: hex)
-    }
     var paths: [String: (old: GitBlobID?, new: GitBlobID?, mode: String)] = [:]
-    let fields = output.output.split(separator: 0, omittingEmptySubsequences: false)
-    var index = 0
-    while index + 1 < fields.count {
-      // ":OLDMODE NEWMODE OLD NEW STATUS" then the path.
-      let meta = fields[index].split(separator: 0x20)
+    for file in try git.changedFiles(from: old, to: new) {
       // A path that is not UTF-8 is marked, never repaired into another path.
-      let path =
-        String(validating: fields[index + 1], as: UTF8.self)
-        ?? StoreRepository.notUTF8Mark + PrintableText.escaped(fields[index + 1])
-      index += 2
-      guard meta.count == 5 else { continue }
-      paths[path] = (blob(meta[2]), blob(meta[3]), String(decoding: meta[1], as: UTF8.self))
+      let path = file.isUTF8 ? file.path : StoreRepository.notUTF8Mark + file.path
+      paths[path] = (file.old, file.new, file.mode)
     }
     return paths
   }
@@ -463,8 +422,7 @@ extension StoreRepository {
 
   /// When `commit` was made.
   func commitDate(_ commit: CommitID) throws(SyncError) -> Timestamp {
-    let text = try git.text("read the history", ["show", "-s", "--format=%ct", commit.hex])
-    return Timestamp(millisecondsSince1970: (Int64(text) ?? 0) * 1000)
+    try git.commitDate(of: commit)
   }
 
   /// How many documents and categories differ between two commits. A file moved into its
@@ -499,20 +457,10 @@ extension StoreRepository {
   /// - Throws: ``SyncError/gitFailed(step:message:)`` when the remote refused for another
   ///   reason than having moved, or could not be reached.
   func push(_ source: String = "HEAD", upstream: String) throws(SyncError) -> PushResult {
-    let output = try git.run(
-      "push to origin", ["push", "--porcelain", "origin", source + ":refs/heads/" + upstream],
-      accepting: [0, 1])
-    if output.succeeded { return .pushed }
-    for line in output.lines where line.hasPrefix("!") {
-      let reason = line.split(separator: "\t").last.map(String.init) ?? String(line)
-      if reason.contains("[rejected]")
-        && (reason.contains("fetch first") || reason.contains("non-fast-forward"))
-      {
-        return .remoteMoved
-      }
-      throw .gitFailed(step: "push to origin", message: reason)
+    switch try git.push(source, to: "origin", branch: upstream) {
+    case .pushed: return .pushed
+    case .remoteMoved: return .remoteMoved
     }
-    throw .gitFailed(step: "push to origin", message: output.lastErrorLine)
   }
 
   // MARK: - Branches
@@ -520,10 +468,7 @@ extension StoreRepository {
   /// The branch HEAD names, `nil` when detached.
   func currentBranch() throws(SyncError) -> String? {
     if let known = knownHead() { return String(known.branch.dropFirst("refs/heads/".count)) }
-    let output = try git.run(
-      "read the branch", ["symbolic-ref", "--quiet", "--short", "HEAD"], accepting: [0, 1, 128])
-    guard output.succeeded, let line = output.lines.first, !line.isEmpty else { return nil }
-    return String(line)
+    return try git.headBranch()
   }
 
   /// The branch of `origin` the current branch follows, chosen and recorded as its upstream
@@ -533,30 +478,23 @@ extension StoreRepository {
   /// - Throws: ``SyncError/ambiguousRemoteBranch(_:)`` when several could be meant.
   func upstreamBranch() throws(SyncError) -> String {
     guard var branch = try currentBranch() else { throw .detachedHead(folder: storeFolder) }
-    let configured = try git.run(
-      "read the upstream", ["config", "--get", "branch.\(branch).merge"], accepting: [0, 1])
-    if configured.succeeded, let line = configured.lines.first, line.hasPrefix("refs/heads/") {
-      return String(line.dropFirst("refs/heads/".count))
-    }
-    let listed = try git.run(
-      "list the remote's branches",
-      ["for-each-ref", "--format=%(refname)", "refs/remotes/origin/"])
-    let remoteBranches = listed.lines.map { String($0.dropFirst("refs/remotes/origin/".count)) }
+    if let configured = try git.upstream(of: branch) { return configured }
+    let listed = try git.refs(under: "refs/remotes/origin/")
+    let remoteBranches = listed.map { String($0.name.dropFirst("refs/remotes/origin/".count)) }
       .filter { $0 != "HEAD" }
     let chosen: String
     if remoteBranches.isEmpty || remoteBranches.contains(branch) {
       chosen = branch
     } else if remoteBranches.count == 1, let only = remoteBranches.first {
       chosen = only
-      if try git.commit("HEAD") == nil {
-        try git.run("name the branch", ["symbolic-ref", "HEAD", "refs/heads/" + only])
+      if try git.head() == nil {
+        try git.pointHead(atBranch: only)
         branch = only
       }
     } else {
       throw .ambiguousRemoteBranch(remoteBranches.sorted())
     }
-    try git.run("set the upstream", ["config", "branch.\(branch).remote", "origin"])
-    try git.run("set the upstream", ["config", "branch.\(branch).merge", "refs/heads/" + chosen])
+    try git.setUpstream(of: branch, remote: "origin", branch: chosen)
     return chosen
   }
 

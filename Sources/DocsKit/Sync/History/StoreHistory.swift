@@ -34,12 +34,27 @@ public struct StoreCommit: Hashable, Sendable {
 // any version of the store; only commits made otherwise (a user's own `git merge`, say)
 // are searched by git itself with `-G` on the document's line.
 extension StoreRepository {
+  /// The store's history in this repository.
+  public var history: StoreHistory {
+    StoreHistory(git: git, layout: layout, pathInRepository: pathInRepository)
+  }
+}
+
+/// The history of a store in its repository: the commits that changed it, the versions of
+/// one document, and a document as it was at a commit — read through git, never written.
+public struct StoreHistory {
+  let git: Git
+  /// Where the store's objects lie in a commit's tree.
+  let layout: RepositoryLayout
+  /// The store file's path in the repository (the old layout's commits hold it).
+  let pathInRepository: String
+
   /// The saved versions of the document `id`, newest first (a version that reached this
   /// branch twice, by the other machine's commit and the merge bringing it in, is listed
   /// once, at its first commit).
   /// - Parameter limit: at most this many.
   /// - Throws: ``SyncError`` when git fails.
-  public func history(ofDocument id: ObjectID, limit: Int? = nil) throws(SyncError)
+  public func versions(ofDocument id: ObjectID, limit: Int? = nil) throws(SyncError)
     -> [DocumentVersion]
   {
     let idText = id.description
@@ -86,17 +101,8 @@ extension StoreRepository {
   /// The commits that changed the store, newest first, one line each.
   /// - Throws: ``SyncError`` when git fails.
   public func commits(limit: Int? = nil) throws(SyncError) -> [StoreCommit] {
-    guard try git.commit("HEAD") != nil else { return [] }
-    let output = try git.run(
-      "read the history",
-      ["log", "--format=%H%x1f%at%x1f%s"] + (limit.map { ["-n", String(max(0, $0))] } ?? []))
-    return output.lines.compactMap { line in
-      let fields = line.split(separator: "\u{1F}", maxSplits: 2, omittingEmptySubsequences: false)
-      guard fields.count == 3, let seconds = Int64(fields[1]) else { return nil }
-      return StoreCommit(
-        commit: CommitID(fields[0]), date: Timestamp(millisecondsSince1970: seconds * 1000),
-        message: String(fields[2]))
-    }
+    guard try git.head() != nil else { return [] }
+    return try git.commitSubjects(limit: limit)
   }
 
   /// The commit `revision` names (a hash, short or full, `HEAD~2`, a branch).
@@ -135,7 +141,7 @@ extension StoreRepository {
       }
       break
     }
-    return try wholeTree(of: commit, progress: nil).snapshot.categories.lazy.compactMap {
+    return try wholeTree(of: commit).snapshot.categories.lazy.compactMap {
       category in
       category.documents.first { $0.id == id }.map { document in
         SavedDocument(
@@ -206,7 +212,7 @@ extension StoreRepository {
         })
       else { return nil }
     }
-    let reading = try reader.read(commit, folders: [folder], date: try commitDate(commit))
+    let reading = try reader.read(commit, folders: [folder], date: try git.commitDate(of: commit))
     // The name as spelled, else ignoring case.
     guard let id = reading.folders.first(where: { $0.value == folder })?.key,
       let holder = reading.snapshot.categories.first(where: { $0.id == id }),
@@ -271,7 +277,7 @@ extension StoreRepository {
     func trailer(naming id: String) -> StoreChanges.DocumentChange? {
       for key in [HistoryTrailer.changedKey, HistoryTrailer.deletedKey] {
         let needle = Array("\n\(key): \(id) ".utf8)
-        guard let start = StoreRepository.firstIndex(of: needle, in: body) else { continue }
+        guard let start = StoreHistory.firstIndex(of: needle, in: body) else { continue }
         let lineStart = start + 1
         let lineEnd = body[lineStart...].firstIndex(of: 0x0A) ?? body.endIndex
         return HistoryTrailer.documentChange(
@@ -289,27 +295,25 @@ extension StoreRepository {
     from start: CommitID? = nil,
     keeping wanted: (UnsafeRawBufferPointer, _ isDescribed: Bool) -> Bool
   ) throws(SyncError) -> [(index: Int, entry: LogEntry)] {
-    let output = try git.run(
-      "read the history",
-      ["log", "--format=%x1e%H%x1f%at%x1f%P%x1f%B"] + (start.map { [$0.hex] } ?? []),
-      accepting: [0, 128])
-    if !output.succeeded {
+    let log: [UInt8]
+    do {
+      log = try git.logRecords(from: start)
+    } catch {
       // A branch without commits has no history; any other failure is one.
-      if try git.commit("HEAD") == nil { return [] }
-      throw .gitFailed(step: "read the history", message: output.lastErrorLine)
+      if case .gitFailed = error, try git.head() == nil { return [] }
+      throw error
     }
     let marker = Array((HistoryTrailer.storeKey + ": " + pathInRepository + "\n").utf8)
     var entries: [(index: Int, entry: LogEntry)] = []
-    let log = output.output
     // Records and their first fields are found with memchr: the log of a large store holds
     // messages of megabytes (a first commit names every document).
-    for (index, bounds) in StoreRepository.byteRanges(of: log, separatedBy: 0x1E).enumerated() {
+    for (index, bounds) in StoreHistory.byteRanges(of: log, separatedBy: 0x1E).enumerated() {
       let record = log[bounds]
       let isDescribed = record.withUnsafeBytes { bytes in
         marker.withUnsafeBytes { ByteScan.contains($0, in: bytes) }
       }
       guard record.withUnsafeBytes({ wanted($0, isDescribed) }) else { continue }
-      let fields = StoreRepository.byteRanges(
+      let fields = StoreHistory.byteRanges(
         of: log, separatedBy: 0x1F, in: bounds, maximumCount: 4
       ).map { log[$0] }
       guard fields.count == 4,
@@ -375,11 +379,12 @@ extension StoreRepository {
     var versions: [(index: Int, version: DocumentVersion, fingerprint: String)] = []
     for (index, entry) in entries {
       let parent = entry.parents.first.map(CommitID.init)
-      let changed = try changedPaths(from: parent, to: entry.commit).filter {
-        layout.isDocumentPlace($0.key) && !$0.key.hasSuffix("/" + CategoryFile.fileName)
-      }
-      guard !changed.isEmpty else { continue }
-      let paths = changed.keys.sorted()
+      // A path that is not UTF-8 is no document's: git names it, docsh cannot.
+      let paths = try git.changedFiles(from: parent, to: entry.commit).filter {
+        $0.isUTF8 && layout.isDocumentPlace($0.path)
+          && !$0.path.hasSuffix("/" + CategoryFile.fileName)
+      }.map(\.path).sorted()
+      guard !paths.isEmpty else { continue }
       let now = try git.blobs(paths.map { entry.commit.hex + ":" + $0 }, step: "search the history")
       let then =
         try parent.map { parent throws(SyncError) in
@@ -424,6 +429,17 @@ extension StoreRepository {
       )
     }
     return nil
+  }
+
+  /// Every category and document of `commit`'s tree (as a sync reads a whole tree, without
+  /// a limit on a document's size: this is the user's own history).
+  private func wholeTree(of commit: CommitID) throws(SyncError) -> TreeReading {
+    let reader = TreeReader(git: git, layout: layout)
+    let folders = Set(
+      try reader.listing(commit.hex + ":" + layout.prefix)
+        .filter { $0.isFolder && !$0.name.hasPrefix(".") && !LayoutMarker.isGuardFolder($0.name) }
+        .map { layout.prefix + $0.name })
+    return try reader.read(commit, folders: folders, date: try git.commitDate(of: commit))
   }
 
   private func saved(
