@@ -156,13 +156,12 @@ extension StoreRepository {
   ///   refused to move, the branch being somewhere else.
   ///   - committer: `Name <email> SECONDS ZONE` of the author and committer; git's (now)
   ///     when `nil`.
-  ///   - incompressible: whether the blobs neither compress nor delta (age files): the pack
-  ///     is then written without zlib or delta search (less than half the time, as large).
+  ///   - pack: how the pack is written (``FastImportPack``).
   func makeCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
     message: String, after blobs: GitInputFile? = nil,
     on destination: CommitDestination = .buildRef, committer: String? = nil,
-    incompressible: Bool = false
+    pack: FastImportPack = .standard
   ) throws(SyncError) -> CommitID? {
     let ref: String
     switch destination {
@@ -175,7 +174,7 @@ extension StoreRepository {
       ref: ref, committer: line, message: message, parent: parent,
       mergedParents: mergedParents, changes: changes)
     guard case .branch = destination else {
-      return try fastImport(commit, after: blobs, incompressible: incompressible)
+      return try fastImport(commit, after: blobs, pack: pack)
     }
     return try fastImport(commit, forcing: false, after: blobs)
   }
@@ -185,12 +184,12 @@ extension StoreRepository {
   func makeBuildCommit(
     parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
     message: String, after blobs: GitInputFile? = nil, committer: String? = nil,
-    incompressible: Bool = false
+    pack: FastImportPack = .standard
   ) throws(SyncError) -> CommitID {
     guard
       let commit = try makeCommit(
         parent: parent, mergedParents: mergedParents, changes: changes, message: message,
-        after: blobs, committer: committer, incompressible: incompressible)
+        after: blobs, committer: committer, pack: pack)
     else { throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit") }
     return commit
   }
@@ -200,24 +199,30 @@ extension StoreRepository {
   ///   it, a ref it refuses to move is `nil`.
   private func fastImport(
     _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil,
-    incompressible: Bool = false
+    pack: FastImportPack = .standard
   ) throws(SyncError) -> CommitID? {
     guard let blobs else {
-      return try git.fastImport(
-        .bytes(commit.stream()), forcing: forcing, incompressible: incompressible)
+      return try git.fastImport(.bytes(commit.stream()), forcing: forcing, pack: pack)
     }
-    let input: Int32
+    let input = try finishInput(commit, after: blobs)
+    defer { try? fileSystem.close(input) }  // read-only
+    return try git.fastImport(.file(input), forcing: forcing, pack: pack)
+  }
+
+  /// Writes `commit` into `blobs` after the blobs it names; a descriptor reading the whole
+  /// stream from its start, which the caller closes.
+  func finishInput(_ commit: FastImportCommit, after blobs: GitInputFile) throws(SyncError)
+    -> Int32
+  {
     do {
       // In pieces: the commit of a whole store names every document's file.
       try commit.write(afterHeader: true) { (piece: [UInt8]) throws(SystemCallError) -> Void in
         try blobs.append(piece)
       }
-      input = try blobs.finish()
+      return try blobs.finish()
     } catch {
       throw .store(.system("git's input", operation: error.operation, errno: error.code))
     }
-    defer { try? fileSystem.close(input) }  // read-only
-    return try git.fastImport(.file(input), forcing: forcing, incompressible: incompressible)
   }
 
   /// A fast-import stream to write blobs into before the commit that names them.
@@ -264,11 +269,14 @@ extension StoreRepository {
     graph.index = nil
     let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
     let blobs = try makeInput()
+    // A first commit of a repository syncing with an encrypted remote: the remote's commit
+    // is written from the store in the same pass, rather than from this one's blobs after.
+    let encrypted = head == nil ? try makeEncryptedFirstCommit() : nil
     var difference = try StoreTreeDifference(
       graph: graph, totalBytes: graph.documents.map(\.location.end).max() ?? 0,
       content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
       },
-      tree: tree, layout: layout, blobs: blobs, progress: progress)
+      tree: tree, layout: layout, blobs: blobs, records: encrypted, progress: progress)
     try difference.settleUnknownFiles(reading: readBlobs)
     let isConversion = tree[pathInRepository] != nil
     if isConversion { difference.changes.append(.delete(pathInRepository)) }
@@ -301,8 +309,17 @@ extension StoreRepository {
     } else {
       message = difference.described.message(prefix: messagePrefix, storePath: pathInRepository)
     }
-    let commit = try makeBuildCommit(
-      parent: head, changes: difference.changes, message: message, after: blobs)
+    let commit: CommitID
+    if let encrypted {
+      commit = try makeFirstCommit(encrypting: encrypted) { committer throws(SyncError) in
+        try makeBuildCommit(
+          parent: nil, changes: difference.changes, message: message, after: blobs,
+          committer: committer, pack: .localOnly)
+      }
+    } else {
+      commit = try makeBuildCommit(
+        parent: head, changes: difference.changes, message: message, after: blobs)
+    }
     try moveHead(
       to: commit, from: head,
       reason: isConversion

@@ -29,14 +29,16 @@ struct StoreTreeDifference {
   /// document's content with `content` once, and writing the file of each document that
   /// differs into `blobs` (a fast-import stream, under the marks its changes name) rather
   /// than keeping it: a first commit holds the whole store.
-  /// - Parameter totalBytes: the store file's size, for `progress`.
+  /// - Parameters:
+  ///   - totalBytes: the store file's size, for `progress`.
+  ///   - records: hears every category and document as its file is made.
   /// - Throws: ``SyncError/store(_:)`` when a content cannot be read or decoded, or the
   ///   stream cannot be written.
   init(
     graph: LoadedGraph, totalBytes: Int,
     content: (StoredDocument) throws(StoreError) -> String,
     tree: [String: StoreRepository.TreeEntry], layout: RepositoryLayout, blobs: GitInputFile,
-    progress: (any ProgressObserver)?
+    records: (any StoreRecordSink)? = nil, progress: (any ProgressObserver)?
   ) throws(SyncError) {
     self.layout = layout
     progress?.beginTask(.committingStore, totalBytes: totalBytes)
@@ -48,6 +50,7 @@ struct StoreTreeDifference {
     for category in graph.categories {
       categoryNames[category.id] = category.name
       held.insert(category.id)
+      try records?.category(id: category.id, name: category.name)
       let path = layout.recordPath(of: category.name)
       expected.insert(path)
       let bytes = RepositoryLayout.recordBytes(
@@ -71,7 +74,7 @@ struct StoreTreeDifference {
       try compare(
         document, in: category,
         fannedOut: layout.isFannedOut(documentCount: counts[document.categoryID] ?? 0),
-        content: content, tree: tree, writer: &writer)
+        content: content, tree: tree, writer: &writer, records: records)
       sinceReport += document.location.length
       if sinceReport >= 1 << 20 {
         progress?.advanceTask(to: document.location.offset + document.location.length)
@@ -97,7 +100,8 @@ struct StoreTreeDifference {
   private mutating func compare(
     _ document: StoredDocument, in category: Name, fannedOut: Bool,
     content: (StoredDocument) throws(StoreError) -> String,
-    tree: [String: StoreRepository.TreeEntry], writer: inout BlobWriter
+    tree: [String: StoreRepository.TreeEntry], writer: inout BlobWriter,
+    records: (any StoreRecordSink)?
   ) throws(SyncError) {
     let path = layout.path(of: document.name, in: category, fannedOut: fannedOut)
     let former = layout.inVersion(1)
@@ -117,6 +121,8 @@ struct StoreTreeDifference {
       throw .store(error)
     }
     let bytes = RepositoryLayout.fileBytes(of: saved)
+    try records?.document(
+      id: document.id, name: document.name, categoryID: document.categoryID, file: bytes)
     let blob = GitBlobID(of: bytes)
     let elsewhere = otherPaths.filter { tree[$0] != nil }
     for otherPath in elsewhere { otherPlaces[otherPath] = (document.id, blob) }

@@ -214,7 +214,7 @@ extension StoreRepository {
 
   /// The fast-import stream of one encrypted commit as it is written: blobs, the changes
   /// that name them, and what they count.
-  private struct EncryptedStream {
+  struct EncryptedStream {
     let input: GitInputFile
     var changes: [FastImportCommit.Change] = []
     var mark = FastImportCommit.firstBlobMark
@@ -235,13 +235,18 @@ extension StoreRepository {
       _ puts: [(path: String, record: [UInt8])], to recipient: AgeRecipient
     ) throws(SyncError) {
       let encrypted = try StoreRepository.encryptAll(puts.map(\.record), to: recipient)
-      for (item, bytes) in zip(puts, encrypted) {
+      try put(paths: puts.map(\.path), encrypted: encrypted)
+    }
+
+    /// Writes the age files `encrypted` into the stream, each at its path of `paths`.
+    mutating func put(paths: [String], encrypted: [[UInt8]]) throws(SyncError) {
+      for (path, bytes) in zip(paths, encrypted) {
         do {
           try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
         } catch {
           throw .store(.system("git's input", operation: error.operation, errno: error.code))
         }
-        changes.append(.putMark(item.path, mark))
+        changes.append(.putMark(path, mark))
         mark += 1
       }
     }
@@ -308,7 +313,7 @@ extension StoreRepository {
       parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
       changes: stream.changes, message: stream.message, after: stream.input,
       committer: StoreRepository.encryptedCommitter(info.seconds),
-      incompressible: stream.mark - FastImportCommit.firstBlobMark > 1_000)
+      pack: stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard)
   }
 
   /// Writes into `stream` the records of the local files `paths` of the commit `info` that

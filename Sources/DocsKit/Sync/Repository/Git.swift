@@ -439,18 +439,22 @@ struct Git {
   /// - Parameters:
   ///   - forcing: whether fast-import may move the commit's ref from anywhere; without it,
   ///     a ref it refuses to move (the branch being elsewhere) is `nil`.
-  ///   - incompressible: whether the blobs neither compress nor delta (age files): the pack
-  ///     is then written without zlib or delta search (less than half the time, as large).
+  ///   - pack: how the pack is written (``FastImportPack``).
   /// - Returns: the commit written.
   /// - Throws: when git fails.
-  func fastImport(_ input: FastImportInput, forcing: Bool, incompressible: Bool = false)
+  func fastImport(_ input: FastImportInput, forcing: Bool, pack: FastImportPack = .standard)
     throws(SyncError) -> CommitID?
   {
     let step = "commit the store"
+    let settings: [String]
+    switch pack {
+    case .standard: settings = []
+    case .incompressible: settings = ["-c", "pack.compression=0"]
+    case .localOnly: settings = ["-c", "pack.compression=1"]
+    }
     let arguments =
-      (incompressible ? ["-c", "pack.compression=0"] : [])
-      + ["fast-import", "--quiet"] + (forcing ? ["--force"] : [])
-      + (incompressible ? ["--depth=0"] : []) + ["--done"]
+      settings + ["fast-import", "--quiet"] + (forcing ? ["--force"] : [])
+      + (pack == .standard ? [] : ["--depth=0"]) + ["--done"]
     let accepting: Set<Int32> = forcing ? [0] : [0, 1]
     let output: GitOutput
     switch input {

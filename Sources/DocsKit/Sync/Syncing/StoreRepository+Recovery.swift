@@ -223,7 +223,7 @@ extension StoreRepository {
   /// Removes lock files of the repository that no process holds open and that are older
   /// than a few seconds (a git killed half way leaves them and refuses to work after).
   private func removeStaleLocks(into report: inout SyncReport) throws(SyncError) {
-    var refs = [StoreRepository.buildRef]
+    var refs = [StoreRepository.buildRef, StoreRepository.encryptedBuildRef]
     if let branch = try currentBranch() {
       refs += ["refs/heads/\(branch)", "refs/remotes/origin/\(branch)"]
     }

@@ -1,0 +1,104 @@
+import DocsTestSupport
+import Foundation
+import Testing
+
+@testable import DocsKit
+
+/// A repository's first commit, when it syncs with an encrypted remote, writes the remote's
+/// commit from the store in the same pass (``EncryptedFirstCommit``): that commit must mean
+/// what the translation of the plain commit makes of it.
+@Suite struct EncryptedFirstCommitTests {
+  let sandbox: GitSandbox
+  let remote: String
+  let laptop: Machine
+
+  init() throws {
+    sandbox = try GitSandbox("encrypted-first")
+    remote = try sandbox.makeBareRemote()
+    laptop = try Machine("laptop", in: sandbox, number: 1)
+  }
+
+  /// Gives the same passphrase every time it is asked.
+  final class FixedPassphrase: PassphraseProviding {
+    func passphrase(prompt: String, confirm: Bool) throws -> [UInt8] {
+      Array("a passphrase for the tests".utf8)
+    }
+  }
+
+  /// A store with tags, links, names that need encoding, an empty category and a category
+  /// fanned out into buckets.
+  func fillStore() throws {
+    laptop.fanOutLimit = 3
+    try laptop.edit { context in
+      let plan = try put(
+        "ship it\n---\nnot a header\n", at: "Work: 2026", "Plan: \"draft\" *1* %2F", in: context)
+      let notes = try put(
+        "see [[Work: 2026/Plan: \"draft\" *1* %2F]]\n", at: "Home", "Notes.md", in: context)
+      try put("", at: "Home", ".hidden start", in: context)
+      try put("é and ü, NFC and NFD: e\u{301}\n", at: "Résumé", "Ünïcode ✓", in: context)
+      for index in 0..<6 { try put("line \(index)\n", at: "Many", "Item \(index)", in: context) }
+      _ = try context.createCategory(named: "Empty")
+      _ = try context.tag([plan.id, notes.id], with: [try Tag("secret-tag"), try Tag("work")])
+    }
+  }
+
+  /// The files of `commit`'s tree by path: each age file decrypted with `identity`, every
+  /// other file as it is.
+  func files(of commit: CommitID, in repository: StoreRepository, identity: AgeIdentity) throws
+    -> [String: [UInt8]]
+  {
+    let listing = try laptop.gitText([
+      "ls-tree", "-r", "--format=%(objectname) %(path)", commit.hex,
+    ])
+    var files: [String: [UInt8]] = [:]
+    for line in listing.split(separator: "\n") {
+      let parts = line.split(separator: " ", maxSplits: 1)
+      let path = String(parts[1])
+      let bytes = try #require(
+        try repository.readBlobs([GitBlobID(hex: String(parts[0]))]).first ?? nil)
+      switch EncryptedLayout.classify(path) {
+      case .document, .category:
+        files[path] = try Age.decrypt(bytes, identities: [identity])
+      default:
+        files[path] = bytes
+      }
+    }
+    return files
+  }
+
+  @Test func theFirstCommitsEncryptedTwinMeansWhatTheTranslationMakes() throws {
+    try fillStore()
+    let repository = try StoreRepository.setUpEncrypted(
+      storePath: laptop.storePath, remote: remote, runner: laptop.runner,
+      passphrases: FixedPassphrase())
+    repository.fanOutLimit = 3
+    let identity = try #require(repository.encryptionIdentity)
+    let settings = try #require(try repository.encryptionSettings())
+    let head = try #require(try repository.commitStore())
+
+    // Written with the commit, from the store: the map has it before any push.
+    let direct = try #require(try repository.encryptedCommitMap().encrypted(for: head))
+    // The translation of the same commit, by a map that knows none.
+    var empty = EncryptedCommitMap(parsing: [])
+    let translated = try repository.encryptedCommit(
+      for: head, map: &empty, settings: settings, identity: identity)
+    #expect(translated != direct)  // encrypted anew: the translation did run
+
+    let made = try files(of: direct, in: repository, identity: identity)
+    let expected = try files(of: translated, in: repository, identity: identity)
+    #expect(made.keys.sorted() == expected.keys.sorted())
+    for (path, bytes) in expected {
+      // As text, so that a difference reads as one.
+      let text = made[path].map { String(decoding: $0, as: UTF8.self) }
+      #expect(text == String(decoding: bytes, as: UTF8.self), "\(path) differs")
+    }
+    // Every category (the empty one too) and document is there.
+    let documents = made.keys.filter { EncryptedLayout.classify($0) != .unknown }
+    #expect(documents.filter { $0.hasPrefix("categories/") }.count == 5)
+    #expect(documents.filter { $0.hasPrefix("documents/") }.count == 10)
+    // The same message (counts only), author and date.
+    let format = ["show", "-s", "--format=%an <%ae> %at %cn <%ce> %ct %B"]
+    #expect(try laptop.gitText(format + [direct.hex]) == laptop.gitText(format + [translated.hex]))
+    #expect(try laptop.gitText(format + [direct.hex]).contains("docsh: 15 new"))
+  }
+}
