@@ -74,7 +74,7 @@ import Testing
     repository.fanOutLimit = 3
     let identity = try #require(repository.encryptionIdentity)
     let settings = try #require(try repository.encryptionSettings())
-    let head = try #require(try repository.commitStore())
+    let head = try #require(try repository.commitStore(JSONStore(path: laptop.storePath)))
 
     // Written with the commit, from the store: the map has it before any push.
     let direct = try #require(try repository.encryptedCommitMap().encrypted(for: head))
