@@ -253,20 +253,7 @@ extension StoreRepository {
       }
       return head
     }
-    // The store is read as a session opens it, its contents one at a time: a first commit
-    // holds every document, and neither the file nor the documents' files are kept whole.
-    var graph: LoadedGraph
-    do {
-      graph = try store.load()
-    } catch {
-      if let head, try treeHoldsStore(head) {
-        throw .storeDamaged(path: storePath, reason: error.description, commit: head.short)
-      }
-      throw .store(error)
-    }
-    // The lookup tables the load built checking the graph are a context's: the comparison
-    // walks the documents in order and needs none (44 MB for 100,000 documents).
-    graph.index = nil
+    let graph = try loadWholeStore(store, onto: head)
     let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
     let blobs = try makeInput()
     // A first commit of a repository syncing with an encrypted remote: the remote's commit
@@ -294,21 +281,9 @@ extension StoreRepository {
       }
       return head
     }
-    let message: String
-    if isConversion {
-      message =
-        messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey + ": "
-        + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n"
-    } else if isMarkdownConversion {
-      // The files that only moved are renames git follows; a document whose file changed
-      // on the way (an older header) is named as changed.
-      message =
-        messagePrefix + StoreRepository.markdownConversionSubject + "\n\n"
-        + difference.described.trailers(storePath: pathInRepository).joined(separator: "\n")
-        + "\n" + HistoryTrailer.layoutKey + ": \(RepositoryLayout.currentVersion)\n"
-    } else {
-      message = difference.described.message(prefix: messagePrefix, storePath: pathInRepository)
-    }
+    let message = wholeStoreMessage(
+      difference.described, prefix: messagePrefix, isConversion: isConversion,
+      isMarkdownConversion: isMarkdownConversion)
     let commit: CommitID
     if let encrypted {
       commit = try makeFirstCommit(encrypting: encrypted) { committer throws(SyncError) in
@@ -330,6 +305,46 @@ extension StoreRepository {
     recordCommitted(commit, generation: .known(graph.generation))
     if isConversion { try configureLayout() }
     return commit
+  }
+
+  /// The store as `store` reads it, a session's way, its contents one at a time: a first
+  /// commit holds every document, and neither the file nor the documents' files are kept
+  /// whole. A store HEAD's tree holds that cannot be read is damaged, not gone.
+  private func loadWholeStore(
+    _ store: any StoreReading, onto head: CommitID?
+  ) throws(SyncError) -> LoadedGraph {
+    var graph: LoadedGraph
+    do {
+      graph = try store.load()
+    } catch {
+      if let head, try treeHoldsStore(head) {
+        throw .storeDamaged(path: storePath, reason: error.description, commit: head.short)
+      }
+      throw .store(error)
+    }
+    // The lookup tables the load built checking the graph are a context's: the comparison
+    // walks the documents in order and needs none (44 MB for 100,000 documents).
+    graph.index = nil
+    return graph
+  }
+
+  /// The message of a whole-store commit: a conversion's, or what `described` changed.
+  private func wholeStoreMessage(
+    _ described: StoreChanges, prefix messagePrefix: String, isConversion: Bool,
+    isMarkdownConversion: Bool
+  ) -> String {
+    if isConversion {
+      return messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey
+        + ": " + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n"
+    }
+    if isMarkdownConversion {
+      // The files that only moved are renames git follows; a document whose file changed
+      // on the way (an older header) is named as changed.
+      return messagePrefix + StoreRepository.markdownConversionSubject + "\n\n"
+        + described.trailers(storePath: pathInRepository).joined(separator: "\n")
+        + "\n" + HistoryTrailer.layoutKey + ": \(RepositoryLayout.currentVersion)\n"
+    }
+    return described.message(prefix: messagePrefix, storePath: pathInRepository)
   }
 
   /// The subject of the commit that converts a tree of layout 1 to layout 2.
