@@ -435,10 +435,7 @@ public struct StoreHistory {
   /// a limit on a document's size: this is the user's own history).
   private func wholeTree(of commit: CommitID) throws(SyncError) -> TreeReading {
     let reader = TreeReader(git: git, layout: layout)
-    let folders = Set(
-      try reader.listing(commit.hex + ":" + layout.prefix)
-        .filter { $0.isFolder && !$0.name.hasPrefix(".") && !LayoutMarker.isGuardFolder($0.name) }
-        .map { layout.prefix + $0.name })
+    let folders = try reader.categoryFolders(of: commit)
     return try reader.read(commit, folders: folders, date: try git.commitDate(of: commit))
   }
 

@@ -516,6 +516,15 @@ struct TreeReader {
     var isUTF8 = true
   }
 
+  /// The category folders of `commit`'s tree, by their paths in the repository: every
+  /// folder in the store's, but docsh's own (a dot name) and the layout's guard folders.
+  func categoryFolders(of commit: CommitID) throws(SyncError) -> Set<String> {
+    Set(
+      try listing(commit.hex + ":" + layout.prefix)
+        .filter { $0.isFolder && !$0.name.hasPrefix(".") && !LayoutMarker.isGuardFolder($0.name) }
+        .map { layout.prefix + $0.name })
+  }
+
   /// The entries of the tree `revision` (`COMMIT:path`), which must exist: a listing that
   /// fails is an error, never an empty folder (which a merge would take for deletions).
   /// `recursive`: the files of its subfolders too, named by their paths from it.

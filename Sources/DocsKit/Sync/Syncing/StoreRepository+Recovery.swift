@@ -114,10 +114,7 @@ extension StoreRepository {
     eachCategory: ((TreeReading) throws(SyncError) -> Void)? = nil
   ) throws(SyncError) -> TreeReading {
     let reader = TreeReader(git: git, layout: layout)
-    let folders = Set(
-      try reader.listing(commit.hex + ":" + layout.prefix)
-        .filter { $0.isFolder && !$0.name.hasPrefix(".") && !LayoutMarker.isGuardFolder($0.name) }
-        .map { layout.prefix + $0.name })
+    let folders = try reader.categoryFolders(of: commit)
     progress?.beginTask(.buildingStore, totalBytes: max(1, folders.count))
     defer { progress?.endTask() }
     // A file without docsh's header is dated by the commit, as a sync takes it in.
