@@ -73,14 +73,15 @@ import Testing
       passphrases: FixedPassphrase())
     repository.fanOutLimit = 3
     let identity = try #require(repository.encryptionIdentity)
-    let settings = try #require(try repository.encryptionSettings())
+    let settings = try #require(try EncryptedRemoteFiles(repository).encryptionSettings())
     let head = try #require(try repository.commitStore(JSONStore(path: laptop.storePath)))
 
     // Written with the commit, from the store: the map has it before any push.
-    let direct = try #require(try repository.encryptedCommitMap().encrypted(for: head))
+    let direct = try #require(
+      try EncryptedRemoteFiles(repository).encryptedCommitMap().encrypted(for: head))
     // The translation of the same commit, by a map that knows none.
     var empty = EncryptedCommitMap(parsing: [])
-    let translated = try repository.encryptedCommit(
+    let translated = try EncryptedOutgoing(repository).encryptedCommit(
       for: head, map: &empty, settings: settings, identity: identity)
     #expect(translated != direct)  // encrypted anew: the translation did run
 

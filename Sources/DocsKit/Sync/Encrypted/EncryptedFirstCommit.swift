@@ -22,7 +22,7 @@ protocol StoreRecordSink: AnyObject {
 /// is made with its plain file and encrypted a few thousand at a time on other threads while
 /// the store is read on, so that a first sync to an encrypted remote never reads the plain
 /// blobs back from git (the
-/// translation, ``StoreRepository/encryptedCommit(for:map:settings:identity:)``, reads every
+/// translation, ``EncryptedOutgoing/encryptedCommit(for:map:settings:identity:)``, reads every
 /// one of a commit without a translated parent).
 ///
 /// Its tree means what the translation's would: the same paths, each file opening to the same
@@ -31,7 +31,7 @@ protocol StoreRecordSink: AnyObject {
 /// two encryptions.
 final class EncryptedFirstCommit: StoreRecordSink {
   let settings: EncryptionSettings
-  private var stream: StoreRepository.EncryptedStream
+  private var stream: EncryptedStream
   private var pending: [(path: String, record: [UInt8])] = []
   private var pendingBytes = 0
   /// The batch being encrypted on other threads while the store is read on: its paths, and
@@ -46,7 +46,7 @@ final class EncryptedFirstCommit: StoreRecordSink {
   /// A commit to encrypt to `settings`' recipient, its blobs going to a new input file.
   init(settings: EncryptionSettings, fileSystem: any FileSystem) throws(SyncError) {
     self.settings = settings
-    stream = try StoreRepository.EncryptedStream(fileSystem: fileSystem)
+    stream = try EncryptedStream(fileSystem: fileSystem)
   }
 
   func category(id: ObjectID, name: Name) throws(SyncError) {
@@ -78,7 +78,7 @@ final class EncryptedFirstCommit: StoreRecordSink {
     let records = pending.map(\.record)
     let recipient = settings.recipient
     let run = BackgroundWork { () throws(SyncError) -> [[UInt8]] in
-      try StoreRepository.encryptAll(records, to: recipient)
+      try EncryptedStream.encryptAll(records, to: recipient)
     }
     encrypting = (pending.map(\.path), run)
     pending.removeAll(keepingCapacity: true)
@@ -94,43 +94,47 @@ final class EncryptedFirstCommit: StoreRecordSink {
 
   /// What is left to write: the last records, then the commit's changes and message.
   /// - Returns: the stream, holding every blob.
-  fileprivate func finish() throws(SyncError) -> StoreRepository.EncryptedStream {
+  private func finish() throws(SyncError) -> EncryptedStream {
     try startBatch()
     try writeEncrypted()
     return stream
   }
 }
 
-extension StoreRepository {
-  /// The ref the encrypted twin of a first commit is written on, beside ``buildRef``.
-  static let encryptedBuildRef = "refs/docsh/encrypted-commit"
+extension EncryptedFirstCommit {
+  /// The ref the encrypted twin of a first commit is written on, beside
+  /// ``StoreRepository/buildRef``.
+  static let buildRef = "refs/docsh/encrypted-commit"
 
-  /// The encrypted commit to write beside a first commit, when the repository syncs with an
-  /// encrypted remote; `nil` otherwise.
-  func makeEncryptedFirstCommit() throws(SyncError) -> EncryptedFirstCommit? {
-    guard let settings = try encryptionSettings() else { return nil }
-    return try EncryptedFirstCommit(settings: settings, fileSystem: fileSystem)
+  /// The encrypted commit to write beside a first commit of `repository`, when it syncs with
+  /// an encrypted remote; `nil` otherwise.
+  static func make(for repository: StoreRepository) throws(SyncError) -> EncryptedFirstCommit? {
+    guard let settings = try EncryptedRemoteFiles(repository).encryptionSettings() else {
+      return nil
+    }
+    return try EncryptedFirstCommit(settings: settings, fileSystem: repository.fileSystem)
   }
 
-  /// Makes a repository's first commit with `makePlain`, handed the committer line to write
-  /// it with, while on another core git writes `first` as the encrypted commit standing for
+  /// Makes `repository`'s first commit with `makePlain`, handed the committer line to write
+  /// it with, while on another core git writes this one as the encrypted commit standing for
   /// it, dated the same; then records the pair in the commit map, so that the push
   /// translates nothing. Both git runs are over before it returns or throws.
   /// - Returns: the plain commit.
-  func makeFirstCommit(
-    encrypting first: EncryptedFirstCommit,
-    plain makePlain: (String) throws(SyncError) -> CommitID
+  func commit(
+    in repository: StoreRepository, plain makePlain: (String) throws(SyncError) -> CommitID
   ) throws(SyncError) -> CommitID {
-    let committer = try committerLine()
+    let git = repository.git
+    let fileSystem = repository.fileSystem
+    let committer = try repository.committerLine()
     // `NAME <EMAIL> SECONDS ZONE`, as git gives it.
     let seconds = committer.split(separator: " ").dropLast().last.flatMap { Int64($0) }
-    let stream = try first.finish()
+    let stream = try finish()
     let commit = FastImportCommit(
-      ref: StoreRepository.encryptedBuildRef,
-      committer: StoreRepository.encryptedCommitter(seconds ?? Int64(time(nil))),
+      ref: EncryptedFirstCommit.buildRef,
+      committer: EncryptedLayout.committer(seconds ?? Int64(time(nil))),
       message: stream.message, parent: nil,
-      changes: stream.changes + (try encryptedRootFiles(settings: first.settings)))
-    let input = try finishInput(commit, after: stream.input)
+      changes: stream.changes + (try EncryptedStream.rootFiles(settings: settings, git: git)))
+    let input = try repository.finishInput(commit, after: stream.input)
     defer { try? fileSystem.close(input) }  // read-only
     let pack: FastImportPack =
       stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard
@@ -143,9 +147,10 @@ extension StoreRepository {
       throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit")
     }
     let local = try plain.get()
-    var map = try encryptedCommitMap()
+    let files = EncryptedRemoteFiles(repository)
+    var map = try files.encryptedCommitMap()
     map.record(local: local, encrypted: made)
-    try saveEncryptedCommitMap(map)
+    try files.saveEncryptedCommitMap(map)
     return local
   }
 }

@@ -37,6 +37,12 @@ enum EncryptedLayout {
   static let version = 1
   /// The author and committer of every commit of an encrypted remote: nobody's name.
   static let authorName = "docsh <docsh@docsh.invalid>"
+
+  /// The author and committer line of a commit of an encrypted remote made at `seconds`.
+  static func committer(_ seconds: Int64) -> String {
+    authorName + " \(seconds) +0000"
+  }
+
   /// The largest file of an encrypted remote: the largest document, its record's header and
   /// age's overhead (a header and 16 bytes a 64 KiB chunk).
   static let maximumFileSize =

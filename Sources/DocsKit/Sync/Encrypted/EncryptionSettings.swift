@@ -106,25 +106,29 @@ struct EncryptedCommitMap {
   var addedBytes: [UInt8] { Array(added.map { "\($0.local) \($0.encrypted)\n" }.joined().utf8) }
 }
 
-extension StoreRepository {
+/// docsh's files of an encrypted remote in `.git/docsh`: its settings
+/// (``EncryptionSettings``) and the commit map (``EncryptedCommitMap``). The lowest piece of
+/// the encrypted remote: it reads and writes those two files and nothing else.
+struct EncryptedRemoteFiles {
+  /// The repository the files are in (its paths and file reads).
+  let repository: StoreRepository
+
+  init(_ repository: StoreRepository) {
+    self.repository = repository
+  }
+
   /// The folder of docsh's files in `.git`.
-  private var docshFolder: String { gitDirectory + "/" + RepositoryLedger.folderName }
+  private var docshFolder: String { repository.gitDirectory + "/" + RepositoryLedger.folderName }
 
   /// The settings of an encrypted remote; `nil` when the repository syncs in plain text.
   /// - Throws: ``SyncError`` when the file is there but cannot be read or is damaged.
   func encryptionSettings() throws(SyncError) -> EncryptionSettings? {
     let path = docshFolder + "/" + EncryptionSettings.fileName
-    guard let bytes = try fileBytes(at: path) else { return nil }
+    guard let bytes = try repository.fileBytes(at: path) else { return nil }
     guard let settings = EncryptionSettings(parsing: bytes) else {
       throw .encryption(.damagedSettings(path: path))
     }
     return settings
-  }
-
-  /// Whether the repository syncs with an encrypted remote.
-  /// - Throws: ``SyncError`` when its settings cannot be read.
-  public func isEncrypted() throws(SyncError) -> Bool {
-    try encryptionSettings() != nil
   }
 
   /// Writes the settings (0600).
@@ -135,18 +139,20 @@ extension StoreRepository {
   /// The commit map as written.
   func encryptedCommitMap() throws(SyncError) -> EncryptedCommitMap {
     EncryptedCommitMap(
-      parsing: try fileBytes(at: docshFolder + "/" + EncryptionSettings.mapFileName) ?? [])
+      parsing: try repository.fileBytes(at: docshFolder + "/" + EncryptionSettings.mapFileName)
+        ?? [])
   }
 
   /// Adds the map's new lines to its file (written whole, atomically).
   func saveEncryptedCommitMap(_ map: EncryptedCommitMap) throws(SyncError) {
     guard !map.added.isEmpty else { return }
     let path = docshFolder + "/" + EncryptionSettings.mapFileName
-    let before = try fileBytes(at: path) ?? []
+    let before = try repository.fileBytes(at: path) ?? []
     try writeDocshFile(EncryptionSettings.mapFileName, before + map.addedBytes)
   }
 
   private func writeDocshFile(_ name: String, _ bytes: [UInt8]) throws(SyncError) {
+    let fileSystem = repository.fileSystem
     do {
       do {
         try fileSystem.makeDirectory(docshFolder, mode: 0o700)

@@ -1,8 +1,24 @@
 // Translating an encrypted remote's commits into local ones (the other way, local to
-// encrypted, is in StoreRepository+EncryptedTranslation.swift): each commit checked path by
-// path and record by record before anything but objects is written, then rebuilt in the
-// plain layout from what it changed against its first parent.
-extension StoreRepository {
+// encrypted, is in EncryptedOutgoing.swift): each commit checked path by path and record by
+// record before anything but objects is written, then rebuilt in the plain layout from what
+// it changed against its first parent.
+
+/// Translates the encrypted remote's commits into local ones, each checked before anything
+/// but objects is written.
+struct EncryptedIncoming {
+  /// The repository the local commits are written in (its layout, paths and commit
+  /// writing).
+  let repository: StoreRepository
+  let git: Git
+
+  init(_ repository: StoreRepository) {
+    self.repository = repository
+    git = repository.git
+  }
+
+  /// Where the store's objects lie in a local commit's tree.
+  private var layout: RepositoryLayout { repository.layout }
+
   /// One changed path of an encrypted commit, with its blobs before and after.
   typealias ChangedPath = (path: String, entry: (old: GitBlobID?, new: GitBlobID?, mode: String))
 
@@ -29,7 +45,8 @@ extension StoreRepository {
     identity: () throws(SyncError) -> AgeIdentity
   ) throws(SyncError) -> CommitID {
     if let known = map.local(for: tip) { return known }
-    let pending = try commitsToTranslate(from: [tip], known: Array(map.localByEncrypted.keys))
+    let pending = try CommitInfo.toTranslate(
+      from: [tip], known: Array(map.localByEncrypted.keys), in: git)
     guard !pending.isEmpty else {
       throw .gitFailed(step: "decrypt the commits", message: "nothing to translate at \(tip.short)")
     }
@@ -84,7 +101,7 @@ extension StoreRepository {
     of info: CommitInfo, settings: inout EncryptionSettings
   ) throws(SyncError) -> (documents: [ChangedPath], categories: [ChangedPath]) {
     let firstEncrypted = info.parents.first
-    let changed = try changedEntries(from: firstEncrypted, to: info.commit)
+    let changed = try repository.changedEntries(from: firstEncrypted, to: info.commit)
     var documentPaths: [ChangedPath] = []
     var categoryPaths: [ChangedPath] = []
     var markerSeen = firstEncrypted != nil
@@ -259,12 +276,12 @@ extension StoreRepository {
     let merged = StoreSnapshot(generation: 0, categories: categories)
     var changes = layout.changes(from: reading, to: merged, folders: folders)
     // A first commit (or one on an unmarked parent) is marked as the layout it is written in.
-    if !reading.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
+    if !reading.isMarked { changes += LayoutMarker.changes(prefix: repository.prefix) }
     let message = StoreChanges(from: reading.describedSnapshot, to: merged).message(
-      prefix: "", storePath: pathInRepository)
-    return try makeBuildCommit(
+      prefix: "", storePath: repository.pathInRepository)
+    return try repository.makeBuildCommit(
       parent: parent, mergedParents: Array(localParents.dropFirst()), changes: changes,
-      message: message, committer: StoreRepository.encryptedCommitter(info.seconds))
+      message: message, committer: EncryptedLayout.committer(info.seconds))
   }
 
   /// How many document records are read and opened at once by
@@ -289,7 +306,7 @@ extension StoreRepository {
       categoryPaths, settings: settings, identity: identity, in: commit)
     let categoryIDs = names.keys.sorted()
     // The documents, a batch at a time; their contents go to the blobs only.
-    let blobs = try makeInput()
+    let blobs = try repository.makeInput()
     var streamed = try streamFirstDocuments(
       documentPaths, names: names, into: blobs, settings: settings, identity: identity,
       in: commit)
@@ -318,11 +335,11 @@ extension StoreRepository {
             size: document.size, fingerprint: fingerprint))
       }
     }
-    changes += LayoutMarker.changes(prefix: prefix)
-    let made = try makeBuildCommit(
+    changes += LayoutMarker.changes(prefix: repository.prefix)
+    let made = try repository.makeBuildCommit(
       parent: nil, changes: changes,
-      message: described.message(prefix: "", storePath: pathInRepository), after: blobs,
-      committer: StoreRepository.encryptedCommitter(info.seconds))
+      message: described.message(prefix: "", storePath: repository.pathInRepository), after: blobs,
+      committer: EncryptedLayout.committer(info.seconds))
     StoreIncomingStream.returnFreedMemory()  // before the store is written from the commit
     return made
   }
@@ -381,7 +398,7 @@ extension StoreRepository {
     var start = 0
     while start < newDocuments.count {
       let batch = newDocuments[
-        start..<min(start + StoreRepository.recordsPerRead, newDocuments.count)]
+        start..<min(start + EncryptedIncoming.recordsPerRead, newDocuments.count)]
       start += batch.count
       let read = try git.blobs(batch.compactMap { $0.entry.new?.hex }, step: "read the repository")
       for (item, bytes) in zip(batch, read) {

@@ -1,41 +1,26 @@
-import Dispatch
-import Synchronization
-
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 // Translating commits between the local repository (the plain layout: history, merges and
 // saves work on it as with any remote) and an encrypted remote (``EncryptedLayout``): one
 // commit for one, parents for parents, each translated from what it changed against its
 // first parent — so a commit costs what it changed, and a document's file keeps its blob
 // wherever its record did not change (age is randomized: encrypting it again would change
-// every blob). The pairs are kept in ``EncryptedCommitMap``.
-extension StoreRepository {
-  /// One commit to translate.
-  struct CommitInfo {
-    var commit: CommitID
-    var parents: [CommitID]
-    /// When it was committed (seconds since 1970).
-    var seconds: Int64
-    /// Its tree.
-    var tree: String
+// every blob). The pairs are kept in ``EncryptedCommitMap``. This file goes from local to
+// encrypted (a push); ``EncryptedIncoming`` goes the other way (a fetch).
+
+/// Translates local commits into the encrypted remote's: each written through fast-import
+/// from what the local commit changed, its records encrypted to the settings' recipient.
+struct EncryptedOutgoing {
+  /// The repository whose commits are translated (its layout, file system and commit
+  /// writing).
+  let repository: StoreRepository
+  let git: Git
+
+  init(_ repository: StoreRepository) {
+    self.repository = repository
+    git = repository.git
   }
 
-  /// The commits reachable from `tips` and from none of `known`, parents first.
-  func commitsToTranslate(from tips: [CommitID], known: [String]) throws(SyncError) -> [CommitInfo]
-  {
-    try git.commits(reachableFrom: tips, excluding: known).map {
-      CommitInfo(commit: $0.commit, parents: $0.parents, seconds: $0.seconds, tree: $0.tree)
-    }
-  }
-
-  /// The author and committer line of a commit of an encrypted remote made at `seconds`.
-  static func encryptedCommitter(_ seconds: Int64) -> String {
-    EncryptedLayout.authorName + " \(seconds) +0000"
-  }
-
-  // MARK: - Local to encrypted
+  /// Where the store's objects lie in a local commit's tree.
+  private var layout: RepositoryLayout { repository.layout }
 
   /// The encrypted commit standing for the local commit `head`, translating it and every
   /// ancestor not translated yet (recorded in `map`).
@@ -47,8 +32,8 @@ extension StoreRepository {
     identity: AgeIdentity?
   ) throws(SyncError) -> CommitID {
     if let known = map.encrypted(for: head) { return known }
-    let pending = try commitsToTranslate(
-      from: [head], known: Array(map.encryptedByLocal.keys))
+    let pending = try CommitInfo.toTranslate(
+      from: [head], known: Array(map.encryptedByLocal.keys), in: git)
     for info in pending {
       let encrypted = try encrypt(info, map: map, settings: settings, identity: identity)
       map.record(local: info.commit, encrypted: encrypted)
@@ -173,94 +158,6 @@ extension StoreRepository {
     }
   }
 
-  /// `records` encrypted to `recipient`, in order, on every core (age's X25519 share is
-  /// most of a small file's cost).
-  static func encryptAll(_ records: [[UInt8]], to recipient: AgeRecipient) throws(SyncError)
-    -> [[UInt8]]
-  {
-    let workers = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-    guard workers > 1, records.count > 16 else {
-      var encrypted: [[UInt8]] = []
-      for record in records {
-        do {
-          encrypted.append(try Age.encrypt(record, to: [recipient]))
-        } catch {
-          throw .encryption(.age(error))
-        }
-      }
-      return encrypted
-    }
-    let results = Mutex<[[UInt8]?]>(Array(repeating: nil, count: records.count))
-    let failure = Mutex<AgeError?>(nil)
-    DispatchQueue.concurrentPerform(iterations: workers) { worker in
-      var made: [(Int, [UInt8])] = []
-      var index = worker
-      while index < records.count {
-        do throws(AgeError) {
-          made.append((index, try Age.encrypt(records[index], to: [recipient])))
-        } catch {
-          failure.withLock { $0 = $0 ?? error }
-          return
-        }
-        index += workers
-      }
-      results.withLock { results in
-        for (index, bytes) in made { results[index] = bytes }
-      }
-    }
-    if let error = failure.withLock({ $0 }) { throw .encryption(.age(error)) }
-    return results.withLock { $0.map { $0 ?? [] } }
-  }
-
-  /// The fast-import stream of one encrypted commit as it is written: blobs, the changes
-  /// that name them, and what they count.
-  struct EncryptedStream {
-    let input: GitInputFile
-    var changes: [FastImportCommit.Change] = []
-    var mark = FastImportCommit.firstBlobMark
-    var counts = (new: 0, changed: 0, deleted: 0)
-
-    /// A stream whose blobs go to a new input file of git's.
-    init(fileSystem: any FileSystem) throws(SyncError) {
-      do {
-        input = try GitInputFile(fileSystem: fileSystem)
-        try input.append(FastImportCommit.streamHeader)
-      } catch {
-        throw .store(.system("git's input", operation: error.operation, errno: error.code))
-      }
-    }
-
-    /// Encrypts the records of `puts` to `recipient` and writes them into the stream.
-    mutating func put(
-      _ puts: [(path: String, record: [UInt8])], to recipient: AgeRecipient
-    ) throws(SyncError) {
-      let encrypted = try StoreRepository.encryptAll(puts.map(\.record), to: recipient)
-      try put(paths: puts.map(\.path), encrypted: encrypted)
-    }
-
-    /// Writes the age files `encrypted` into the stream, each at its path of `paths`.
-    mutating func put(paths: [String], encrypted: [[UInt8]]) throws(SyncError) {
-      for (path, bytes) in zip(paths, encrypted) {
-        do {
-          try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
-        } catch {
-          throw .store(.system("git's input", operation: error.operation, errno: error.code))
-        }
-        changes.append(.putMark(path, mark))
-        mark += 1
-      }
-    }
-
-    /// The commit's message: counts only.
-    var message: String {
-      var parts: [String] = []
-      if counts.new > 0 { parts.append("\(counts.new) new") }
-      if counts.changed > 0 { parts.append("\(counts.changed) changed") }
-      if counts.deleted > 0 { parts.append("\(counts.deleted) deleted") }
-      return "docsh: " + (parts.isEmpty ? "no change" : parts.joined(separator: ", ")) + "\n"
-    }
-  }
-
   /// Writes the encrypted commit standing for the local commit `info`, whose parents are
   /// translated (in `map`).
   private func encrypt(
@@ -274,7 +171,7 @@ extension StoreRepository {
       if let encrypted = map.encrypted(for: parent) { encryptedParents.append(encrypted) }
     }
     let first = info.parents.first { map.encrypted(for: $0) != nil }
-    let changed = try changedEntries(from: first, to: info.commit).filter {
+    let changed = try repository.changedEntries(from: first, to: info.commit).filter {
       isStoreFile($0.key)
     }
     let before =
@@ -285,7 +182,7 @@ extension StoreRepository {
             $0.path < $1.path
           })
       } ?? LocalObjects()
-    var stream = try EncryptedStream(fileSystem: fileSystem)
+    var stream = try EncryptedStream(fileSystem: repository.fileSystem)
     let after = try encryptChanged(
       info, paths: changed.compactMap { path, entry in entry.new.map { (path, $0) } },
       before: before, otherParents: encryptedParents.dropFirst(), settings: settings,
@@ -299,7 +196,7 @@ extension StoreRepository {
       stream.changes.append(.delete(settings.names.documentPath(id)))
     }
     if encryptedParents.isEmpty {
-      stream.changes += try encryptedRootFiles(settings: settings)
+      stream.changes += try EncryptedStream.rootFiles(settings: settings, git: git)
     } else if encryptedParents.count > 1,
       let first = encryptedParents.first,
       try git.object(first.hex + ":" + EncryptedLayout.identityPath) != settings.identityBlob.hex
@@ -309,10 +206,10 @@ extension StoreRepository {
     }
     // age files neither compress nor delta: a commit of many spends no time trying (one of
     // a few keeps its trees compressed and deltified, which is what it adds to the remote).
-    return try makeBuildCommit(
+    return try repository.makeBuildCommit(
       parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
       changes: stream.changes, message: stream.message, after: stream.input,
-      committer: StoreRepository.encryptedCommitter(info.seconds),
+      committer: EncryptedLayout.committer(info.seconds),
       pack: stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard)
   }
 
@@ -387,24 +284,5 @@ extension StoreRepository {
       }
     }
     return found
-  }
-
-  /// The files of a first commit of an encrypted remote that come from no object: the
-  /// marker, the identity, the README and the link an older docsh refuses.
-  func encryptedRootFiles(settings: EncryptionSettings) throws(SyncError)
-    -> [FastImportCommit.Change]
-  {
-    let target = try writeBlob(Array("../\(EncryptedLayout.readmePath)".utf8))
-    return [
-      .put(EncryptedLayout.markerPath, EncryptedLayout.markerBytes),
-      .putBlob(EncryptedLayout.identityPath, settings.identityBlob),
-      .put(EncryptedLayout.readmePath, EncryptedLayout.readmeBytes),
-      .putEntry(EncryptedLayout.trapPath, mode: "120000", target),
-    ]
-  }
-
-  /// Writes `bytes` as a blob of the repository.
-  func writeBlob(_ bytes: [UInt8]) throws(SyncError) -> GitBlobID {
-    try git.writeBlob(bytes)
   }
 }

@@ -4,9 +4,26 @@
 // work as with any remote), pushing (the local commits translated and encrypted to the
 // recipient: no passphrase needed) and changing the passphrase (a commit rewriting only
 // `.docsh/identity.age`).
-extension StoreRepository {
+
+/// The encrypted remote of a repository: setting it up or joining it, its identity and
+/// passphrase (kept for the session by the repository), fetching its branches translated
+/// (``EncryptedIncoming``) and pushing local commits translated (``EncryptedOutgoing``).
+/// It never syncs: the sync calls it to fetch and to push.
+struct EncryptedRemote {
+  /// The repository syncing with the remote (its paths, lock and session state).
+  let repository: StoreRepository
+  let git: Git
+
+  init(_ repository: StoreRepository) {
+    self.repository = repository
+    git = repository.git
+  }
+
   /// Where the encrypted remote's branches are fetched to.
   static let encryptedRefs = "refs/docsh/encrypted/"
+
+  /// The settings and the commit map.
+  private var files: EncryptedRemoteFiles { EncryptedRemoteFiles(repository) }
 
   /// Makes the store's folder a docsh repository syncing with the encrypted remote
   /// `remote` (``setUp(storePath:remote:runner:fileSystem:)``, then its encryption): an empty
@@ -15,31 +32,34 @@ extension StoreRepository {
   /// - Throws: ``EncryptionError/syncsInPlainText(url:)`` for a store syncing with a plain
   ///   remote, ``EncryptionError/plainRemote(_:)`` for a remote holding plain commits,
   ///   ``EncryptionError/wrongPassphrase``; the store is then as it was.
-  public static func setUpEncrypted(
+  static func setUp(
     storePath: String, remote: String, runner: any GitRunner,
-    passphrases: (any PassphraseProviding)?, fileSystem: any FileSystem = SystemFileSystem()
+    passphrases: (any PassphraseProviding)?, fileSystem: any FileSystem
   ) throws(SyncError) -> StoreRepository {
-    if let existing = try locate(storePath: storePath, runner: runner, fileSystem: fileSystem),
-      existing.prefix.isEmpty, try existing.isSetUp(), try existing.encryptionSettings() == nil,
+    if let existing = try StoreRepository.locate(
+      storePath: storePath, runner: runner, fileSystem: fileSystem),
+      existing.prefix.isEmpty, try existing.isSetUp(),
+      try EncryptedRemoteFiles(existing).encryptionSettings() == nil,
       try existing.hasOrigin()
     {
       let url = try existing.git.remoteURL("origin") ?? ""
       throw .encryption(.syncsInPlainText(url: url))
     }
-    let repository = try setUp(
+    let repository = try StoreRepository.setUp(
       storePath: storePath, remote: remote, runner: runner, fileSystem: fileSystem)
     repository.passphrases = passphrases
+    let encrypted = EncryptedRemote(repository)
     try repository.withRepositoryLock { () throws(SyncError) in
-      guard try repository.encryptionSettings() == nil else { return }
-      try repository.fetchEncryptedBranches()
-      if let tip = try repository.encryptedTips().first?.tip {
-        guard try repository.isEncryptedCommit(tip) else {
+      guard try encrypted.files.encryptionSettings() == nil else { return }
+      try encrypted.fetchEncryptedBranches()
+      if let tip = try encrypted.encryptedTips().first?.tip {
+        guard try encrypted.isEncryptedCommit(tip) else {
           throw .encryption(.plainRemote(remote))
         }
-        try repository.join(tip: tip)
+        try encrypted.join(tip: tip)
         return
       }
-      try repository.makeIdentity()
+      try encrypted.makeIdentity()
     }
     return repository
   }
@@ -57,9 +77,9 @@ extension StoreRepository {
     }
     let settings = EncryptionSettings(
       recipient: identity.recipient, names: OpaqueNames(identity: identity),
-      identityBlob: try writeBlob(file))
-    try writeEncryptionSettings(settings)
-    encryptionIdentity = identity
+      identityBlob: try git.writeBlob(file))
+    try files.writeEncryptionSettings(settings)
+    repository.encryptionIdentity = identity
   }
 
   /// The text of an identity file, as `age-keygen` writes one.
@@ -71,11 +91,11 @@ extension StoreRepository {
   /// passphrase, the settings saved (only then).
   private func join(tip: CommitID) throws(SyncError) {
     let (identity, blob) = try openIdentity(at: tip)
-    try writeEncryptionSettings(
+    try files.writeEncryptionSettings(
       EncryptionSettings(
         recipient: identity.recipient, names: OpaqueNames(identity: identity), identityBlob: blob)
     )
-    encryptionIdentity = identity
+    repository.encryptionIdentity = identity
   }
 
   /// The identity the encrypted commit `commit` holds, opened with the passphrase.
@@ -112,9 +132,11 @@ extension StoreRepository {
     }
   }
 
-  /// The passphrase, from ``passphrases``.
+  /// The passphrase, from the repository's ``StoreRepository/passphrases``.
   private func askPassphrase(_ prompt: String, confirm: Bool) throws(SyncError) -> [UInt8] {
-    guard let passphrases else { throw .encryption(.noPassphrase("nothing to ask it with")) }
+    guard let passphrases = repository.passphrases else {
+      throw .encryption(.noPassphrase("nothing to ask it with"))
+    }
     do {
       return try passphrases.passphrase(prompt: prompt, confirm: confirm)
     } catch {
@@ -127,10 +149,10 @@ extension StoreRepository {
   private func sessionIdentity(_ tip: CommitID, settings: EncryptionSettings) throws(SyncError)
     -> AgeIdentity
   {
-    if let encryptionIdentity { return encryptionIdentity }
+    if let encryptionIdentity = repository.encryptionIdentity { return encryptionIdentity }
     let (identity, _) = try openIdentity(at: tip)
     guard identity.recipient == settings.recipient else { throw .encryption(.otherIdentity) }
-    encryptionIdentity = identity
+    repository.encryptionIdentity = identity
     return identity
   }
 
@@ -138,13 +160,14 @@ extension StoreRepository {
 
   /// Fetches the remote's branches to ``encryptedRefs``, with git's checks of every object.
   private func fetchEncryptedBranches() throws(SyncError) {
-    try fetchOrigin(refspecs: ["+refs/heads/*:" + StoreRepository.encryptedRefs + "*"])
+    try git.fetch(
+      remote: "origin", refspecs: ["+refs/heads/*:" + EncryptedRemote.encryptedRefs + "*"])
   }
 
   /// The branches fetched from the encrypted remote, with their commits.
   private func encryptedTips() throws(SyncError) -> [(branch: String, tip: CommitID)] {
-    try git.refs(under: StoreRepository.encryptedRefs).map { ref in
-      (String(ref.name.dropFirst(StoreRepository.encryptedRefs.count)), ref.commit)
+    try git.refs(under: EncryptedRemote.encryptedRefs).map { ref in
+      (String(ref.name.dropFirst(EncryptedRemote.encryptedRefs.count)), ref.commit)
     }
   }
 
@@ -159,8 +182,8 @@ extension StoreRepository {
   /// branch into `refs/remotes/origin/*`.
   /// - Returns: whether the remote is encrypted.
   func fetchRemote() throws(SyncError) -> Bool {
-    guard let settings = try encryptionSettings() else {
-      try fetchOrigin()
+    guard let settings = try files.encryptionSettings() else {
+      try git.fetch(remote: "origin")
       guard let tip = try plainTrackingTipIfEncrypted() else { return false }
       // Leaves the tracking refs as before (none) when the passphrase fails.
       try fetchEncryptedBranches()
@@ -171,7 +194,7 @@ extension StoreRepository {
         throw error
       }
       try forgetTrackingRefs()
-      guard let joined = try encryptionSettings() else { return false }
+      guard let joined = try files.encryptionSettings() else { return false }
       try translateEncryptedBranches(settings: joined)
       return true
     }
@@ -200,18 +223,19 @@ extension StoreRepository {
   private func translateEncryptedBranches(settings: EncryptionSettings) throws(SyncError) {
     var settings = settings
     let before = settings
-    var map = try encryptedCommitMap()
+    var map = try files.encryptedCommitMap()
     var translated: [(String, CommitID)] = []
+    let incoming = EncryptedIncoming(repository)
     for (branch, tip) in try encryptedTips() {
-      let local = try localCommit(
+      let local = try incoming.localCommit(
         for: tip, map: &map, settings: &settings,
         identity: { () throws(SyncError) in try self.sessionIdentity(tip, settings: before) })
       translated.append((branch, local))
     }
-    try saveEncryptedCommitMap(map)
-    if settings != before { try writeEncryptionSettings(settings) }
+    try files.saveEncryptedCommitMap(map)
+    if settings != before { try files.writeEncryptionSettings(settings) }
     for (branch, local) in translated
-    where try refCommit("refs/remotes/origin/" + branch) != local {
+    where try repository.refCommit("refs/remotes/origin/" + branch) != local {
       try git.updateRef("refs/remotes/origin/" + branch, to: local)
     }
   }
@@ -220,24 +244,25 @@ extension StoreRepository {
 
   /// Pushes the encrypted commit standing for `head` (translated now, encrypted to the
   /// recipient) to origin's `upstream`.
-  func pushEncrypted(_ head: CommitID, upstream: String) throws(SyncError) -> PushResult {
-    guard let settings = try encryptionSettings() else {
-      throw .encryption(.notEncrypted(folder: storeFolder))
+  func pushEncrypted(_ head: CommitID, upstream: String) throws(SyncError)
+    -> StoreRepository.PushResult
+  {
+    guard let settings = try files.encryptionSettings() else {
+      throw .encryption(.notEncrypted(folder: repository.storeFolder))
     }
-    var map = try encryptedCommitMap()
-    let encrypted = try encryptedCommit(
-      for: head, map: &map, settings: settings, identity: encryptionIdentity)
-    try saveEncryptedCommitMap(map)
-    let remote = try refCommit(StoreRepository.encryptedRefs + upstream)
+    var map = try files.encryptedCommitMap()
+    let encrypted = try EncryptedOutgoing(repository).encryptedCommit(
+      for: head, map: &map, settings: settings, identity: repository.encryptionIdentity)
+    try files.saveEncryptedCommitMap(map)
+    let remote = try repository.refCommit(EncryptedRemote.encryptedRefs + upstream)
     guard encrypted != remote else { return .upToDate }
-    switch try push(encrypted.hex, upstream: upstream) {
+    switch try git.push(encrypted.hex, to: "origin", branch: upstream) {
     case .remoteMoved: return .remoteMoved
-    case .upToDate: return .upToDate
     case .pushed:
       // Both in one process: the remote's commit, and the local one it stands for as the
       // remote-tracking branch (which the push set to the remote's).
       try git.updateRefs([
-        (StoreRepository.encryptedRefs + upstream, encrypted),
+        (EncryptedRemote.encryptedRefs + upstream, encrypted),
         ("refs/remotes/origin/" + upstream, head),
       ])
       return .pushed
@@ -251,18 +276,18 @@ extension StoreRepository {
   /// alone on the remote's branch and pushes it. Run after a sync, so that HEAD stands for
   /// the remote's commit; a push that fails leaves the commit for the next sync to push.
   /// - Throws: ``EncryptionError`` (nothing changed) or a push's ``SyncError``.
-  public func changePassphrase() throws(SyncError) {
-    try withRepositoryLock { () throws(SyncError) in
-      guard var settings = try encryptionSettings() else {
-        throw .encryption(.notEncrypted(folder: storeFolder))
+  func changePassphrase() throws(SyncError) {
+    try repository.withRepositoryLock { () throws(SyncError) in
+      guard var settings = try files.encryptionSettings() else {
+        throw .encryption(.notEncrypted(folder: repository.storeFolder))
       }
-      let upstream = try upstreamBranch()
+      let upstream = try repository.upstreamBranch()
       guard let head = try git.head(),
-        let tip = try refCommit(StoreRepository.encryptedRefs + upstream)
-      else { throw .encryption(.notEncrypted(folder: storeFolder)) }
+        let tip = try repository.refCommit(EncryptedRemote.encryptedRefs + upstream)
+      else { throw .encryption(.notEncrypted(folder: repository.storeFolder)) }
       let (identity, _) = try openIdentity(at: tip)
       guard identity.recipient == settings.recipient else { throw .encryption(.otherIdentity) }
-      encryptionIdentity = identity
+      repository.encryptionIdentity = identity
       let passphrase = try askPassphrase("New passphrase: ", confirm: true)
       let file: [UInt8]
       do throws(AgeError) {
@@ -270,25 +295,58 @@ extension StoreRepository {
       } catch {
         throw .encryption(.age(error))
       }
-      var map = try encryptedCommitMap()
-      let base = try encryptedCommit(
+      var map = try files.encryptedCommitMap()
+      let base = try EncryptedOutgoing(repository).encryptedCommit(
         for: head, map: &map, settings: settings, identity: identity)
-      let blob = try writeBlob(file)
+      let blob = try git.writeBlob(file)
       let seconds = Int64(Timestamp.now().millisecondsSince1970 / 1000)
-      let commit = try makeBuildCommit(
+      let commit = try repository.makeBuildCommit(
         parent: base, changes: [.putBlob(EncryptedLayout.identityPath, blob)],
         message: "docsh: passphrase changed\n",
-        committer: StoreRepository.encryptedCommitter(seconds))
+        committer: EncryptedLayout.committer(seconds))
       map.record(local: head, encrypted: commit)
-      try saveEncryptedCommitMap(map)
+      try files.saveEncryptedCommitMap(map)
       settings.identityBlob = blob
-      try writeEncryptionSettings(settings)
-      switch try push(commit.hex, upstream: upstream) {
+      try files.writeEncryptionSettings(settings)
+      switch try git.push(commit.hex, to: "origin", branch: upstream) {
       case .pushed:
-        try git.updateRef(StoreRepository.encryptedRefs + upstream, to: commit)
-      case .remoteMoved, .upToDate:
+        try git.updateRef(EncryptedRemote.encryptedRefs + upstream, to: commit)
+      case .remoteMoved:
         throw .pushKeptFailing(attempts: 1)
       }
     }
+  }
+}
+
+// MARK: - The repository's entry points
+
+extension StoreRepository {
+  /// Makes the store's folder a docsh repository syncing with the encrypted remote
+  /// `remote` (``setUp(storePath:remote:runner:fileSystem:)``, then its encryption): an empty
+  /// remote gets a new identity under a new passphrase (asked twice); a remote encrypted by
+  /// docsh is joined with its passphrase. A repository encrypted already only syncs.
+  /// - Throws: ``EncryptionError/syncsInPlainText(url:)`` for a store syncing with a plain
+  ///   remote, ``EncryptionError/plainRemote(_:)`` for a remote holding plain commits,
+  ///   ``EncryptionError/wrongPassphrase``; the store is then as it was.
+  public static func setUpEncrypted(
+    storePath: String, remote: String, runner: any GitRunner,
+    passphrases: (any PassphraseProviding)?, fileSystem: any FileSystem = SystemFileSystem()
+  ) throws(SyncError) -> StoreRepository {
+    try EncryptedRemote.setUp(
+      storePath: storePath, remote: remote, runner: runner, passphrases: passphrases,
+      fileSystem: fileSystem)
+  }
+
+  /// Whether the repository syncs with an encrypted remote.
+  /// - Throws: ``SyncError`` when its settings cannot be read.
+  public func isEncrypted() throws(SyncError) -> Bool {
+    try EncryptedRemoteFiles(self).encryptionSettings() != nil
+  }
+
+  /// Puts the encrypted remote's identity under a new passphrase
+  /// (``EncryptedRemote/changePassphrase()``).
+  /// - Throws: ``EncryptionError`` (nothing changed) or a push's ``SyncError``.
+  public func changePassphrase() throws(SyncError) {
+    try EncryptedRemote(self).changePassphrase()
   }
 }
