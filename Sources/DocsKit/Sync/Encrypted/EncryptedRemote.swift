@@ -26,9 +26,10 @@ struct EncryptedRemote {
   private var files: EncryptedRemoteFiles { EncryptedRemoteFiles(repository) }
 
   /// Makes the store's folder a docsh repository syncing with the encrypted remote
-  /// `remote` (``setUp(storePath:remote:runner:fileSystem:)``, then its encryption): an empty
-  /// remote gets a new identity under a new passphrase (asked twice); a remote encrypted by
-  /// docsh is joined with its passphrase. A repository encrypted already only syncs.
+  /// `remote` (``StoreRepository/setUp(storePath:remote:runner:fileSystem:)``, then its
+  /// encryption): an empty remote gets a new identity under a new passphrase (asked twice); a
+  /// remote encrypted by docsh is joined with its passphrase. A repository encrypted already
+  /// only syncs.
   /// - Throws: ``EncryptionError/syncsInPlainText(url:)`` for a store syncing with a plain
   ///   remote, ``EncryptionError/plainRemote(_:)`` for a remote holding plain commits,
   ///   ``EncryptionError/wrongPassphrase``; the store is then as it was.
@@ -322,7 +323,8 @@ struct EncryptedRemote {
 
 extension StoreRepository {
   /// Makes the store's folder a docsh repository syncing with the encrypted remote
-  /// `remote` (``setUp(storePath:remote:runner:fileSystem:)``, then its encryption): an empty
+  /// `remote` (``StoreRepository/setUp(storePath:remote:runner:fileSystem:)``, then its
+  /// encryption): an empty
   /// remote gets a new identity under a new passphrase (asked twice); a remote encrypted by
   /// docsh is joined with its passphrase. A repository encrypted already only syncs.
   /// - Throws: ``EncryptionError/syncsInPlainText(url:)`` for a store syncing with a plain
