@@ -102,7 +102,7 @@ final class EncryptedFirstCommit: StoreRecordSink {
 }
 
 extension StoreRepository {
-  /// The ref the encrypted twin of a first commit is written on, beside ``buildRef``.
+  /// The ref the encrypted twin of a first commit is written on, beside ``CommitWriter/buildRef``.
   static let encryptedBuildRef = "refs/docsh/encrypted-commit"
 
   /// The encrypted commit to write beside a first commit, when the repository syncs with an
@@ -121,7 +121,7 @@ extension StoreRepository {
     encrypting first: EncryptedFirstCommit,
     plain makePlain: (String) throws(SyncError) -> CommitID
   ) throws(SyncError) -> CommitID {
-    let committer = try committerLine()
+    let committer = try commitWriter.committerLine()
     // `NAME <EMAIL> SECONDS ZONE`, as git gives it.
     let seconds = committer.split(separator: " ").dropLast().last.flatMap { Int64($0) }
     let stream = try first.finish()
@@ -130,7 +130,7 @@ extension StoreRepository {
       committer: StoreRepository.encryptedCommitter(seconds ?? Int64(time(nil))),
       message: stream.message, parent: nil,
       changes: stream.changes + (try encryptedRootFiles(settings: first.settings)))
-    let input = try finishInput(commit, after: stream.input)
+    let input = try commitWriter.finishInput(commit, after: stream.input)
     defer { try? fileSystem.close(input) }  // read-only
     let pack: FastImportPack =
       stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard

@@ -262,7 +262,7 @@ extension StoreRepository {
     if !reading.isMarked { changes += LayoutMarker.changes(prefix: prefix) }
     let message = StoreChanges(from: reading.describedSnapshot, to: merged).message(
       prefix: "", storePath: pathInRepository)
-    return try makeBuildCommit(
+    return try commitWriter.makeBuildCommit(
       parent: parent, mergedParents: Array(localParents.dropFirst()), changes: changes,
       message: message, committer: StoreRepository.encryptedCommitter(info.seconds))
   }
@@ -289,7 +289,7 @@ extension StoreRepository {
       categoryPaths, settings: settings, identity: identity, in: commit)
     let categoryIDs = names.keys.sorted()
     // The documents, a batch at a time; their contents go to the blobs only.
-    let blobs = try makeInput()
+    let blobs = try commitWriter.makeInput()
     var streamed = try streamFirstDocuments(
       documentPaths, names: names, into: blobs, settings: settings, identity: identity,
       in: commit)
@@ -319,7 +319,7 @@ extension StoreRepository {
       }
     }
     changes += LayoutMarker.changes(prefix: prefix)
-    let made = try makeBuildCommit(
+    let made = try commitWriter.makeBuildCommit(
       parent: nil, changes: changes,
       message: described.message(prefix: "", storePath: pathInRepository), after: blobs,
       committer: StoreRepository.encryptedCommitter(info.seconds))

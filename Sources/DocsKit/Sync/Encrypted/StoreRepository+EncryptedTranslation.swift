@@ -309,7 +309,7 @@ extension StoreRepository {
     }
     // age files neither compress nor delta: a commit of many spends no time trying (one of
     // a few keeps its trees compressed and deltified, which is what it adds to the remote).
-    return try makeBuildCommit(
+    return try commitWriter.makeBuildCommit(
       parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
       changes: stream.changes, message: stream.message, after: stream.input,
       committer: StoreRepository.encryptedCommitter(info.seconds),

@@ -275,7 +275,7 @@ extension StoreRepository {
         for: head, map: &map, settings: settings, identity: identity)
       let blob = try writeBlob(file)
       let seconds = Int64(Timestamp.now().millisecondsSince1970 / 1000)
-      let commit = try makeBuildCommit(
+      let commit = try commitWriter.makeBuildCommit(
         parent: base, changes: [.putBlob(EncryptedLayout.identityPath, blob)],
         message: "docsh: passphrase changed\n",
         committer: StoreRepository.encryptedCommitter(seconds))
