@@ -8,9 +8,6 @@
 // `update-ref` from the commit it was at — git never writes the store file, and the
 // repository has no work tree.
 extension StoreRepository {
-  /// The ref each commit is built on before HEAD's branch moves to it.
-  static let buildRef = "refs/docsh/commit"
-
   /// Commits the store when it differs from HEAD, with a one-line message saying what
   /// changed (`2 new, 1 changed: Work/Plan, …`) and trailers that let history find each
   /// document's versions. Without what a save changed the whole store is compared with
@@ -124,119 +121,20 @@ extension StoreRepository {
     let commit: CommitID
     if let branch {
       guard
-        let made = try makeCommit(
+        let made = try commitWriter.makeCommit(
           parent: head, changes: treeChanges, message: message, on: .branch(branch))
       else { return nil }
       commit = made
     } else {
-      commit = try makeBuildCommit(parent: head, changes: treeChanges, message: message)
-      try moveHead(to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
+      commit = try commitWriter.makeBuildCommit(
+        parent: head, changes: treeChanges, message: message)
+      try commitWriter.moveHead(
+        to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
     }
     recordCommitted(commit, generation: .known(saved.generation))
     return commit
   }
 
-  /// Where a commit is written, and how its ref may move.
-  enum CommitDestination {
-    /// docsh's own ref (``buildRef``), moved from anywhere; HEAD's branch is moved after it
-    /// (``moveHead(to:from:reason:)``), from the commit it was at.
-    case buildRef
-    /// HEAD's branch itself, which fast-import moves only from an ancestor of the commit
-    /// (without `--force`).
-    case branch(String)
-  }
-
-  /// Writes a commit of `parent`'s tree, `mergedParents` as its other parents, with
-  /// `changes`, through one `git fast-import`: the one way docsh writes a commit.
-  /// - Parameters:
-  ///   - blobs: a stream begun by ``makeInput()`` holding the blobs `changes` name; the
-  ///     commit follows them there and fast-import reads it all from that file.
-  ///   - destination: the ref it is written on.
-  /// - Returns: the commit; `nil` only when `destination` is a branch that fast-import
-  ///   refused to move, the branch being somewhere else.
-  ///   - committer: `Name <email> SECONDS ZONE` of the author and committer; git's (now)
-  ///     when `nil`.
-  ///   - pack: how the pack is written (``FastImportPack``).
-  func makeCommit(
-    parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
-    message: String, after blobs: GitInputFile? = nil,
-    on destination: CommitDestination = .buildRef, committer: String? = nil,
-    pack: FastImportPack = .standard
-  ) throws(SyncError) -> CommitID? {
-    let ref: String
-    switch destination {
-    case .buildRef: ref = StoreRepository.buildRef
-    case .branch(let branch): ref = branch
-    }
-    let line: String
-    if let committer { line = committer } else { line = try committerLine() }
-    let commit = FastImportCommit(
-      ref: ref, committer: line, message: message, parent: parent,
-      mergedParents: mergedParents, changes: changes)
-    guard case .branch = destination else {
-      return try fastImport(commit, after: blobs, pack: pack)
-    }
-    return try fastImport(commit, forcing: false, after: blobs)
-  }
-
-  /// The commit ``makeCommit(parent:mergedParents:changes:message:after:on:)`` writes on
-  /// docsh's own ref, which fast-import always writes.
-  func makeBuildCommit(
-    parent: CommitID?, mergedParents: [CommitID] = [], changes: [FastImportCommit.Change],
-    message: String, after blobs: GitInputFile? = nil, committer: String? = nil,
-    pack: FastImportPack = .standard
-  ) throws(SyncError) -> CommitID {
-    guard
-      let commit = try makeCommit(
-        parent: parent, mergedParents: mergedParents, changes: changes, message: message,
-        after: blobs, committer: committer, pack: pack)
-    else { throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit") }
-    return commit
-  }
-
-  /// Runs `git fast-import` on `commit`'s stream, after the blobs of `blobs` when given.
-  /// - Parameter forcing: whether fast-import may move `commit`'s ref from anywhere; without
-  ///   it, a ref it refuses to move is `nil`.
-  private func fastImport(
-    _ commit: FastImportCommit, forcing: Bool = true, after blobs: GitInputFile? = nil,
-    pack: FastImportPack = .standard
-  ) throws(SyncError) -> CommitID? {
-    guard let blobs else {
-      return try git.fastImport(.bytes(commit.stream()), forcing: forcing, pack: pack)
-    }
-    let input = try finishInput(commit, after: blobs)
-    defer { try? fileSystem.close(input) }  // read-only
-    return try git.fastImport(.file(input), forcing: forcing, pack: pack)
-  }
-
-  /// Writes `commit` into `blobs` after the blobs it names; a descriptor reading the whole
-  /// stream from its start, which the caller closes.
-  func finishInput(_ commit: FastImportCommit, after blobs: GitInputFile) throws(SyncError)
-    -> Int32
-  {
-    do {
-      // In pieces: the commit of a whole store names every document's file.
-      try commit.write(afterHeader: true) { (piece: [UInt8]) throws(SystemCallError) -> Void in
-        try blobs.append(piece)
-      }
-      return try blobs.finish()
-    } catch {
-      throw .store(.system("git's input", operation: error.operation, errno: error.code))
-    }
-  }
-
-  /// A fast-import stream to write blobs into before the commit that names them.
-  func makeInput() throws(SyncError) -> GitInputFile {
-    do {
-      let input = try GitInputFile(fileSystem: fileSystem)
-      try input.append(FastImportCommit.streamHeader)
-      return input
-    } catch {
-      throw .store(.system("git's input", operation: error.operation, errno: error.code))
-    }
-  }
-
-  /// The commit a fast-import run named (its `get-mark`).
   // MARK: - The whole store against HEAD's tree
 
   /// Compares the whole store file, as `store` (a reader apart from any session's) reads it,
@@ -255,7 +153,7 @@ extension StoreRepository {
     }
     let graph = try loadWholeStore(store, onto: head)
     let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
-    let blobs = try makeInput()
+    let blobs = try commitWriter.makeInput()
     // A first commit of a repository syncing with an encrypted remote: the remote's commit
     // is written from the store in the same pass, rather than from this one's blobs after.
     let encrypted = head == nil ? try makeEncryptedFirstCommit() : nil
@@ -287,15 +185,15 @@ extension StoreRepository {
     let commit: CommitID
     if let encrypted {
       commit = try makeFirstCommit(encrypting: encrypted) { committer throws(SyncError) in
-        try makeBuildCommit(
+        try commitWriter.makeBuildCommit(
           parent: nil, changes: difference.changes, message: message, after: blobs,
           committer: committer, pack: .localOnly)
       }
     } else {
-      commit = try makeBuildCommit(
+      commit = try commitWriter.makeBuildCommit(
         parent: head, changes: difference.changes, message: message, after: blobs)
     }
-    try moveHead(
+    try commitWriter.moveHead(
       to: commit, from: head,
       reason: isConversion
         ? "one file per document"
@@ -504,52 +402,4 @@ extension StoreRepository {
     return names
   }
 
-  // MARK: - Moving HEAD
-
-  /// Moves HEAD's branch from `old` (`nil`: it must not exist yet) to `new`, and only from
-  /// there: a commit made meanwhile by someone else makes it fail rather than be lost.
-  func moveHead(to new: CommitID, from old: CommitID?, reason: String) throws(SyncError) {
-    try git.updateRef("HEAD", to: new, expecting: old.map { .at($0) } ?? .absent, reason: reason)
-  }
-
-  /// `Name <email> SECONDS ZONE` for a commit now, as git gives it (honouring the
-  /// configuration and `GIT_COMMITTER_DATE`); where git has no identity configured,
-  /// `docsh` and `docsh@HOST` for what is missing, supplied for the one command without
-  /// writing any config (found once).
-  func committerLine() throws(SyncError) -> String {
-    let environment = StoreRepository.gitEnvironment(of: git.runner)
-    let isDated = environment["GIT_COMMITTER_DATE"] != nil
-    if !isDated, let known = knownCommitter(environment: environment) {
-      return known + " " + StoreRepository.gitDateNow()
-    }
-    let line = try committerLineFromGit()
-    if !isDated { recordCommitter(line, environment: environment) }
-    return line
-  }
-
-  /// ``committerLine()`` as git gives it.
-  private func committerLineFromGit() throws(SyncError) -> String {
-    if identity == nil {
-      if let line = try git.configuredCommitter() {
-        identity = Git.IdentityFallback()
-        return line
-      }
-      let configured = try git.configEntries(
-        matching: "^user\\.(name|email)$", localOnly: false)
-      let keys = Set(configured.map(\.key))
-      identity = Git.IdentityFallback(
-        name: keys.contains("user.name") ? nil : "docsh",
-        email: keys.contains("user.email") ? nil : "docsh@" + StoreRepository.hostName())
-    }
-    return try git.committer(supplying: identity ?? Git.IdentityFallback())
-  }
-
-  /// The machine's host name (`localhost` when it has none).
-  static func hostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-    let name = String(
-      decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return name.isEmpty ? "localhost" : name
-  }
 }

@@ -103,7 +103,7 @@ final class EncryptedFirstCommit: StoreRecordSink {
 
 extension EncryptedFirstCommit {
   /// The ref the encrypted twin of a first commit is written on, beside
-  /// ``StoreRepository/buildRef``.
+  /// ``CommitWriter/buildRef``.
   static let buildRef = "refs/docsh/encrypted-commit"
 
   /// The encrypted commit to write beside a first commit of `repository`, when it syncs with
@@ -125,7 +125,8 @@ extension EncryptedFirstCommit {
   ) throws(SyncError) -> CommitID {
     let git = repository.git
     let fileSystem = repository.fileSystem
-    let committer = try repository.committerLine()
+    let writer = CommitWriter(repository: repository)
+    let committer = try writer.committerLine()
     // `NAME <EMAIL> SECONDS ZONE`, as git gives it.
     let seconds = committer.split(separator: " ").dropLast().last.flatMap { Int64($0) }
     let stream = try finish()
@@ -134,7 +135,7 @@ extension EncryptedFirstCommit {
       committer: EncryptedLayout.committer(seconds ?? Int64(time(nil))),
       message: stream.message, parent: nil,
       changes: stream.changes + (try EncryptedStream.rootFiles(settings: settings, git: git)))
-    let input = try repository.finishInput(commit, after: stream.input)
+    let input = try writer.finishInput(commit, after: stream.input)
     defer { try? fileSystem.close(input) }  // read-only
     let pack: FastImportPack =
       stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard

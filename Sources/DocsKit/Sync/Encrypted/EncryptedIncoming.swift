@@ -10,10 +10,13 @@ struct EncryptedIncoming {
   /// writing).
   let repository: StoreRepository
   let git: Git
+  /// The local commits are written through.
+  let writer: CommitWriter
 
   init(_ repository: StoreRepository) {
     self.repository = repository
     git = repository.git
+    writer = CommitWriter(repository: repository)
   }
 
   /// Where the store's objects lie in a local commit's tree.
@@ -279,7 +282,7 @@ struct EncryptedIncoming {
     if !reading.isMarked { changes += LayoutMarker.changes(prefix: repository.prefix) }
     let message = StoreChanges(from: reading.describedSnapshot, to: merged).message(
       prefix: "", storePath: repository.pathInRepository)
-    return try repository.makeBuildCommit(
+    return try writer.makeBuildCommit(
       parent: parent, mergedParents: Array(localParents.dropFirst()), changes: changes,
       message: message, committer: EncryptedLayout.committer(info.seconds))
   }
@@ -306,7 +309,7 @@ struct EncryptedIncoming {
       categoryPaths, settings: settings, identity: identity, in: commit)
     let categoryIDs = names.keys.sorted()
     // The documents, a batch at a time; their contents go to the blobs only.
-    let blobs = try repository.makeInput()
+    let blobs = try writer.makeInput()
     var streamed = try streamFirstDocuments(
       documentPaths, names: names, into: blobs, settings: settings, identity: identity,
       in: commit)
@@ -336,7 +339,7 @@ struct EncryptedIncoming {
       }
     }
     changes += LayoutMarker.changes(prefix: repository.prefix)
-    let made = try repository.makeBuildCommit(
+    let made = try writer.makeBuildCommit(
       parent: nil, changes: changes,
       message: described.message(prefix: "", storePath: repository.pathInRepository), after: blobs,
       committer: EncryptedLayout.committer(info.seconds))

@@ -13,10 +13,13 @@ struct EncryptedOutgoing {
   /// writing).
   let repository: StoreRepository
   let git: Git
+  /// The encrypted commits are written through.
+  let writer: CommitWriter
 
   init(_ repository: StoreRepository) {
     self.repository = repository
     git = repository.git
+    writer = CommitWriter(repository: repository)
   }
 
   /// Where the store's objects lie in a local commit's tree.
@@ -206,7 +209,7 @@ struct EncryptedOutgoing {
     }
     // age files neither compress nor delta: a commit of many spends no time trying (one of
     // a few keeps its trees compressed and deltified, which is what it adds to the remote).
-    return try repository.makeBuildCommit(
+    return try writer.makeBuildCommit(
       parent: encryptedParents.first, mergedParents: Array(encryptedParents.dropFirst()),
       changes: stream.changes, message: stream.message, after: stream.input,
       committer: EncryptedLayout.committer(info.seconds),

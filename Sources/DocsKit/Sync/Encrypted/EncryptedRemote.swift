@@ -13,10 +13,13 @@ struct EncryptedRemote {
   /// The repository syncing with the remote (its paths, lock and session state).
   let repository: StoreRepository
   let git: Git
+  /// The passphrase's commit is written through.
+  let writer: CommitWriter
 
   init(_ repository: StoreRepository) {
     self.repository = repository
     git = repository.git
+    writer = CommitWriter(repository: repository)
   }
 
   /// Where the encrypted remote's branches are fetched to.
@@ -301,7 +304,7 @@ struct EncryptedRemote {
         for: head, map: &map, settings: settings, identity: identity)
       let blob = try git.writeBlob(file)
       let seconds = Int64(Timestamp.now().millisecondsSince1970 / 1000)
-      let commit = try repository.makeBuildCommit(
+      let commit = try writer.makeBuildCommit(
         parent: base, changes: [.putBlob(EncryptedLayout.identityPath, blob)],
         message: "docsh: passphrase changed\n",
         committer: EncryptedLayout.committer(seconds))

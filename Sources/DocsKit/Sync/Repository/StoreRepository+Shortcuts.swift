@@ -128,6 +128,15 @@ extension StoreRepository {
     return "\(now) " + (offset < 0 ? "-" : "+") + pad(minutes / 60, 2) + pad(minutes % 60, 2)
   }
 
+  /// The machine's host name (`localhost` when it has none).
+  static func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+    let name = String(
+      decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return name.isEmpty ? "localhost" : name
+  }
+
   /// The config files git reads an identity from, as the variables place them.
   private func identityConfigFiles(environment: [String: String]) -> [String] {
     git.configFiles(environment: environment)

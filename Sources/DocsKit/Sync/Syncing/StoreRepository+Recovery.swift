@@ -203,7 +203,7 @@ extension StoreRepository {
       }
       guard seen else { return forgetMove() }
     }
-    try moveHead(to: new, from: old, reason: "sync: finish an interrupted sync")
+    try commitWriter.moveHead(to: new, from: old, reason: "sync: finish an interrupted sync")
     // Saves may have followed the sync's: the next commit compares the whole store.
     recordCommitted(new, generation: .unknown, layoutVersion: 1)
     forgetMove()
@@ -220,7 +220,7 @@ extension StoreRepository {
   /// Removes lock files of the repository that no process holds open and that are older
   /// than a few seconds (a git killed half way leaves them and refuses to work after).
   private func removeStaleLocks(into report: inout SyncReport) throws(SyncError) {
-    var refs = [StoreRepository.buildRef, StoreRepository.encryptedBuildRef]
+    var refs = [CommitWriter.buildRef, StoreRepository.encryptedBuildRef]
     if let branch = try currentBranch() {
       refs += ["refs/heads/\(branch)", "refs/remotes/origin/\(branch)"]
     }

@@ -301,7 +301,7 @@ extension StoreRepository {
       var changes = StoreChanges(from: parentSide.describedSnapshot, to: merge.merged)
       changes.rewrittenFiles = rewritten
       let prefix = isFastForward ? "Sync: " : "Sync with origin: "
-      target = try makeBuildCommit(
+      target = try commitWriter.makeBuildCommit(
         parent: isFastForward ? remote : local, mergedParents: isFastForward ? [] : [remote],
         changes: treeChanges, message: changes.message(prefix: prefix, storePath: pathInRepository))
     }
@@ -329,7 +329,7 @@ extension StoreRepository {
       (generation, isClean) = try incoming.save(
         toStoreAt: storePath, through: writer.context, store: writer.store)
     }
-    try moveHead(to: new, from: old, reason: "sync with origin")
+    try commitWriter.moveHead(to: new, from: old, reason: "sync with origin")
     // A session that saved while the store was written had its changes merged into the
     // file: the next commit compares the whole store, to commit them too.
     recordCommitted(new, generation: isClean ? .known(generation) : .unknown)
@@ -394,7 +394,7 @@ extension StoreRepository {
           + ": " + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": "
           + String(RepositoryLayout.currentVersion) + "\n"
         : described.message(prefix: "Sync: ", storePath: pathInRepository)
-      target = try makeBuildCommit(parent: remote, changes: changes, message: message)
+      target = try commitWriter.makeBuildCommit(parent: remote, changes: changes, message: message)
     }
     // A remote with no category writes no store: the file stays as it is (missing, or empty).
     var generation = before
@@ -402,7 +402,7 @@ extension StoreRepository {
       try noteMove(from: nil, to: target, generation: before, witness: stream.witness)
       generation = try stream.commit()
     }
-    try moveHead(to: target, from: nil, reason: "sync with origin")
+    try commitWriter.moveHead(to: target, from: nil, reason: "sync with origin")
     recordCommitted(target, generation: .known(generation))
     forgetMove()
     if !side.folders.isEmpty { report.notes.append(.fetchedStore) }
