@@ -84,14 +84,14 @@ extension StoreRepository {
     of info: CommitInfo, settings: inout EncryptionSettings
   ) throws(SyncError) -> (documents: [ChangedPath], categories: [ChangedPath]) {
     let firstEncrypted = info.parents.first
-    let changed = try changedEntries(from: firstEncrypted, to: info.commit)
+    let changed = try commitReader.changedEntries(from: firstEncrypted, to: info.commit)
     var documentPaths: [ChangedPath] = []
     var categoryPaths: [ChangedPath] = []
     var markerSeen = firstEncrypted != nil
     for (path, entry) in changed.sorted(by: { $0.key < $1.key }) {
-      guard !path.hasPrefix(StoreRepository.notUTF8Mark) else {
+      guard !path.hasPrefix(CommitReader.notUTF8Mark) else {
         throw refusal(
-          String(path.dropFirst(StoreRepository.notUTF8Mark.count)), "its name is not UTF-8",
+          String(path.dropFirst(CommitReader.notUTF8Mark.count)), "its name is not UTF-8",
           in: info.commit)
       }
       let place = EncryptedLayout.classify(path)

@@ -274,7 +274,7 @@ extension StoreRepository {
       if let encrypted = map.encrypted(for: parent) { encryptedParents.append(encrypted) }
     }
     let first = info.parents.first { map.encrypted(for: $0) != nil }
-    let changed = try changedEntries(from: first, to: info.commit).filter {
+    let changed = try commitReader.changedEntries(from: first, to: info.commit).filter {
       isStoreFile($0.key)
     }
     let before =

@@ -138,7 +138,7 @@ extension StoreRepository {
 
   /// Fetches the remote's branches to ``encryptedRefs``, with git's checks of every object.
   private func fetchEncryptedBranches() throws(SyncError) {
-    try fetchOrigin(refspecs: ["+refs/heads/*:" + StoreRepository.encryptedRefs + "*"])
+    try branches.fetchOrigin(refspecs: ["+refs/heads/*:" + StoreRepository.encryptedRefs + "*"])
   }
 
   /// The branches fetched from the encrypted remote, with their commits.
@@ -160,7 +160,7 @@ extension StoreRepository {
   /// - Returns: whether the remote is encrypted.
   func fetchRemote() throws(SyncError) -> Bool {
     guard let settings = try encryptionSettings() else {
-      try fetchOrigin()
+      try branches.fetchOrigin()
       guard let tip = try plainTrackingTipIfEncrypted() else { return false }
       // Leaves the tracking refs as before (none) when the passphrase fails.
       try fetchEncryptedBranches()
@@ -220,7 +220,9 @@ extension StoreRepository {
 
   /// Pushes the encrypted commit standing for `head` (translated now, encrypted to the
   /// recipient) to origin's `upstream`.
-  func pushEncrypted(_ head: CommitID, upstream: String) throws(SyncError) -> PushResult {
+  func pushEncrypted(_ head: CommitID, upstream: String) throws(SyncError)
+    -> RepositoryBranches.PushResult
+  {
     guard let settings = try encryptionSettings() else {
       throw .encryption(.notEncrypted(folder: storeFolder))
     }
@@ -230,7 +232,7 @@ extension StoreRepository {
     try saveEncryptedCommitMap(map)
     let remote = try refCommit(StoreRepository.encryptedRefs + upstream)
     guard encrypted != remote else { return .upToDate }
-    switch try push(encrypted.hex, upstream: upstream) {
+    switch try branches.push(encrypted.hex, upstream: upstream) {
     case .remoteMoved: return .remoteMoved
     case .upToDate: return .upToDate
     case .pushed:
@@ -256,7 +258,7 @@ extension StoreRepository {
       guard var settings = try encryptionSettings() else {
         throw .encryption(.notEncrypted(folder: storeFolder))
       }
-      let upstream = try upstreamBranch()
+      let upstream = try branches.upstreamBranch()
       guard let head = try git.head(),
         let tip = try refCommit(StoreRepository.encryptedRefs + upstream)
       else { throw .encryption(.notEncrypted(folder: storeFolder)) }
@@ -283,7 +285,7 @@ extension StoreRepository {
       try saveEncryptedCommitMap(map)
       settings.identityBlob = blob
       try writeEncryptionSettings(settings)
-      switch try push(commit.hex, upstream: upstream) {
+      switch try branches.push(commit.hex, upstream: upstream) {
       case .pushed:
         try git.updateRef(StoreRepository.encryptedRefs + upstream, to: commit)
       case .remoteMoved, .upToDate:
