@@ -97,8 +97,8 @@ final class RepositoryAccess {
   func lostStore(loadError: StoreError?) -> SyncError? {
     do throws(SyncError) {
       guard let repository = try setUpRepository() else { return nil }
-      if let loadError { return try repository.damagedStoreError(for: loadError) }
-      return try repository.missingStoreError()
+      if let loadError { return try repository.recovery.damagedStoreError(for: loadError) }
+      return try repository.recovery.missingStoreError()
     } catch {
       return .storeMaybeLost(path: storePath, reason: error.description)
     }

@@ -75,7 +75,7 @@ struct SyncCommand: ShellCommand {
         let observer = StepsObserver(advance: advance)
         // A lost store has no graph to save or reload: the sync writes it, the store opens.
         if lost {
-          return try repository.sync(
+          return try repository.syncer.sync(
             SyncOptions(), store: access.storeForSync(), observer: observer)
         }
         return try session.context.sync(through: repository, observer: observer)

@@ -72,7 +72,7 @@ final class Machine {
   @discardableResult
   func sync(attempts: Int = 3) throws -> SyncReport {
     let repository = try #require(try repository())
-    return try repository.sync(
+    return try repository.syncer.sync(
       SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: attempts),
       store: IndexedStore(path: storePath, cacheFolder: nil))
   }
@@ -108,7 +108,9 @@ final class Machine {
     let repository = try #require(try repository())
     guard let head = try repository.git.head() else { return try contents().isEmpty }
     var committed: [String: String] = [:]
-    for category in try repository.wholeTree(of: head, progress: nil).snapshot.categories {
+    for category in try repository.commitReader.wholeTree(of: head, progress: nil).snapshot
+      .categories
+    {
       committed[category.name.text + "/"] = ""
       for document in category.documents {
         committed[category.name.text + "/" + document.name.text] = document.content

@@ -55,7 +55,7 @@ import Testing
       let parts = line.split(separator: " ", maxSplits: 1)
       let path = String(parts[1])
       let bytes = try #require(
-        try repository.readBlobs([GitBlobID(hex: String(parts[0]))]).first ?? nil)
+        try repository.commitReader.readBlobs([GitBlobID(hex: String(parts[0]))]).first ?? nil)
       switch EncryptedLayout.classify(path) {
       case .document, .category:
         files[path] = try Age.decrypt(bytes, identities: [identity])
@@ -74,7 +74,7 @@ import Testing
     repository.fanOutLimit = 3
     let identity = try #require(repository.encryptionIdentity)
     let settings = try #require(try EncryptedRemoteFiles(repository).encryptionSettings())
-    let head = try #require(try repository.commitStore(JSONStore(path: laptop.storePath)))
+    let head = try #require(try repository.committer.commitStore(JSONStore(path: laptop.storePath)))
 
     // Written with the commit, from the store: the map has it before any push.
     let direct = try #require(

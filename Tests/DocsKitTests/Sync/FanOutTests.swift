@@ -164,7 +164,7 @@ import Testing
       try stores[step].write(to: URL(fileURLWithPath: laptop.storePath))
       try laptop.git(["update-ref", "HEAD", commits[step]])
       try repository.updateLedger { $0.committed = nil }
-      try repository.commitStore(JSONStore(path: laptop.storePath))
+      try repository.committer.commitStore(JSONStore(path: laptop.storePath))
       let difference = try laptop.gitText(["diff-tree", "-r", "--name-status", trees[step], "HEAD"])
       #expect(
         try laptop.gitText(["rev-parse", "HEAD^{tree}"]) == trees[step], "\(step): \(difference)")

@@ -134,7 +134,7 @@ import Testing
           storePath: machine.storePath, runner: machine.runner, fileSystem: faults))
       faults.arm(.operation("write", occurrence: occurrence))
       let result = Result { () throws(SyncError) in
-        try repository.sync(
+        try repository.syncer.sync(
           SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: 1),
           store: JSONStore(path: machine.storePath, fileSystem: faults))
       }

@@ -71,7 +71,7 @@ import Testing
       storePath: folder + "/store.json", topLevel: folder, gitDirectory: folder + "/.git",
       prefix: "", isBare: false, runner: sandbox.runner, fileSystem: SystemFileSystem())
     repository.isKnownSetUp = true
-    #expect(try repository.currentBranch() == said.branch)
+    #expect(try repository.branches.currentBranch() == said.branch)
     #expect(try repository.headCommit() == said.commit)
     #expect(try git.headBranch() == said.branch)
     #expect(try git.head() == said.commit)

@@ -204,10 +204,10 @@ import Testing
     try machine.edit { try put("plan", at: "Work", "Plan", in: $0) }
     let repository = try machine.setUp(remote: remote)
     try machine.sync()
-    #expect(try repository.missingStoreError() == nil)
+    #expect(try repository.recovery.missingStoreError() == nil)
     try FileManager.default.removeItem(atPath: machine.storePath)
     let head = try machine.gitText(["rev-parse", "--short=7", "HEAD"])
-    let error = try #require(try repository.missingStoreError())
+    let error = try #require(try repository.recovery.missingStoreError())
     #expect(error == .storeMissing(path: machine.storePath, commit: head))
     #expect(
       error.description
@@ -215,7 +215,7 @@ import Testing
     )
     // Nothing commits its disappearance.
     #expect(throws: SyncError.storeMissing(path: machine.storePath, commit: head)) {
-      try repository.commitStore(JSONStore(path: machine.storePath))
+      try repository.committer.commitStore(JSONStore(path: machine.storePath))
     }
   }
 
@@ -232,19 +232,19 @@ import Testing
       loadError = error
     }
     let failure = try #require(loadError)
-    let error = try #require(try repository.damagedStoreError(for: failure))
+    let error = try #require(try repository.recovery.damagedStoreError(for: failure))
     guard case .storeDamaged(let path, _, _) = error else {
       Issue.record("expected storeDamaged, got \(error)")
       return
     }
     #expect(path == machine.storePath)
     #expect(
-      try repository.damagedStoreError(
+      try repository.recovery.damagedStoreError(
         for: .system(machine.storePath, operation: "open", errno: EACCES)) == nil)
   }
 
   @Test func aStoreNeverCommittedIsSimplyEmptyWhenMissing() throws {
     let repository = try machine.setUp(remote: remote)
-    #expect(try repository.missingStoreError() == nil)
+    #expect(try repository.recovery.missingStoreError() == nil)
   }
 }

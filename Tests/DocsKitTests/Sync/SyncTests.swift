@@ -58,7 +58,7 @@ import Testing
     try desktop.setUp(remote: remote)
     let progress = ProgressRecorder()
     let repository = try #require(try desktop.repository())
-    _ = try repository.sync(
+    _ = try repository.syncer.sync(
       SyncOptions(mergeDate: Machine.mergeDate, maximumAttempts: 1),
       store: IndexedStore(path: desktop.storePath, cacheFolder: nil), progress: progress)
     let building = try #require(
@@ -315,11 +315,11 @@ import Testing
     let repository = try #require(try laptop.repository())
     let store = IndexedStore(path: laptop.storePath, cacheFolder: nil)
     #expect(throws: SyncError.notSetUp(folder: laptop.folder)) {
-      try repository.sync(SyncOptions(), store: store)
+      try repository.syncer.sync(SyncOptions(), store: store)
     }
     try repository.configureLayout()
     #expect(throws: SyncError.noRemote(folder: laptop.folder)) {
-      try repository.sync(SyncOptions(), store: store)
+      try repository.syncer.sync(SyncOptions(), store: store)
     }
   }
 }

@@ -13,7 +13,7 @@ extension StoreRepository {
 /// encrypted remote's translation all write with; it knows nothing of the store or a sync.
 ///
 /// It holds the repository only for the session's committer identity and the ledger's
-/// shortcut to it (``StoreRepository/knownCommitter(environment:)``).
+/// shortcut to it (``knownCommitter(environment:)``).
 struct CommitWriter {
   /// The repository written to.
   let repository: StoreRepository
@@ -146,11 +146,11 @@ struct CommitWriter {
   func committerLine() throws(SyncError) -> String {
     let environment = StoreRepository.gitEnvironment(of: git.runner)
     let isDated = environment["GIT_COMMITTER_DATE"] != nil
-    if !isDated, let known = repository.knownCommitter(environment: environment) {
-      return known + " " + StoreRepository.gitDateNow()
+    if !isDated, let known = knownCommitter(environment: environment) {
+      return known + " " + CommitWriter.gitDateNow()
     }
     let line = try committerLineFromGit()
-    if !isDated { repository.recordCommitter(line, environment: environment) }
+    if !isDated { recordCommitter(line, environment: environment) }
     return line
   }
 
@@ -169,5 +169,68 @@ struct CommitWriter {
         email: keys.contains("user.email") ? nil : "docsh@" + StoreRepository.hostName())
     }
     return try git.committer(supplying: repository.identity ?? Git.IdentityFallback())
+  }
+
+  // MARK: - The committer, remembered
+
+  /// Variables git's committer identity depends on, besides the config files.
+  static let identityVariables = [
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
+    "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+  ]
+
+  /// `Name <email>` as git last gave it for this repository, when nothing it came from has
+  /// changed since; `nil` when git must be asked.
+  func knownCommitter(environment: [String: String]) -> String? {
+    guard let cached = repository.ledger().identity,
+      cached.key == RepositoryLedger.key(of: identityKey(environment: environment)),
+      cached.value.contains("<")
+    else { return nil }
+    return cached.value
+  }
+
+  /// Keeps `committer` (`Name <email> SECONDS ZONE`, as git gave it) for the next commits,
+  /// unless a config file it may come from includes others.
+  func recordCommitter(_ committer: String, environment: [String: String]) {
+    let fields = committer.split(separator: " ")
+    guard fields.count >= 3 else { return }
+    let identity = fields.dropLast(2).joined(separator: " ")
+    for path in identityConfigFiles(environment: environment) {
+      guard let bytes = try? StoreRepository.readFile(path, fileSystem: fileSystem) else {
+        continue
+      }
+      if String(decoding: bytes, as: UTF8.self).lowercased().contains("include") { return }
+    }
+    let key = RepositoryLedger.key(of: identityKey(environment: environment))
+    repository.recordShortcut { $0.identity = RepositoryLedger.Cached(key: key, value: identity) }
+  }
+
+  /// ` SECONDS ZONE` of now, as git writes a commit's date (`1764633600 +0100`).
+  static func gitDateNow() -> String {
+    var now = time(nil)
+    var local = tm()
+    localtime_r(&now, &local)
+    let offset = local.tm_gmtoff / 60
+    let minutes = Int(abs(offset))
+    return "\(now) " + (offset < 0 ? "-" : "+") + pad(minutes / 60, 2) + pad(minutes % 60, 2)
+  }
+
+  /// The config files git reads an identity from, as the variables place them.
+  private func identityConfigFiles(environment: [String: String]) -> [String] {
+    git.configFiles(environment: environment)
+  }
+
+  /// What the identity depends on, one line each: the config files' status, the variables'
+  /// values and the host's name (docsh's own fallback names it).
+  private func identityKey(environment: [String: String]) -> String {
+    var key = "docsh-identity 1\n"
+    for path in identityConfigFiles(environment: environment) {
+      key +=
+        "file " + StoreRepository.signature(of: path, fileSystem: fileSystem) + " " + path + "\n"
+    }
+    for name in CommitWriter.identityVariables {
+      key += "variable " + name + (environment[name].map { "=" + $0 } ?? "") + "\n"
+    }
+    return key + "host " + StoreRepository.hostName() + "\n"
   }
 }

@@ -21,7 +21,7 @@ public final class GitCommitOnSave: SaveObserver {
   public func storeDidSave(_ delta: StoreDelta, origin: SaveOrigin, lock: LockedStore) -> String? {
     guard origin == .user else { return nil }
     do {
-      try repository.commitStore(saved: delta, holding: lock)
+      try repository.committer.commitStore(saved: delta, holding: lock)
       return nil
     } catch {
       return "saved, but not committed (\(error)); the next save or sync commits it"

@@ -37,7 +37,7 @@ struct StoreTreeDifference {
   init(
     graph: LoadedGraph, totalBytes: Int,
     content: (StoredDocument) throws(StoreError) -> String,
-    tree: [String: StoreRepository.TreeEntry], layout: RepositoryLayout, blobs: GitInputFile,
+    tree: [String: CommitReader.TreeEntry], layout: RepositoryLayout, blobs: GitInputFile,
     records: (any StoreRecordSink)? = nil, progress: (any ProgressObserver)?
   ) throws(SyncError) {
     self.layout = layout
@@ -100,7 +100,7 @@ struct StoreTreeDifference {
   private mutating func compare(
     _ document: StoredDocument, in category: Name, fannedOut: Bool,
     content: (StoredDocument) throws(StoreError) -> String,
-    tree: [String: StoreRepository.TreeEntry], writer: inout BlobWriter,
+    tree: [String: CommitReader.TreeEntry], writer: inout BlobWriter,
     records: (any StoreRecordSink)?
   ) throws(SyncError) {
     let path = layout.path(of: document.name, in: category, fannedOut: fannedOut)

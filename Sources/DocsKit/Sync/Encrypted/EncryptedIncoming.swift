@@ -12,11 +12,14 @@ struct EncryptedIncoming {
   let git: Git
   /// The local commits are written through.
   let writer: CommitWriter
+  /// What each commit changed is read through.
+  let reader: CommitReader
 
   init(_ repository: StoreRepository) {
     self.repository = repository
     git = repository.git
     writer = CommitWriter(repository: repository)
+    reader = repository.commitReader
   }
 
   /// Where the store's objects lie in a local commit's tree.
@@ -104,14 +107,14 @@ struct EncryptedIncoming {
     of info: CommitInfo, settings: inout EncryptionSettings
   ) throws(SyncError) -> (documents: [ChangedPath], categories: [ChangedPath]) {
     let firstEncrypted = info.parents.first
-    let changed = try repository.changedEntries(from: firstEncrypted, to: info.commit)
+    let changed = try reader.changedEntries(from: firstEncrypted, to: info.commit)
     var documentPaths: [ChangedPath] = []
     var categoryPaths: [ChangedPath] = []
     var markerSeen = firstEncrypted != nil
     for (path, entry) in changed.sorted(by: { $0.key < $1.key }) {
-      guard !path.hasPrefix(StoreRepository.notUTF8Mark) else {
+      guard !path.hasPrefix(CommitReader.notUTF8Mark) else {
         throw refusal(
-          String(path.dropFirst(StoreRepository.notUTF8Mark.count)), "its name is not UTF-8",
+          String(path.dropFirst(CommitReader.notUTF8Mark.count)), "its name is not UTF-8",
           in: info.commit)
       }
       let place = EncryptedLayout.classify(path)

@@ -15,11 +15,14 @@ struct EncryptedOutgoing {
   let git: Git
   /// The encrypted commits are written through.
   let writer: CommitWriter
+  /// What each commit changed is read through.
+  let reader: CommitReader
 
   init(_ repository: StoreRepository) {
     self.repository = repository
     git = repository.git
     writer = CommitWriter(repository: repository)
+    reader = repository.commitReader
   }
 
   /// Where the store's objects lie in a local commit's tree.
@@ -174,7 +177,7 @@ struct EncryptedOutgoing {
       if let encrypted = map.encrypted(for: parent) { encryptedParents.append(encrypted) }
     }
     let first = info.parents.first { map.encrypted(for: $0) != nil }
-    let changed = try repository.changedEntries(from: first, to: info.commit).filter {
+    let changed = try reader.changedEntries(from: first, to: info.commit).filter {
       isStoreFile($0.key)
     }
     let before =

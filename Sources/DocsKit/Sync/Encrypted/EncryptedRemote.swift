@@ -15,11 +15,14 @@ struct EncryptedRemote {
   let git: Git
   /// The passphrase's commit is written through.
   let writer: CommitWriter
+  /// Fetches from origin and pushes to it, and knows the upstream branch.
+  let branches: RepositoryBranches
 
   init(_ repository: StoreRepository) {
     self.repository = repository
     git = repository.git
     writer = CommitWriter(repository: repository)
+    branches = RepositoryBranches(repository: repository)
   }
 
   /// Where the encrypted remote's branches are fetched to.
@@ -164,8 +167,7 @@ struct EncryptedRemote {
 
   /// Fetches the remote's branches to ``encryptedRefs``, with git's checks of every object.
   private func fetchEncryptedBranches() throws(SyncError) {
-    try git.fetch(
-      remote: "origin", refspecs: ["+refs/heads/*:" + EncryptedRemote.encryptedRefs + "*"])
+    try branches.fetchOrigin(refspecs: ["+refs/heads/*:" + EncryptedRemote.encryptedRefs + "*"])
   }
 
   /// The branches fetched from the encrypted remote, with their commits.
@@ -187,7 +189,7 @@ struct EncryptedRemote {
   /// - Returns: whether the remote is encrypted.
   func fetchRemote() throws(SyncError) -> Bool {
     guard let settings = try files.encryptionSettings() else {
-      try git.fetch(remote: "origin")
+      try branches.fetchOrigin()
       guard let tip = try plainTrackingTipIfEncrypted() else { return false }
       // Leaves the tracking refs as before (none) when the passphrase fails.
       try fetchEncryptedBranches()
@@ -249,7 +251,7 @@ struct EncryptedRemote {
   /// Pushes the encrypted commit standing for `head` (translated now, encrypted to the
   /// recipient) to origin's `upstream`.
   func pushEncrypted(_ head: CommitID, upstream: String) throws(SyncError)
-    -> StoreRepository.PushResult
+    -> RepositoryBranches.PushResult
   {
     guard let settings = try files.encryptionSettings() else {
       throw .encryption(.notEncrypted(folder: repository.storeFolder))
@@ -260,8 +262,9 @@ struct EncryptedRemote {
     try files.saveEncryptedCommitMap(map)
     let remote = try repository.refCommit(EncryptedRemote.encryptedRefs + upstream)
     guard encrypted != remote else { return .upToDate }
-    switch try git.push(encrypted.hex, to: "origin", branch: upstream) {
+    switch try branches.push(encrypted.hex, upstream: upstream) {
     case .remoteMoved: return .remoteMoved
+    case .upToDate: return .upToDate
     case .pushed:
       // Both in one process: the remote's commit, and the local one it stands for as the
       // remote-tracking branch (which the push set to the remote's).
@@ -285,7 +288,7 @@ struct EncryptedRemote {
       guard var settings = try files.encryptionSettings() else {
         throw .encryption(.notEncrypted(folder: repository.storeFolder))
       }
-      let upstream = try repository.upstreamBranch()
+      let upstream = try branches.upstreamBranch()
       guard let head = try git.head(),
         let tip = try repository.refCommit(EncryptedRemote.encryptedRefs + upstream)
       else { throw .encryption(.notEncrypted(folder: repository.storeFolder)) }
@@ -312,10 +315,10 @@ struct EncryptedRemote {
       try files.saveEncryptedCommitMap(map)
       settings.identityBlob = blob
       try files.writeEncryptionSettings(settings)
-      switch try git.push(commit.hex, to: "origin", branch: upstream) {
+      switch try branches.push(commit.hex, upstream: upstream) {
       case .pushed:
         try git.updateRef(EncryptedRemote.encryptedRefs + upstream, to: commit)
-      case .remoteMoved:
+      case .remoteMoved, .upToDate:
         throw .pushKeptFailing(attempts: 1)
       }
     }

@@ -10,7 +10,8 @@
 // - `set-up`: that the store folder's `.git` is docsh's repository, bare and set up, as of a
 //   `.git/config` whose status (device, inode, size, times) it records;
 // - `identity`: the committer git named, as of the config files and variables it was read
-//   from (a config with an `include` is never cached: what it includes is not watched);
+//   from (a config with an `include` is never cached: what it includes is not watched) —
+//   kept and checked by ``CommitWriter``, which writes it into commits;
 // - HEAD read from `.git/HEAD` and its branch's loose ref file, when both are plain.
 // Anything else — a config changed, a packed or symbolic branch, variables that point git's
 // config elsewhere — and docsh asks git, as before. The commit itself then writes the
@@ -18,12 +19,6 @@
 extension StoreRepository {
   /// Variables that give git configuration docsh does not watch: with any set, git is asked.
   static let configurationVariables = ["GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"]
-
-  /// Variables git's committer identity depends on, besides the config files.
-  static let identityVariables = [
-    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
-    "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
-  ]
 
   /// The variables git runs with: the process's, the runner's own over them.
   static func gitEnvironment(of runner: any GitRunner) -> [String: String] {
@@ -90,44 +85,6 @@ extension StoreRepository {
     return try git.commit(name)
   }
 
-  // MARK: - The committer
-
-  /// `Name <email>` as git last gave it for this repository, when nothing it came from has
-  /// changed since; `nil` when git must be asked.
-  func knownCommitter(environment: [String: String]) -> String? {
-    guard let cached = ledger().identity,
-      cached.key == RepositoryLedger.key(of: identityKey(environment: environment)),
-      cached.value.contains("<")
-    else { return nil }
-    return cached.value
-  }
-
-  /// Keeps `committer` (`Name <email> SECONDS ZONE`, as git gave it) for the next commits,
-  /// unless a config file it may come from includes others.
-  func recordCommitter(_ committer: String, environment: [String: String]) {
-    let fields = committer.split(separator: " ")
-    guard fields.count >= 3 else { return }
-    let identity = fields.dropLast(2).joined(separator: " ")
-    for path in identityConfigFiles(environment: environment) {
-      guard let bytes = try? StoreRepository.readFile(path, fileSystem: fileSystem) else {
-        continue
-      }
-      if String(decoding: bytes, as: UTF8.self).lowercased().contains("include") { return }
-    }
-    let key = RepositoryLedger.key(of: identityKey(environment: environment))
-    recordShortcut { $0.identity = RepositoryLedger.Cached(key: key, value: identity) }
-  }
-
-  /// ` SECONDS ZONE` of now, as git writes a commit's date (`1764633600 +0100`).
-  static func gitDateNow() -> String {
-    var now = time(nil)
-    var local = tm()
-    localtime_r(&now, &local)
-    let offset = local.tm_gmtoff / 60
-    let minutes = Int(abs(offset))
-    return "\(now) " + (offset < 0 ? "-" : "+") + pad(minutes / 60, 2) + pad(minutes % 60, 2)
-  }
-
   /// The machine's host name (`localhost` when it has none).
   static func hostName() -> String {
     var buffer = [CChar](repeating: 0, count: 256)
@@ -135,25 +92,6 @@ extension StoreRepository {
     let name = String(
       decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     return name.isEmpty ? "localhost" : name
-  }
-
-  /// The config files git reads an identity from, as the variables place them.
-  private func identityConfigFiles(environment: [String: String]) -> [String] {
-    git.configFiles(environment: environment)
-  }
-
-  /// What the identity depends on, one line each: the config files' status, the variables'
-  /// values and the host's name (docsh's own fallback names it).
-  private func identityKey(environment: [String: String]) -> String {
-    var key = "docsh-identity 1\n"
-    for path in identityConfigFiles(environment: environment) {
-      key +=
-        "file " + StoreRepository.signature(of: path, fileSystem: fileSystem) + " " + path + "\n"
-    }
-    for name in StoreRepository.identityVariables {
-      key += "variable " + name + (environment[name].map { "=" + $0 } ?? "") + "\n"
-    }
-    return key + "host " + StoreRepository.hostName() + "\n"
   }
 
   // MARK: - Files
@@ -169,7 +107,7 @@ extension StoreRepository {
   /// Records a shortcut in the ledger. One that cannot be written is not an error of the
   /// work that learnt it, which is done: without it the next run asks git again, which costs
   /// a process, no more. So the failure ends here.
-  private func recordShortcut(_ change: (inout RepositoryLedger) -> Void) {
+  func recordShortcut(_ change: (inout RepositoryLedger) -> Void) {
     do {
       try updateLedger(change)
     } catch {

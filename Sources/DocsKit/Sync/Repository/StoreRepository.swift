@@ -73,18 +73,6 @@ public final class StoreRepository {
   /// Where the store's objects lie in a commit's tree.
   var layout: RepositoryLayout { RepositoryLayout(prefix: prefix, fanOutLimit: fanOutLimit) }
 
-  /// The files of the store's folder the old layout kept docsh's lines in, and those lines.
-  var legacySupportFiles: [(name: String, lines: [String])] {
-    let name = storeFileName
-    return [
-      (".gitattributes", ["\(name) merge=docsh"]),
-      (
-        ".gitignore",
-        ["\(name).lock", "\(name).bak", ".\(name).*", "\(name).unsaved-*", "\(name).recovered-*"]
-      ),
-    ]
-  }
-
   // MARK: - Finding the repository
 
   /// The repository whose work tree holds the store at `storePath`, or `nil` when its
@@ -270,6 +258,46 @@ public final class StoreRepository {
     try RepositoryLedger.update(in: gitDirectory, fileSystem: fileSystem, change)
   }
 
+  /// What docsh last committed, as the ledger records it. A save whose store replaced that
+  /// generation, with HEAD still at that commit, is committed from its own changes; anything
+  /// else (a commit that failed, a save of another session in between, a first commit)
+  /// compares the whole store.
+  func committed() -> RepositoryLedger.Committed? {
+    ledger().committed
+  }
+
+  /// Records that `head` holds the store at `generation`.
+  ///
+  /// A failure to record is not one of the commit's, which has happened: the ledger then
+  /// still names an older commit (or none), so the next commit, finding HEAD elsewhere,
+  /// compares the whole store, which is slower, not wrong. So the failure ends here.
+  /// - Parameter layoutVersion: the layout `head`'s tree holds: every commit docsh writes
+  ///   holds the current one; `1` where that is not known.
+  func recordCommitted(
+    _ head: CommitID, generation: RepositoryLedger.Generation,
+    layoutVersion: Int = RepositoryLayout.currentVersion
+  ) {
+    do {
+      try updateLedger {
+        $0.committed = RepositoryLedger.Committed(
+          head: head, generation: generation, layoutVersion: layoutVersion)
+      }
+    } catch {
+      // As said above: the next commit compares the whole store.
+    }
+  }
+
+  /// The generation of `store` on disk (``StoreWriting/currentGeneration()``); `nil` when
+  /// there is no file or its header does not say.
+  /// - Throws: ``SyncError/store(_:)`` when the store cannot be read.
+  func storeGeneration(_ store: any StoreWriting) throws(SyncError) -> Int? {
+    do {
+      return try store.currentGeneration()
+    } catch {
+      throw .store(error)
+    }
+  }
+
   /// Removes the file at `path`.
   /// - Throws: ``SyncError/store(_:)`` when it cannot be removed (or is not there).
   func removeFile(atPath path: String) throws(SyncError) {
@@ -297,6 +325,20 @@ public final class StoreRepository {
     while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
     return (folder == "/" ? "" : folder) + "/" + relative
   }
+
+  /// The status of the file at `path`, `nil` when there is none.
+  static func status(ofPath path: String, fileSystem: any FileSystem) -> FileStatus? {
+    let (folder, name) = splitPath(path)
+    guard
+      let directory = try? fileSystem.open(
+        folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    else { return nil }
+    defer { try? fileSystem.close(directory) }
+    return (try? fileSystem.status(at: directory, name)) ?? nil
+  }
+
+  /// git's empty tree.
+  static let emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
   static func isFolder(_ path: String, fileSystem: any FileSystem) -> Bool {
     guard

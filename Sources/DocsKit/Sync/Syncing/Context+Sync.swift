@@ -2,7 +2,7 @@
 // client of DocsKit keeps a graph the sync replaced underneath it.
 extension Context {
   /// Saves what is pending (the save stands whatever the sync does then), syncs the store
-  /// through `repository` (``StoreRepository/sync(_:observer:progress:)``), writing what
+  /// through `repository` (``StoreSyncer/sync(_:store:observer:progress:)``), writing what
   /// came in through this context, so that the graph shows it after.
   /// - Throws: ``ContextError`` when the save or the load fails, ``SyncError`` when the sync
   ///   does (the saved changes then stand, committed or to be committed by the next sync).
@@ -13,7 +13,7 @@ extension Context {
     if try hasChanges { try save() }
     let report: SyncReport
     do {
-      report = try repository.sync(
+      report = try repository.syncer.sync(
         options, observer: observer, progress: progress, writingThrough: .context(self))
     } catch {
       // What came in may be half applied, unsaved: the store file is the truth. A store that

@@ -2,12 +2,42 @@
   import Glibc
 #endif
 
-// Committing the store: one file per document, the commit built by `git fast-import` from
-// what the save changed (or, when that is not known, from a comparison of the whole store
-// with HEAD's tree), written to a ref of docsh's own, then HEAD's branch moved with
-// `update-ref` from the commit it was at — git never writes the store file, and the
-// repository has no work tree.
 extension StoreRepository {
+  /// Commits the store to this repository (``StoreCommitter``).
+  var committer: StoreCommitter { StoreCommitter(repository: self) }
+}
+
+/// Commits the store: one file per document, the commit built by `git fast-import` from
+/// what the save changed (or, when that is not known, from a comparison of the whole store
+/// with HEAD's tree), written to a ref of docsh's own, then HEAD's branch moved with
+/// `update-ref` from the commit it was at — git never writes the store file, and the
+/// repository has no work tree.
+///
+/// It holds the repository for its locks, store file and ledger; it writes commits with
+/// ``CommitWriter``, reads them with ``CommitReader``, finishes a sync's move of HEAD left
+/// half done first (``HeadMoveNote``), and writes an encrypted remote's first commit beside
+/// its own (``EncryptedFirstCommit``).
+struct StoreCommitter {
+  /// The repository.
+  let repository: StoreRepository
+  /// Its git.
+  let git: Git
+  /// Where the store's objects lie in a commit's tree.
+  let layout: RepositoryLayout
+  /// Writes the commits.
+  let commitWriter: CommitWriter
+  /// Reads HEAD's tree.
+  let commitReader: CommitReader
+
+  /// Commits to `repository`.
+  init(repository: StoreRepository) {
+    self.repository = repository
+    git = repository.git
+    layout = repository.layout
+    commitWriter = repository.commitWriter
+    commitReader = repository.commitReader
+  }
+
   /// Commits the store when it differs from HEAD, with a one-line message saying what
   /// changed (`2 new, 1 changed: Work/Plan, …`) and trailers that let history find each
   /// document's versions. Without what a save changed the whole store is compared with
@@ -22,7 +52,7 @@ extension StoreRepository {
   func commitStore(
     _ store: any StoreWriting, progress: (any ProgressObserver)? = nil
   ) throws(SyncError) -> CommitID? {
-    try withRepositoryLock { () throws(SyncError) -> CommitID? in
+    try repository.withRepositoryLock { () throws(SyncError) -> CommitID? in
       let (before, after) = try commitHoldingLock(
         saved: nil, store: store, lock: nil, progress: progress)
       return after == before ? nil : after
@@ -37,7 +67,7 @@ extension StoreRepository {
   /// - Throws: ``SyncError``: the store file and HEAD are then as they were.
   @discardableResult
   func commitStore(saved: StoreDelta, holding lock: LockedStore) throws(SyncError) -> CommitID? {
-    try withRepositoryLock { () throws(SyncError) -> CommitID? in
+    try repository.withRepositoryLock { () throws(SyncError) -> CommitID? in
       let (before, after) = try commitHoldingLock(
         saved: saved, store: lock.store, lock: lock, progress: nil)
       return after == before ? nil : after
@@ -64,30 +94,33 @@ extension StoreRepository {
     saved: StoreDelta?, store: any StoreWriting, lock: LockedStore?, messagePrefix: String = "",
     progress: (any ProgressObserver)?
   ) throws(SyncError) -> (before: CommitID?, after: CommitID?) {
-    try finishInterruptedMove(store)
+    try repository.headMoveNote.finishInterruptedMove(store)
     // A save's delta comes with its generation, under the store's lock: the store is what
     // it made. Without the lock, the store must still be at that generation.
     let matchesStore = { () throws(SyncError) -> Bool in
       guard let saved else { return false }
       if lock != nil { return true }
-      return try self.storeGeneration(store) == saved.generation
+      return try repository.storeGeneration(store) == saved.generation
     }
     // A tree of layout 1, or one not known to be of layout 2, is compared whole: that
     // converts it.
     let current = RepositoryLayout.currentVersion
-    if let saved, let known = knownHead(), let state = committed(), state.head == known.head,
+    if let saved, let known = repository.knownHead(), let state = repository.committed(),
+      state.head == known.head,
       state.layoutVersion == current, state.generation == .known(saved.generationBefore),
       try matchesStore(),
       let commit = try commitChanges(saved, onto: known.head, branch: known.branch)
     {
       return (known.head, commit)
     }
-    let head = try headCommit()
-    if let head, let state = committed(), state.head == head, state.layoutVersion == current {
+    let head = try repository.headCommit()
+    if let head, let state = repository.committed(), state.head == head,
+      state.layoutVersion == current
+    {
       if let saved, state.generation == .known(saved.generationBefore), try matchesStore() {
         return (head, try commitChanges(saved, onto: head, messagePrefix: messagePrefix))
       }
-      if saved == nil, let generation = try storeGeneration(store),
+      if saved == nil, let generation = try repository.storeGeneration(store),
         state.generation == .known(generation)
       {
         return (head, head)
@@ -98,12 +131,12 @@ extension StoreRepository {
         lock.store.makeReader(), onto: head, messagePrefix: messagePrefix, progress: progress)
     }
     if let lock { return (head, try whole(lock)) }
-    return (head, try withStoreLock(store, whole))
+    return (head, try repository.withStoreLock(store, whole))
   }
 
   /// Commits the changes of one save onto `head`, whose tree is the store that save replaced.
   /// - Parameter branch: HEAD's branch, when `head` was read from its ref file
-  ///   (``knownHead()``): fast-import then moves it itself, and only from an ancestor of the
+  ///   (``StoreRepository/knownHead()``): fast-import then moves it itself, and only from an ancestor of the
   ///   commit; `nil` (HEAD moved meanwhile) when it refuses. Without it, `update-ref` moves
   ///   HEAD from `head`.
   private func commitChanges(
@@ -112,12 +145,12 @@ extension StoreRepository {
   ) throws(SyncError) -> CommitID? {
     let changes = StoreChanges(saved)
     guard changes.count > 0 else {
-      recordCommitted(head, generation: .known(saved.generation))
+      repository.recordCommitted(head, generation: .known(saved.generation))
       return head
     }
     let treeChanges = layout.treeChanges(
       for: saved, unchanged: try namesLeftAlone(by: saved, at: head))
-    let message = changes.message(prefix: messagePrefix, storePath: pathInRepository)
+    let message = changes.message(prefix: messagePrefix, storePath: repository.pathInRepository)
     let commit: CommitID
     if let branch {
       guard
@@ -131,7 +164,7 @@ extension StoreRepository {
       try commitWriter.moveHead(
         to: commit, from: head, reason: changes.subject(prefix: messagePrefix))
     }
-    recordCommitted(commit, generation: .known(saved.generation))
+    repository.recordCommitted(commit, generation: .known(saved.generation))
     return commit
   }
 
@@ -144,38 +177,39 @@ extension StoreRepository {
     _ store: any StoreReading, onto head: CommitID?, messagePrefix: String,
     progress: (any ProgressObserver)?
   ) throws(SyncError) -> CommitID? {
-    guard try storeFileHead() != nil else {
+    guard try repository.storeFileHead() != nil else {
       // Never commit the store's disappearance: git may have lost it half way.
-      if let head, try treeHoldsStore(head) {
-        throw .storeMissing(path: storePath, commit: head.short)
+      if let head, try commitReader.treeHoldsStore(head) {
+        throw .storeMissing(path: repository.storePath, commit: head.short)
       }
       return head
     }
     let graph = try loadWholeStore(store, onto: head)
-    let tree = try head.map { head throws(SyncError) in try treeListing(of: head) } ?? [:]
+    let tree =
+      try head.map { head throws(SyncError) in try commitReader.treeListing(of: head) } ?? [:]
     let blobs = try commitWriter.makeInput()
     // A first commit of a repository syncing with an encrypted remote: the remote's commit
     // is written from the store in the same pass, rather than from this one's blobs after.
-    let encrypted = head == nil ? try makeEncryptedFirstCommit() : nil
+    let encrypted = head == nil ? try EncryptedFirstCommit.make(for: repository) : nil
     var difference = try StoreTreeDifference(
       graph: graph, totalBytes: graph.documents.map(\.location.end).max() ?? 0,
       content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
       },
       tree: tree, layout: layout, blobs: blobs, records: encrypted, progress: progress)
-    try difference.settleUnknownFiles(reading: readBlobs)
-    let isConversion = tree[pathInRepository] != nil
-    if isConversion { difference.changes.append(.delete(pathInRepository)) }
+    try difference.settleUnknownFiles(reading: commitReader.readBlobs)
+    let isConversion = tree[repository.pathInRepository] != nil
+    if isConversion { difference.changes.append(.delete(repository.pathInRepository)) }
     difference.changes += try supportFileChanges(in: tree)
     let markerChanges = try layoutMarkerChanges(in: tree)
     // docsh's files in a tree without the marker: layout 1, converted by this commit.
     let isMarkdownConversion =
-      !isConversion && tree[prefix + LayoutMarker.path] == nil
+      !isConversion && tree[repository.prefix + LayoutMarker.path] == nil
       && tree.keys.contains { $0.hasSuffix("/" + CategoryFile.fileName) }
     // A store with nothing to commit makes no commit of the marker alone.
     if !difference.changes.isEmpty || isMarkdownConversion { difference.changes += markerChanges }
     guard !difference.changes.isEmpty else {
       if let head {
-        recordCommitted(head, generation: .known(graph.generation))
+        repository.recordCommitted(head, generation: .known(graph.generation))
       }
       return head
     }
@@ -184,7 +218,8 @@ extension StoreRepository {
       isMarkdownConversion: isMarkdownConversion)
     let commit: CommitID
     if let encrypted {
-      commit = try makeFirstCommit(encrypting: encrypted) { committer throws(SyncError) in
+      commit = try encrypted.commit(in: repository) {
+        committer throws(SyncError) in
         try commitWriter.makeBuildCommit(
           parent: nil, changes: difference.changes, message: message, after: blobs,
           committer: committer, pack: .localOnly)
@@ -198,10 +233,10 @@ extension StoreRepository {
       reason: isConversion
         ? "one file per document"
         : isMarkdownConversion
-          ? StoreRepository.markdownConversionSubject
+          ? StoreCommitter.markdownConversionSubject
           : difference.described.subject(prefix: messagePrefix))
-    recordCommitted(commit, generation: .known(graph.generation))
-    if isConversion { try configureLayout() }
+    repository.recordCommitted(commit, generation: .known(graph.generation))
+    if isConversion { try repository.configureLayout() }
     return commit
   }
 
@@ -215,8 +250,9 @@ extension StoreRepository {
     do {
       graph = try store.load()
     } catch {
-      if let head, try treeHoldsStore(head) {
-        throw .storeDamaged(path: storePath, reason: error.description, commit: head.short)
+      if let head, try commitReader.treeHoldsStore(head) {
+        throw .storeDamaged(
+          path: repository.storePath, reason: error.description, commit: head.short)
       }
       throw .store(error)
     }
@@ -233,16 +269,16 @@ extension StoreRepository {
   ) -> String {
     if isConversion {
       return messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey
-        + ": " + pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n"
+        + ": " + repository.pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n"
     }
     if isMarkdownConversion {
       // The files that only moved are renames git follows; a document whose file changed
       // on the way (an older header) is named as changed.
-      return messagePrefix + StoreRepository.markdownConversionSubject + "\n\n"
-        + described.trailers(storePath: pathInRepository).joined(separator: "\n")
+      return messagePrefix + StoreCommitter.markdownConversionSubject + "\n\n"
+        + described.trailers(storePath: repository.pathInRepository).joined(separator: "\n")
         + "\n" + HistoryTrailer.layoutKey + ": \(RepositoryLayout.currentVersion)\n"
     }
-    return described.message(prefix: messagePrefix, storePath: pathInRepository)
+    return described.message(prefix: messagePrefix, storePath: repository.pathInRepository)
   }
 
   /// The subject of the commit that converts a tree of layout 1 to layout 2.
@@ -252,30 +288,44 @@ extension StoreRepository {
   /// `tree` where they are missing or differ.
   /// - Throws: ``SyncError/unknownLayout(marker:version:)`` when the tree's marker names a
   ///   layout this docsh does not read: it is never written over.
-  private func layoutMarkerChanges(in tree: [String: TreeEntry]) throws(SyncError)
+  private func layoutMarkerChanges(in tree: [String: CommitReader.TreeEntry]) throws(SyncError)
     -> [FastImportCommit.Change]
   {
-    let markerPath = prefix + LayoutMarker.path
+    let markerPath = repository.prefix + LayoutMarker.path
     if let entry = tree[markerPath], entry.object != GitBlobID(of: LayoutMarker.render()),
-      let bytes = try readBlobs([entry.object]).first ?? nil
+      let bytes = try commitReader.readBlobs([entry.object]).first ?? nil
     {
       _ = try LayoutMarker.readableVersion(in: bytes, at: markerPath)
     }
-    return LayoutMarker.changes(prefix: prefix).filter { change in
+    return LayoutMarker.changes(prefix: repository.prefix).filter { change in
       guard case .put(let path, let bytes) = change else { return true }
       return tree[path]?.object != GitBlobID(of: bytes)
     }
   }
 
+  /// The files of the store's folder the old layout kept docsh's lines in, and those lines.
+  var legacySupportFiles: [(name: String, lines: [String])] {
+    let name = repository.storeFileName
+    return [
+      (".gitattributes", ["\(name) merge=docsh"]),
+      (
+        ".gitignore",
+        ["\(name).lock", "\(name).bak", ".\(name).*", "\(name).unsaved-*", "\(name).recovered-*"]
+      ),
+    ]
+  }
+
   /// The changes that take docsh's lines out of the old layout's `.gitattributes` and
   /// `.gitignore` (a file left with none of the user's lines goes).
-  private func supportFileChanges(in tree: [String: TreeEntry]) throws(SyncError)
+  private func supportFileChanges(in tree: [String: CommitReader.TreeEntry]) throws(SyncError)
     -> [FastImportCommit.Change]
   {
     var changes: [FastImportCommit.Change] = []
     for (name, lines) in legacySupportFiles {
-      let path = prefix + name
-      guard let entry = tree[path], let bytes = try readBlobs([entry.object]).first ?? nil else {
+      let path = repository.prefix + name
+      guard let entry = tree[path],
+        let bytes = try commitReader.readBlobs([entry.object]).first ?? nil
+      else {
         continue
       }
       let docshLines = Set(lines)
@@ -295,82 +345,8 @@ extension StoreRepository {
   /// Whether HEAD is a commit of docsh before 0.4, which tracked the store file.
   func hasCommitOfOldLayout() throws(SyncError) -> Bool {
     // A known repository is one whose config says it holds one file per document.
-    guard !isKnownSetUp, let head = try git.head() else { return false }
-    return try git.object(head.hex + ":" + pathInRepository) != nil
-  }
-
-  // MARK: - Reading trees and blobs
-
-  /// One file of a tree.
-  struct TreeEntry: Equatable {
-    /// Its mode (`100644`, `100755`, `120000`).
-    var mode: String
-    /// Its blob.
-    var object: GitBlobID
-  }
-
-  /// Every file of `commit`'s tree, by path (`ls-tree -r`).
-  func treeListing(of commit: CommitID) throws(SyncError) -> [String: TreeEntry] {
-    var entries: [String: TreeEntry] = [:]
-    for entry in try git.treeEntries(
-      commit.hex, recursive: true, fullTree: true, step: "read the last commit")
-    where entry.kind == .blob {
-      entries[entry.path] = TreeEntry(mode: entry.mode, object: GitBlobID(hex: entry.object))
-    }
-    return entries
-  }
-
-  /// The bytes of `blobs`, through one `git cat-file --batch` (`nil` for a missing one).
-  func readBlobs(_ blobs: [GitBlobID]) throws(SyncError) -> [[UInt8]?] {
-    try git.blobs(blobs.map(\.hex), step: "read the repository")
-  }
-
-  /// Whether `commit` holds the store: its file (the old layout) or a category folder.
-  func treeHoldsStore(_ commit: CommitID) throws(SyncError) -> Bool {
-    let entries = try TreeReader(git: git, layout: layout).listing(commit.hex + ":" + prefix)
-    return entries.contains { $0.name == storeFileName || ($0.isFolder && !$0.name.hasPrefix(".")) }
-  }
-
-  // MARK: - What was last committed
-
-  /// What docsh last committed, as the ledger records it. A save whose store replaced that
-  /// generation, with HEAD still at that commit, is committed from its own changes; anything
-  /// else (a commit that failed, a save of another session in between, a first commit)
-  /// compares the whole store.
-  func committed() -> RepositoryLedger.Committed? {
-    ledger().committed
-  }
-
-  /// Records that `head` holds the store at `generation`.
-  ///
-  /// A failure to record is not one of the commit's, which has happened: the ledger then
-  /// still names an older commit (or none), so the next commit, finding HEAD elsewhere,
-  /// compares the whole store, which is slower, not wrong. So the failure ends here.
-  /// - Parameter layoutVersion: the layout `head`'s tree holds: every commit docsh writes
-  ///   holds the current one; `1` where that is not known.
-  func recordCommitted(
-    _ head: CommitID, generation: RepositoryLedger.Generation,
-    layoutVersion: Int = RepositoryLayout.currentVersion
-  ) {
-    do {
-      try updateLedger {
-        $0.committed = RepositoryLedger.Committed(
-          head: head, generation: generation, layoutVersion: layoutVersion)
-      }
-    } catch {
-      // As said above: the next commit compares the whole store.
-    }
-  }
-
-  /// The generation of `store` on disk (``StoreWriting/currentGeneration()``); `nil` when
-  /// there is no file or its header does not say.
-  /// - Throws: ``SyncError/store(_:)`` when the store cannot be read.
-  func storeGeneration(_ store: any StoreWriting) throws(SyncError) -> Int? {
-    do {
-      return try store.currentGeneration()
-    } catch {
-      throw .store(error)
-    }
+    guard !repository.isKnownSetUp, let head = try git.head() else { return false }
+    return try git.object(head.hex + ":" + repository.pathInRepository) != nil
   }
 
   /// For each category `saved` takes across the fan-out limit, the names of its documents
