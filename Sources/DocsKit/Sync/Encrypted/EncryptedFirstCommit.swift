@@ -102,8 +102,7 @@ final class EncryptedFirstCommit: StoreRecordSink {
 }
 
 extension StoreRepository {
-  /// The ref the encrypted twin of a first commit is written on, beside
-  /// ``CommitWriter/buildRef``.
+  /// The ref the encrypted twin of a first commit is written on, beside ``CommitWriter/buildRef``.
   static let encryptedBuildRef = "refs/docsh/encrypted-commit"
 
   /// The encrypted commit to write beside a first commit, when the repository syncs with an
