@@ -333,9 +333,9 @@ public final class JSONStore: StoreReading, StoreWriting {
     return try decodeContent(at: location, in: file)
   }
 
-  public func withEncodedContents(
-    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
-  ) throws {
+  public func withEncodedContents<Stop: Error>(
+    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws(Stop) -> Void
+  ) throws(EncodedContentsError<Stop>) {
     guard !locations.isEmpty else { return }
     let windowSize = 1 << 20
     let window = UnsafeMutableRawBufferPointer.allocate(byteCount: windowSize, alignment: 16)
@@ -345,14 +345,23 @@ public final class JSONStore: StoreReading, StoreWriting {
     var windowCount = 0
     func read(
       into target: UnsafeMutableRawBufferPointer, at location: StoredLocation
-    ) throws(StoreError) -> Int {
+    ) throws(EncodedContentsError<Stop>) -> Int {
       guard let file = descriptor(for: location.file) else {
-        throw .invalidStore(path, reason: "no content at offset \(location.offset)")
+        throw .store(.invalidStore(path, reason: "no content at offset \(location.offset)"))
       }
       do {
         return try fileSystem.readFully(file, into: target, at: location.offset)
       } catch {
-        throw .system(path, operation: "read", errno: error.code)
+        throw .store(.system(path, operation: "read", errno: error.code))
+      }
+    }
+    let cutShort = EncodedContentsError<Stop>.store(
+      .invalidStore(path, reason: "the file was cut short (a content ends past its end)"))
+    func hand(_ index: Int, _ literal: UnsafeRawBufferPointer) throws(EncodedContentsError<Stop>) {
+      do {
+        try visit(index, literal)
+      } catch {
+        throw .visitor(error)
       }
     }
     // The store file's contents in file order, then the log's: each read sequentially.
@@ -365,11 +374,8 @@ public final class JSONStore: StoreReading, StoreWriting {
       if location.length > windowSize {
         let large = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
         defer { large.deallocate() }
-        guard try read(into: large, at: location) == location.length else {
-          throw StoreError.invalidStore(
-            path, reason: "the file was cut short (a content ends past its end)")
-        }
-        try visit(index, UnsafeRawBufferPointer(large))
+        guard try read(into: large, at: location) == location.length else { throw cutShort }
+        try hand(index, UnsafeRawBufferPointer(large))
         continue
       }
       if location.file != windowFile || location.offset < windowStart
@@ -378,13 +384,10 @@ public final class JSONStore: StoreReading, StoreWriting {
         windowFile = location.file
         windowStart = location.offset
         windowCount = try read(into: window, at: location)
-        guard location.length <= windowCount else {
-          throw StoreError.invalidStore(
-            path, reason: "the file was cut short (a content ends past its end)")
-        }
+        guard location.length <= windowCount else { throw cutShort }
       }
       let start = location.offset - windowStart
-      try visit(index, UnsafeRawBufferPointer(rebasing: window[start..<(start + location.length)]))
+      try hand(index, UnsafeRawBufferPointer(rebasing: window[start..<(start + location.length)]))
     }
   }
 
