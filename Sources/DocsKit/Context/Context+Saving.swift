@@ -172,10 +172,12 @@ extension Context {
   /// store file put it.
   private func adoptWholeFile(_ receipt: SaveReceipt) {
     for (id, placed) in receipt.locations {
-      guard var record = documentRecords[id] else { continue }
-      record.location = placed.document
-      if case .fault = record.content { record.content = .fault(placed.content) }
-      documentRecords[id] = record
+      // Changed where it is stored: one lookup, and no copy of the record.
+      guard let index = documentRecords.index(forKey: id) else { continue }
+      documentRecords.values[index].location = placed.document
+      if case .fault = documentRecords.values[index].content {
+        documentRecords.values[index].content = .fault(placed.content)
+      }
     }
     for (id, placement) in receipt.placements {
       unloadedCategories[id]?.placement = placement
