@@ -68,30 +68,28 @@ import Testing
           harness.storePath, reason: "the file was cut short (a content ends past its end)"))
   }
 
-  @Test func aFailedReadIsTheStoresSystemErrorWithItsErrno() throws {
-    let harness = try Harness()
-    try savedStore(harness)
-    let fileSystem = FaultInjectingFileSystem()
-    let context = try harness.openContext(fileSystem: fileSystem)
-    fileSystem.arm(.operation("pread", occurrence: 1), code: EIO)
-    defer { fileSystem.disarm() }
-    let error = storeError {
-      _ = try context.searchContents(for: .text("needle", ignoringCase: false))
-    }
-    #expect(fileSystem.injected != nil)
-    #expect(error == .system(harness.storePath, operation: "read", errno: EIO))
+  /// The two searches that read contents from the file: listing the matching lines, and
+  /// counting them.
+  enum Reading: CaseIterable {
+    case matchingLines, lineCounts
   }
 
-  @Test func countingLinesReportsAFailedReadAsSearchingDoes() throws {
+  @Test(arguments: Reading.allCases)
+  func aFailedReadIsTheStoresSystemErrorWithItsErrno(reading: Reading) throws {
     let harness = try Harness()
     try savedStore(harness)
     let fileSystem = FaultInjectingFileSystem()
     let context = try harness.openContext(fileSystem: fileSystem)
     fileSystem.arm(.operation("pread", occurrence: 1), code: EIO)
     defer { fileSystem.disarm() }
+    let pattern = ContentPattern.text("needle", ignoringCase: false)
     let error = storeError {
-      _ = try context.countMatchingLines(for: .text("needle", ignoringCase: false))
+      switch reading {
+      case .matchingLines: _ = try context.searchContents(for: pattern)
+      case .lineCounts: _ = try context.countMatchingLines(for: pattern)
+      }
     }
+    #expect(fileSystem.injected != nil)
     #expect(error == .system(harness.storePath, operation: "read", errno: EIO))
   }
 }

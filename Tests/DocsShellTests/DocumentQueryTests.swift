@@ -4,11 +4,16 @@ import Testing
 /// arguments from one declaration: one NAME and `--json`, the same words when there are too
 /// many.
 @Suite struct DocumentQueryTests {
-  @Test(arguments: ["info", "links", "backlinks"])
-  func twoNamesAreRefusedAsOneTooMany(command: String) throws {
+  /// A session holding Work/Plan, which links to Work/List.
+  private func linkedPair() throws -> ShellHarness {
     let harness = try ShellHarness()
     harness.run("mkdir Work; new Work/Plan see [[List]]; new Work/List x")
-    let result = harness.run("\(command) Work/Plan Work/List")
+    return harness
+  }
+
+  @Test(arguments: ["info", "links", "backlinks"])
+  func twoNamesAreRefusedAsOneTooMany(command: String) throws {
+    let result = try linkedPair().run("\(command) Work/Plan Work/List")
     #expect(result.output.isEmpty)
     #expect(
       result.errors
@@ -17,9 +22,7 @@ import Testing
 
   @Test(arguments: ["info", "links", "backlinks"])
   func jsonAndOneNameAreTaken(command: String) throws {
-    let harness = try ShellHarness()
-    harness.run("mkdir Work; new Work/Plan see [[List]]; new Work/List x")
-    let result = harness.run("\(command) --json Work/List")
+    let result = try linkedPair().run("\(command) --json Work/List")
     #expect(result.errors.isEmpty)
     #expect(result.output.hasPrefix("[") || result.output.hasPrefix("{"))
   }
