@@ -172,22 +172,22 @@ extension Context {
   /// store file put it.
   private func adoptWholeFile(_ receipt: SaveReceipt) {
     for (id, placed) in receipt.locations {
-      guard var record = documentRecords[id] else { continue }
-      record.location = placed.document
-      if case .fault = record.content { record.content = .fault(placed.content) }
-      documentRecords[id] = record
+      // Changed where it is stored: one lookup, and no copy of the record.
+      guard let index = documentRecords.index(forKey: id) else { continue }
+      documentRecords.values[index].location = placed.document
+      if case .fault = documentRecords.values[index].content {
+        documentRecords.values[index].content = .fault(placed.content)
+      }
     }
     for (id, placement) in receipt.placements {
       unloadedCategories[id]?.placement = placement
       unloadedCategories[id]?.touchedByLog = false
     }
     rewriteUndoHistory { id, record in
-      var record = record
       record.location = nil
       if case .fault = record.content, let placed = receipt.locations[id] {
         record.content = .fault(placed.content)
       }
-      return record
     }
   }
 
@@ -201,9 +201,12 @@ extension Context {
           category: categoryRecord.category, documents: [], unloadedDocuments: unloaded)
       }
       let members = membersByCategory[categoryRecord.category.id]?.values ?? [:].values
-      let documents = members.compactMap { documentRecords[$0] }
-        .sorted { $0.sequence < $1.sequence }
-        .map { record -> DocumentToSave in
+      let records = members.compactMap { documentRecords[$0] }
+      // Offsets are sorted, not the records, which are large to move.
+      let sequences = records.map(\.sequence)
+      let documents = records.indices.sorted { sequences[$0] < sequences[$1] }
+        .map { index -> DocumentToSave in
+          let record = records[index]
           switch record.content {
           case .fault(let location):
             return DocumentToSave(
@@ -227,31 +230,35 @@ extension Context {
     rewriteUndoHistory { id, record in
       guard failure == nil, case .fault(let location) = record.content,
         currentFaults[id] != location
-      else { return record }
-      var loaded = record
+      else { return }
       switch Result(catching: { () throws(ContextError) in try text(of: record.content) }) {
-      case .success(let text): loaded.content = .text(text)
+      case .success(let text): record.content = .text(text)
       case .failure(let error): failure = error
       }
-      return loaded
     }
     if let failure { throw failure }
   }
 
-  private func rewriteUndoHistory(_ transform: (ObjectID, DocumentRecord) -> DocumentRecord) {
-    func rewrite(_ state: ObjectState?, _ id: ObjectID) -> ObjectState? {
-      guard case .document(let record) = state else { return state }
-      return .document(transform(id, record))
+  /// Hands every document state the undo and redo stacks hold to `transform`, in place: a
+  /// save after thousands of commands walks as many groups, and copying each group's
+  /// changes to rewrite them cost more than the rewriting.
+  private func rewriteUndoHistory(_ transform: (ObjectID, inout DocumentRecord) -> Void) {
+    func rewrite(_ state: inout ObjectState?, _ id: ObjectID) {
+      guard case .document(var record) = state else { return }
+      state = nil  // the record alone holds its storage while it changes
+      transform(id, &record)
+      state = .document(record)
     }
-    func rewrite(_ group: UndoGroup) -> UndoGroup {
-      var group = group
-      group.changes = group.changes.map {
-        UndoGroup.Change(
-          id: $0.id, before: rewrite($0.before, $0.id), after: rewrite($0.after, $0.id))
+    func rewrite(_ stack: inout [UndoGroup]) {
+      for group in stack.indices {
+        for change in stack[group].changes.indices {
+          let id = stack[group].changes[change].id
+          rewrite(&stack[group].changes[change].before, id)
+          rewrite(&stack[group].changes[change].after, id)
+        }
       }
-      return group
     }
-    undoStack = undoStack.map(rewrite)
-    redoStack = redoStack.map(rewrite)
+    rewrite(&undoStack)
+    rewrite(&redoStack)
   }
 }

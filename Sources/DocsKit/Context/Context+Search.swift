@@ -185,23 +185,29 @@ extension Context {
     var found: [(document: Document, hits: DocumentHits)] = []
     var faults: [(document: Document, location: StoredLocation)] = []
     faults.reserveCapacity(candidates.count)
-    do {
-      for candidate in candidates {
-        try checkForInterruption(.contentSearch)
-        switch candidate.content {
-        case .fault(let location): faults.append((candidate.document, location))
-        case .text(let text):
+    for candidate in candidates {
+      try checkForInterruption(.contentSearch)
+      switch candidate.content {
+      case .fault(let location): faults.append((candidate.document, location))
+      case .text(let text):
+        do {
           if let hits = try store.searchContent(text, with: searcher) {
             found.append((candidate.document, hits))
           }
+        } catch {
+          throw .store(error)
         }
       }
+    }
+    do {
       try store.searchContents(
         at: faults.map(\.location), with: searcher,
-        checkingBeforeEach: { try checkForInterruption(.contentSearch) },
+        checkingBeforeEach: { () throws(ContextError) in
+          try checkForInterruption(.contentSearch)
+        },
         found: { position, hits in found.append((faults[position].document, hits)) })
     } catch {
-      throw contextError(from: error)
+      throw error.unwrapped(ContextError.store)
     }
     return sortedByCategoryAndName(found)
   }

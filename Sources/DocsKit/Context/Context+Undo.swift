@@ -3,8 +3,8 @@ struct UndoGroup: Sendable {
   /// One primitive change: the object's state before and after it.
   struct Change: Sendable {
     let id: ObjectID
-    let before: ObjectState?
-    let after: ObjectState?
+    var before: ObjectState?
+    var after: ObjectState?
   }
 
   /// What the user did, as `undo` reports it ("rmdir Work").
@@ -16,10 +16,11 @@ extension Context {
   /// Runs `body` as one undo group named `actionName`: one user command, undone as one.
   ///
   /// When `body` throws, every change it made is taken back before the error propagates,
-  /// so a failing command changes nothing. Groups nest: an inner call joins the outer group.
+  /// so a failing command changes nothing. Groups nest: an inner call joins the outer group,
+  /// and its `actionName` is then never made (a script's every line makes one otherwise).
   /// - Throws: whatever `body` throws.
   public func performChanges<Result, Failure: Error>(
-    _ actionName: String, _ body: () throws(Failure) -> Result
+    _ actionName: @autoclosure () -> String, _ body: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
     if let outer = openGroup {
       // Joins the outer group; on failure takes back only what this body did.
@@ -28,7 +29,7 @@ extension Context {
         return try body()
       } catch {
         if var group = openGroup, group.changes.count > mark {
-          let made = UndoGroup(actionName: actionName, changes: Array(group.changes[mark...]))
+          let made = UndoGroup(actionName: actionName(), changes: Array(group.changes[mark...]))
           group.changes.removeSubrange(mark...)
           openGroup = nil
           revert(made)
@@ -37,7 +38,7 @@ extension Context {
         throw error
       }
     }
-    openGroup = UndoGroup(actionName: actionName)
+    openGroup = UndoGroup(actionName: actionName())
     let result: Result
     do {
       result = try body()

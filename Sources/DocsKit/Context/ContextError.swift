@@ -81,15 +81,3 @@ extension ContextError: CustomStringConvertible {
     }
   }
 }
-
-extension Context {
-  /// `error` as the context reports it: a ``ContextError`` as it is, a ``StoreError`` as
-  /// ``ContextError/store(_:)``, anything else as this store being unusable.
-  func contextError(from error: any Error) -> ContextError {
-    switch error {
-    case let error as ContextError: error
-    case let error as StoreError: .store(error)
-    default: .store(.invalidStore(store.displayName, reason: "\(error)"))
-    }
-  }
-}

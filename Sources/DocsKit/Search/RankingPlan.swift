@@ -148,26 +148,29 @@ struct RankingPlan: Sendable, Equatable {
   init?(encoded: String) {
     let halves = encoded.split(separator: "|", omittingEmptySubsequences: false)
     guard halves.count == 2 else { return nil }
-    groups = []
-    weights = []
-    documentCounts = []
-    queryCounts = []
-    for pair in halves[0].split(separator: " ") {
+    guard let phrases = Self.pairs(in: halves[0], { Int($0) }, { Double($0) }),
+      let words = Self.pairs(in: halves[1], { Int($0) }, { Int($0) })
+    else { return nil }
+    (groups, weights) = phrases
+    (documentCounts, queryCounts) = words
+  }
+
+  /// The `first:second` pairs of `text`, separated by spaces, as two columns; `nil` when one
+  /// is not such a pair.
+  private static func pairs<First, Second>(
+    in text: Substring, _ first: (Substring) -> First?, _ second: (Substring) -> Second?
+  ) -> ([First], [Second])? {
+    var firsts: [First] = []
+    var seconds: [Second] = []
+    for pair in text.split(separator: " ") {
       let parts = pair.split(separator: ":")
-      guard parts.count == 2, let group = Int(parts[0]), let weight = Double(parts[1]) else {
+      guard parts.count == 2, let left = first(parts[0]), let right = second(parts[1]) else {
         return nil
       }
-      groups.append(group)
-      weights.append(weight)
+      firsts.append(left)
+      seconds.append(right)
     }
-    for pair in halves[1].split(separator: " ") {
-      let parts = pair.split(separator: ":")
-      guard parts.count == 2, let value = Int(parts[0]), let count = Int(parts[1]) else {
-        return nil
-      }
-      documentCounts.append(value)
-      queryCounts.append(count)
-    }
+    return (firsts, seconds)
   }
 
   init(groups: [Int], weights: [Double], queryCounts: [Int]) {

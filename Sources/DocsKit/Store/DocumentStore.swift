@@ -240,10 +240,11 @@ public protocol StoreReading: AnyObject {
   /// Hands the encoded contents at `locations` (JSON string literals, quotes included) to
   /// `visit` with their index in `locations`, reading the loaded file in one sequential
   /// pass rather than one read per content.
-  /// - Throws: ``StoreError`` when the file cannot be read, or what `visit` throws.
-  func withEncodedContents(
-    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
-  ) throws
+  /// - Throws: ``EncodedContentsError/store(_:)`` when the file cannot be read or ends
+  ///   before a content, ``EncodedContentsError/visitor(_:)`` with what `visit` throws.
+  func withEncodedContents<Stop: Error>(
+    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws(Stop) -> Void
+  ) throws(EncodedContentsError<Stop>)
 
   /// Verifies the store as it is on disk and reports every problem found; changes nothing.
   func check() -> StoreCheckReport

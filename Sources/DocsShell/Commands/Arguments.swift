@@ -266,13 +266,19 @@ struct ArgumentSpec: Sendable {
   func parse(_ words: [String]) throws(ArgumentError) -> ParsedArguments {
     var parsed = ParsedArguments()
     parsed.positionals.reserveCapacity(words.count)
-    for word in classify(words) {
+    // After leading options every word is a positional: a script's long lines of text are
+    // taken as they are, not classified word by word.
+    let (classified, rest) =
+      placement == .leadingOptions
+      ? classifyLeadingOptions(words) : (classify(words), words.endIndex)
+    for word in classified {
       switch word {
       case .positional(let text): parsed.positionals.append(text)
       case .option(let option, let value): parsed.record(option, value: value)
       case .problem(let error): throw error
       }
     }
+    parsed.positionals.append(contentsOf: words[rest...])
     return parsed
   }
 
@@ -302,7 +308,10 @@ struct ArgumentSpec: Sendable {
       }
       return classified + words[index...].map { .positional($0) }
     }
-    if placement == .leadingOptions { return classifyLeadingOptions(words) }
+    if placement == .leadingOptions {
+      let (leading, rest) = classifyLeadingOptions(words)
+      return leading + words[rest...].map { .positional($0) }
+    }
     var classified: [ClassifiedWord] = []
     var index = 0
     var optionsEnded = false
@@ -327,11 +336,10 @@ struct ArgumentSpec: Sendable {
     return classified
   }
 
-  /// The words of a ``OptionPlacement/leadingOptions`` declaration: declared options first,
-  /// then positionals.
-  private func classifyLeadingOptions(_ words: [String]) -> [ClassifiedWord] {
+  /// The leading options of a ``OptionPlacement/leadingOptions`` declaration, and the index
+  /// of the first positional word: every word from it on is one.
+  private func classifyLeadingOptions(_ words: [String]) -> ([ClassifiedWord], rest: Int) {
     var classified: [ClassifiedWord] = []
-    classified.reserveCapacity(words.count)
     var index = 0
     // A word that does not start with "-" ends the options: the rest (a script's long
     // lines of text, mostly) are positionals, taken as they are.
@@ -352,8 +360,7 @@ struct ArgumentSpec: Sendable {
         break
       }
     }
-    for word in words[index...] { classified.append(.positional(word)) }
-    return classified
+    return (classified, index)
   }
 
   /// `--name`, `--name VALUE` or `--name=VALUE`; a value that is the next word moves `index`.

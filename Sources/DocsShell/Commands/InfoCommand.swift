@@ -6,21 +6,17 @@ struct InfoCommand: ShellCommand {
     name: "info",
     abstract: "show a document's name, category, exact size and modification date",
     example: "info --json Plan",
-    arguments: ArgumentSpec(
-      options: [.json], positionals: [PositionalSpec("NAME", completing: .document)],
-      whenMissing: "name one document", whenExtra: "name one document"),
+    arguments: DocumentQuery.arguments(whenMissing: "name one document"),
     isUndoable: false)
 
-  let path: String
-  let format: OutputFormat
+  let query: DocumentQuery
 
   init(_ arguments: ParsedArguments) {
-    path = arguments.positionals[0]
-    format = arguments.outputFormat
+    query = DocumentQuery(arguments)
   }
 
   func run(in session: Session) throws -> CommandResult {
-    let document = try session.document(named: path)
-    return .documentInfo(session.located(document), format)
+    let document = try session.document(named: query.path)
+    return .documentInfo(session.located(document), query.format)
   }
 }

@@ -16,28 +16,24 @@ struct LinksCommand: ShellCommand {
       when it resolves to none.
       """,
     example: "links Work/Plan",
-    arguments: ArgumentSpec(
-      options: [.json], positionals: [PositionalSpec("NAME", completing: .document)],
-      whenMissing: "name a document"),
+    arguments: DocumentQuery.arguments(whenMissing: "name a document"),
     isUndoable: false,
     pagesOutput: true)
 
-  let path: String
-  let format: OutputFormat
+  let query: DocumentQuery
 
   init(_ arguments: ParsedArguments) {
-    path = arguments.positionals[0]
-    format = arguments.outputFormat
+    query = DocumentQuery(arguments)
   }
 
   func run(in session: Session) throws -> CommandResult {
-    let document = try session.document(named: path)
+    let document = try session.document(named: query.path)
     let links = try session.context.links(of: document.id).map { resolved in
       LocatedLink(
         link: resolved.link, target: resolved.target.map(session.located),
         candidates: resolved.candidates.map(session.located))
     }
-    return .links(links, format)
+    return .links(links, query.format)
   }
 }
 
@@ -53,25 +49,21 @@ struct BacklinksCommand: ShellCommand {
       [{"category", "name", "line", "text"}].
       """,
     example: "backlinks Work/Plan",
-    arguments: ArgumentSpec(
-      options: [.json], positionals: [PositionalSpec("NAME", completing: .document)],
-      whenMissing: "name a document"),
+    arguments: DocumentQuery.arguments(whenMissing: "name a document"),
     isUndoable: false,
     pagesOutput: true)
 
-  let path: String
-  let format: OutputFormat
+  let query: DocumentQuery
 
   init(_ arguments: ParsedArguments) {
-    path = arguments.positionals[0]
-    format = arguments.outputFormat
+    query = DocumentQuery(arguments)
   }
 
   func run(in session: Session) throws -> CommandResult {
-    let document = try session.document(named: path)
+    let document = try session.document(named: query.path)
     let backlinks = try session.context.backlinks(to: document.id).map { backlink in
       LocatedBacklink(source: session.located(backlink.source), backlink: backlink)
     }
-    return .backlinks(backlinks, format)
+    return .backlinks(backlinks, query.format)
   }
 }

@@ -71,9 +71,11 @@ final class Interpreter {
     if let refusal = session.storeRefusal, !Interpreter.runsWithoutTheStore(type) {
       throw refusal
     }
+    // Read once: each read of a command type's configuration copies it.
+    let configuration = type.configuration
     let arguments: ParsedArguments
     do {
-      arguments = try type.configuration.parse(
+      arguments = try configuration.parse(
         Array(parsed.words.dropFirst()), hereDocument: hereDocument)
     } catch {
       throw Interpreter.mentioningComment(parsed.comment, in: error)
@@ -81,16 +83,16 @@ final class Interpreter {
     let command = try type.init(arguments)
     // bash's rule stands, but a person typing `append Plan text #tag` is told what it did.
     if let word = parsed.comment.flatMap(Interpreter.firstWord), session.settings.isInteractive,
-      type.configuration.arguments.positionals.contains(where: { $0.kind == .text })
+      configuration.arguments.positionals.contains(where: { $0.kind == .text })
     {
       session.tell(
         "docsh: note: \"\(word)\" began a comment and was left out; quote it ('\(word)') to keep it"
       )
     }
-    if type.configuration.pagesOutput, let pager = session.collaborators.pager {
-      try runPaged(command, of: type, through: pager, words: parsed.words)
+    if configuration.pagesOutput, let pager = session.collaborators.pager {
+      try runPaged(command, of: configuration, through: pager, words: parsed.words)
     } else {
-      try run(command, of: type, words: parsed.words)
+      try run(command, of: configuration, words: parsed.words)
     }
     session.output.flush()
     // Output dropped by Ctrl-C: the command was stopped while it showed what it found.
@@ -99,11 +101,11 @@ final class Interpreter {
 
   /// Runs `command` (as one undo group when it changes things) and carries out or shows
   /// what it returns.
-  private func run(_ command: any ShellCommand, of type: any ShellCommand.Type, words: [String])
-    throws
-  {
+  private func run(
+    _ command: any ShellCommand, of configuration: CommandConfiguration, words: [String]
+  ) throws {
     let context = session.context
-    if !type.configuration.runsWithoutCategoryList { try context.readCategoryList() }
+    if !configuration.runsWithoutCategoryList { try context.readCategoryList() }
     // A category the store could not load fails its query, and so the command (which,
     // inside its undo group, changes nothing); so does a category list that could not be
     // read while the command ran.
@@ -111,11 +113,11 @@ final class Interpreter {
       let result = try command.run(in: session)
       try context.checkCategoryList()
       // Ctrl-C during a command that changes things takes it back, noticed or not.
-      if type.configuration.isUndoable { try session.stopIfInterrupted() }
+      if configuration.isUndoable { try session.stopIfInterrupted() }
       return result
     }
     let result: CommandResult
-    if type.configuration.isUndoable {
+    if configuration.isUndoable {
       result = try context.performChanges(Interpreter.actionName(words), runCheckingLoads)
     } else {
       result = try runCheckingLoads()
@@ -141,13 +143,13 @@ final class Interpreter {
   /// Runs `command` with its output held back, then shows it through `pager` when it is
   /// longer than the screen. Output written before a failure is shown too.
   private func runPaged(
-    _ command: any ShellCommand, of type: any ShellCommand.Type, through pager: any Paging,
-    words: [String]
+    _ command: any ShellCommand, of configuration: CommandConfiguration,
+    through pager: any Paging, words: [String]
   ) throws {
     session.output.hold()
     var failure: (any Error)?
     do {
-      try run(command, of: type, words: words)
+      try run(command, of: configuration, words: words)
     } catch {
       failure = error
     }
@@ -185,7 +187,9 @@ final class Interpreter {
   /// after 60 characters.
   static func actionName(_ words: [String]) -> String {
     var name = words.first ?? ""
-    if let target = words.dropFirst().first(where: { !$0.hasPrefix("-") }) { name += " " + target }
+    if let target = words.dropFirst().first(where: { $0.utf8.first != UInt8(ascii: "-") }) {
+      name += " " + target
+    }
     return name.utf8.count <= 60 ? name : name.prefix(59) + "…"
   }
 

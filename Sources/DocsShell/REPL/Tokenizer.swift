@@ -130,10 +130,17 @@ enum Tokenizer {
         try scanner.startHereDocument(column: column(ofByteOffset: index, in: bytes))
         index += 2
       default:
-        // A run of ordinary bytes goes into the word in one piece.
-        scanner.inWord = true
         let end = endOfOrdinaryRun(in: bytes, from: index + 1)
-        append(index..<end)
+        if !scanner.inWord, end == count || endsWord(bytes[end]) {
+          // A word that is one run of ordinary bytes (most words) is made from the line's
+          // bytes at once, not copied into the word first.
+          try scanner.finish(
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self))
+        } else {
+          // A run of ordinary bytes goes into the word in one piece.
+          scanner.inWord = true
+          append(index..<end)
+        }
         index = end
       }
     }
@@ -184,6 +191,12 @@ enum Tokenizer {
       }
     }
     return end
+  }
+
+  /// Whether `byte` ends the word before it: a blank or a command separator.
+  @inline(__always)
+  private static func endsWord(_ byte: UInt8) -> Bool {
+    byte == .space || byte == .tab || byte == .newline || byte == .semicolon
   }
 
   /// `word` written so that the tokenizer reads it back as one word: specials and blanks are
@@ -438,6 +451,11 @@ private struct CommandScanner {
     let text = String(decoding: word, as: UTF8.self)
     word.removeAll(keepingCapacity: true)
     inWord = false
+    try finish(text)
+  }
+
+  /// Ends a word made whole already: a here-document's delimiter, or the command's next word.
+  mutating func finish(_ text: String) throws(TokenizerError) {
     if expectingDelimiter {
       delimiter = text
       expectingDelimiter = false

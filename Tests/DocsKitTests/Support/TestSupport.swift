@@ -122,10 +122,14 @@ final class MemoryStore: DocumentStore {
     replacements.append(bytes)
   }
 
-  func withEncodedContents(
-    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
-  ) throws {
-    if let first = locations.first { _ = try readContent(at: first) }
+  func withEncodedContents<Stop: Error>(
+    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws(Stop) -> Void
+  ) throws(EncodedContentsError<Stop>) {
+    do {
+      if let first = locations.first { _ = try readContent(at: first) }
+    } catch {
+      throw .store(error)
+    }
   }
 
   func save(_ categories: [CategoryToSave]) throws(StoreError) -> SaveReceipt {

@@ -266,21 +266,9 @@ extension JSONStore {
 
   /// The literal of the content at `location`, quotes included, as the store spells it.
   func literal(at location: StoredLocation) throws(StoreError) -> [UInt8] {
-    guard let file = descriptor(for: location.file) else {
-      throw .invalidStore(path, reason: "no content at offset \(location.offset)")
+    try withBytes(at: location, of: descriptor(holding: location)) { bytes throws(StoreError) in
+      Array(bytes)
     }
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
-    defer { buffer.deallocate() }
-    let count: Int
-    do {
-      count = try fileSystem.readFully(file, into: buffer, at: location.offset)
-    } catch {
-      throw .system(path, operation: "read", errno: error.code)
-    }
-    guard count == location.length else {
-      throw .invalidStore(path, reason: "the file was cut short (a content ends past its end)")
-    }
-    return Array(buffer)
   }
 
   /// The open file holding `file`'s bytes.

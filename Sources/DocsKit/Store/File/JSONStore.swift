@@ -326,90 +326,6 @@ public final class JSONStore: StoreReading, StoreWriting {
     loadFailed = true
   }
 
-  public func readContent(at location: StoredLocation) throws(StoreError) -> String {
-    guard let file = descriptor(for: location.file) else {
-      throw .invalidStore(path, reason: "no content at offset \(location.offset)")
-    }
-    return try decodeContent(at: location, in: file)
-  }
-
-  public func withEncodedContents(
-    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
-  ) throws {
-    guard !locations.isEmpty else { return }
-    let windowSize = 1 << 20
-    let window = UnsafeMutableRawBufferPointer.allocate(byteCount: windowSize, alignment: 16)
-    defer { window.deallocate() }
-    var windowFile = StoredLocation.File.store
-    var windowStart = 0
-    var windowCount = 0
-    func read(
-      into target: UnsafeMutableRawBufferPointer, at location: StoredLocation
-    ) throws(StoreError) -> Int {
-      guard let file = descriptor(for: location.file) else {
-        throw .invalidStore(path, reason: "no content at offset \(location.offset)")
-      }
-      do {
-        return try fileSystem.readFully(file, into: target, at: location.offset)
-      } catch {
-        throw .system(path, operation: "read", errno: error.code)
-      }
-    }
-    // The store file's contents in file order, then the log's: each read sequentially.
-    let order = locations.indices.sorted {
-      (locations[$0].file.rawValue, locations[$0].offset)
-        < (locations[$1].file.rawValue, locations[$1].offset)
-    }
-    for index in order {
-      let location = locations[index]
-      if location.length > windowSize {
-        let large = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
-        defer { large.deallocate() }
-        guard try read(into: large, at: location) == location.length else {
-          throw StoreError.invalidStore(
-            path, reason: "the file was cut short (a content ends past its end)")
-        }
-        try visit(index, UnsafeRawBufferPointer(large))
-        continue
-      }
-      if location.file != windowFile || location.offset < windowStart
-        || location.end > windowStart + windowCount
-      {
-        windowFile = location.file
-        windowStart = location.offset
-        windowCount = try read(into: window, at: location)
-        guard location.length <= windowCount else {
-          throw StoreError.invalidStore(
-            path, reason: "the file was cut short (a content ends past its end)")
-        }
-      }
-      let start = location.offset - windowStart
-      try visit(index, UnsafeRawBufferPointer(rebasing: window[start..<(start + location.length)]))
-    }
-  }
-
-  func decodeContent(at location: StoredLocation, in file: Int32) throws(StoreError)
-    -> String
-  {
-    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: location.length, alignment: 1)
-    defer { bytes.deallocate() }
-    let count: Int
-    do {
-      count = try fileSystem.readFully(file, into: bytes, at: location.offset)
-    } catch {
-      throw .system(path, operation: "read", errno: error.code)
-    }
-    guard count == location.length else {
-      throw .invalidStore(path, reason: "the file was cut short (a content ends past its end)")
-    }
-    do {
-      return try JSONText.decodeLiteral(UnsafeRawBufferPointer(bytes))
-    } catch {
-      let (line, column) = position(of: location.offset + error.offset, in: file)
-      throw .malformed(path, line: line, column: column, reason: error.reason)
-    }
-  }
-
   // MARK: - Checking
 
   /// Verifies the store file as it is on disk: its format, unique ids and names, every
@@ -545,7 +461,7 @@ public final class JSONStore: StoreReading, StoreWriting {
   // MARK: - Messages
 
   /// The line and column (from 1, columns in bytes) of `offset` in `file`.
-  private func position(of offset: Int, in file: Int32) -> (line: Int, column: Int) {
+  func position(of offset: Int, in file: Int32) -> (line: Int, column: Int) {
     var line = 1
     var lineStart = 0
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)

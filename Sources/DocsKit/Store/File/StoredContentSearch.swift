@@ -8,19 +8,32 @@ extension StoreReading {
   /// Matches `searcher` against the contents at `locations` as the file spells them, in
   /// one sequential pass (``withEncodedContents(at:_:)``); calls `check` before each
   /// content and hands each one that matches to `found` with its index in `locations`.
-  /// - Throws: ``StoreError`` when the file cannot be read or a content decoded, or what
-  ///   `check` or `found` throws.
-  func searchContents(
+  /// - Throws: ``EncodedContentsError/store(_:)`` when the file cannot be read or a content
+  ///   decoded, ``EncodedContentsError/visitor(_:)`` with what `check` throws.
+  func searchContents<Stop: Error>(
     at locations: [StoredLocation], with searcher: ContentSearcher,
-    checkingBeforeEach check: () throws -> Void, found: (Int, DocumentHits) throws -> Void
-  ) throws {
-    do {
-      try withEncodedContents(at: locations) { position, literal in
-        try check()
-        if let hits = try searcher.search(literal: literal) { try found(position, hits) }
+    checkingBeforeEach check: () throws(Stop) -> Void, found: (Int, DocumentHits) -> Void
+  ) throws(EncodedContentsError<Stop>) {
+    do throws(EncodedContentsError<EncodedContentsError<Stop>>) {
+      try withEncodedContents(at: locations) {
+        (position, literal) throws(EncodedContentsError<Stop>) in
+        do throws(Stop) {
+          try check()
+        } catch {
+          throw .visitor(error)
+        }
+        do throws(JSONTextError) {
+          if let hits = try searcher.search(literal: literal) { found(position, hits) }
+        } catch {
+          throw .store(undecodableContent(error))
+        }
       }
-    } catch let error as JSONTextError {
-      throw undecodableContent(error)
+    } catch {
+      // What the visitor threw is already one of the two; the store's own failures as well.
+      switch error {
+      case .store(let error): throw .store(error)
+      case .visitor(let error): throw error
+      }
     }
   }
 

@@ -227,9 +227,9 @@ extension IndexedStore {
     }
   }
 
-  public func withEncodedContents(
-    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws -> Void
-  ) throws {
+  public func withEncodedContents<Stop: Error>(
+    at locations: [StoredLocation], _ visit: (Int, UnsafeRawBufferPointer) throws(Stop) -> Void
+  ) throws(EncodedContentsError<Stop>) {
     try file.withEncodedContents(at: locations.map(remapped), visit)
   }
 

@@ -119,16 +119,22 @@ extension IndexedStore {
       do {
         try index.buildFullText(identity: identity) { insert in
           var position = 0
-          try file.withEncodedContents(at: rows.map(\.content)) { row, literal in
-            try stopIfInterrupted(.fullTextIndex)
-            // Contents come in file order: decode, then hand the UTF-8 to SQLite.
-            let text = try JSONText.decodeLiteral(literal)
-            var content = text
-            try content.withUTF8 { bytes in
-              try insert(rows[row].rowID, rows[row].name, UnsafeRawBufferPointer(bytes))
+          // Unwrapped, so that the catches below see what the file or the visitor threw.
+          do throws(EncodedContentsError<any Error>) {
+            try file.withEncodedContents(at: rows.map(\.content)) {
+              (row, literal) throws(any Error) in
+              try stopIfInterrupted(.fullTextIndex)
+              // Contents come in file order: decode, then hand the UTF-8 to SQLite.
+              let text = try JSONText.decodeLiteral(literal)
+              var content = text
+              try content.withUTF8 { bytes in
+                try insert(rows[row].rowID, rows[row].name, UnsafeRawBufferPointer(bytes))
+              }
+              position += 1
+              if position % 512 == 0 { advance(rows[row].content.end) }
             }
-            position += 1
-            if position % 512 == 0 { advance(rows[row].content.end) }
+          } catch {
+            throw error.unwrapped { $0 }
           }
         }
         built = true

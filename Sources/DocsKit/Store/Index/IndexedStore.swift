@@ -282,7 +282,7 @@ public final class IndexedStore: DocumentStore {
       record.identity.storePath == base.storePath,
       record.identity.generation == base.generation
     else {
-      if let reason = rebuildReason(index, base) { indexState = .rebuilt(reason: reason) }
+      indexState = .rebuilt(reason: Self.rebuildReason(found, base))
       return nil
     }
     file.adopt(opened, header: header)
@@ -463,13 +463,17 @@ public final class IndexedStore: DocumentStore {
   /// Why the index, which does not describe `identity`, is to be rebuilt; `nil` when the
   /// index failed reading its record (it is out of use then, and says why).
   func rebuildReason(_ index: StoreIndex, _ identity: IndexIdentity) -> String? {
-    let found: IndexRecord?
     do {
-      found = try index.record()
+      return Self.rebuildReason(try index.record(), identity)
     } catch {
       disable(index, error)
       return nil
     }
+  }
+
+  /// Why an index holding `found` (`nil`: no record) is to be rebuilt for `identity`, which
+  /// it does not describe.
+  static func rebuildReason(_ found: IndexRecord?, _ identity: IndexIdentity) -> String {
     guard let record = found else { return "there was none" }
     if record.identity.storePath != identity.storePath { return "it described another store" }
     if !record.identity.describesSameFile(as: identity) {

@@ -96,27 +96,43 @@ extension StoreIndex {
     _ document: StoredDocument, category: Int64, position: Int, base: Int, rowID: Int64? = nil,
     columns: [DocumentColumn] = DocumentColumn.allCases
   ) -> [SQLiteValue] {
+    var values: [SQLiteValue] = []
+    values.reserveCapacity(columns.count)
+    appendDocumentValues(
+      document, category: category, position: position, base: base, rowID: rowID,
+      columns: columns, to: &values)
+    return values
+  }
+
+  /// Appends ``documentValues(_:category:position:base:rowID:columns:)`` to `values`: a
+  /// batch of rows is filled in place, not through an array a row.
+  static func appendDocumentValues(
+    _ document: StoredDocument, category: Int64, position: Int, base: Int, rowID: Int64? = nil,
+    columns: [DocumentColumn] = DocumentColumn.allCases, to values: inout [SQLiteValue]
+  ) {
     // A document in the log is placed by the log's own offsets.
     let inLog = document.location.file == .log
     let from = inLog ? 0 : base
-    return columns.map { column in
+    for column in columns {
+      let value: SQLiteValue
       switch column {
-      case .id: return rowID.map { .integer($0) } ?? .null
-      case .uuid: return .blob(bytes(of: document.id))
-      case .category: return .integer(category)
-      case .position: return .integer(Int64(position))
-      case .name: return .text(document.name.text)
-      case .nameKey: return .text(document.name.key.folded)
-      case .size: return .integer(Int64(document.size))
-      case .modified: return .integer(document.modified.millisecondsSince1970)
-      case .objectOffset: return .integer(Int64(document.location.offset - from))
-      case .objectLength: return .integer(Int64(document.location.length))
-      case .contentOffset: return .integer(Int64(document.contentLocation.offset - from))
-      case .contentLength: return .integer(Int64(document.contentLocation.length))
-      case .inLog: return .integer(inLog ? 1 : 0)
-      case .tags: return tagArray(document.tags.map(\.text))
-      case .tagKeys: return tagArray(document.tags.map(\.key.folded))
+      case .id: value = rowID.map { .integer($0) } ?? .null
+      case .uuid: value = .blob(bytes(of: document.id))
+      case .category: value = .integer(category)
+      case .position: value = .integer(Int64(position))
+      case .name: value = .text(document.name.text)
+      case .nameKey: value = .text(document.name.key.folded)
+      case .size: value = .integer(Int64(document.size))
+      case .modified: value = .integer(document.modified.millisecondsSince1970)
+      case .objectOffset: value = .integer(Int64(document.location.offset - from))
+      case .objectLength: value = .integer(Int64(document.location.length))
+      case .contentOffset: value = .integer(Int64(document.contentLocation.offset - from))
+      case .contentLength: value = .integer(Int64(document.contentLocation.length))
+      case .inLog: value = .integer(inLog ? 1 : 0)
+      case .tags: value = tagArray(document.tags.map(\.text))
+      case .tagKeys: value = tagArray(document.tags.map(\.key.folded))
       }
+      values.append(value)
     }
   }
 

@@ -139,7 +139,10 @@ extension StoreIndex {
   /// A batch whose rows get the ids after every row's in the table (inside a write
   /// transaction, no other process adds one meanwhile).
   func beginDocumentBatch() throws(SQLiteError) -> DocumentBatch {
-    DocumentBatch(nextRowID: (try database.integer("SELECT max(id) FROM documents") ?? 0) + 1)
+    var batch = DocumentBatch(
+      nextRowID: (try database.integer("SELECT max(id) FROM documents") ?? 0) + 1)
+    batch.values.reserveCapacity(DocumentBatch.size * DocumentColumn.allCases.count)
+    return batch
   }
 
   /// Adds the document's row to `batch`, writing the batch when it is full; the row's id.
@@ -150,8 +153,9 @@ extension StoreIndex {
   ) throws(SQLiteError) -> Int64 {
     let rowID = batch.nextRowID
     batch.nextRowID += 1
-    batch.values += StoreIndex.documentValues(
-      document, category: category, position: position, base: base, rowID: rowID)
+    StoreIndex.appendDocumentValues(
+      document, category: category, position: position, base: base, rowID: rowID,
+      to: &batch.values)
     batch.count += 1
     if !document.tags.isEmpty {
       batch.tags.append((rowID, StoreIndex.tagArray(document.tags.map(\.key.folded))))
