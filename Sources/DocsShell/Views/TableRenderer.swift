@@ -44,14 +44,19 @@ struct TableRenderer: Sendable {
   /// have fewer cells than others; no line ends in spaces.
   func render(header: [Cell]? = nil, rows: [[Cell]]) -> [String] {
     let allRows = (header.map { [$0] } ?? []) + rows
-    // Each cell is escaped and measured once.
-    let texts = allRows.map { row in
-      row.map { escapedForTerminal($0.text, allowingNewlinesAndTabs: false) }
-    }
-    let cellWidths = texts.map { row in row.map(DisplayWidth.of) }
+    // Each cell is escaped and measured once, into flat arrays (`firstCell[row]` is where a
+    // row's cells start): `ls` of a large category renders thousands of rows.
+    var texts: [String] = []
+    var cellWidths: [Int] = []
+    var firstCell: [Int] = []
+    firstCell.reserveCapacity(allRows.count + 1)
     var widths: [Int] = []
-    for row in cellWidths {
-      for (column, width) in row.enumerated() {
+    for row in allRows {
+      firstCell.append(texts.count)
+      for (column, cell) in row.enumerated() {
+        let (text, width) = Self.measured(cell.text)
+        texts.append(text)
+        cellWidths.append(width)
         if column < widths.count {
           widths[column] = max(widths[column], width)
         } else {
@@ -59,30 +64,46 @@ struct TableRenderer: Sendable {
         }
       }
     }
+    firstCell.append(texts.count)
     var lines: [String] = []
     lines.reserveCapacity(allRows.count)
+    // Each line is written into one buffer of bytes, made a string once.
+    var line: [UInt8] = []
     for (rowIndex, row) in allRows.enumerated() {
-      let rowTexts = texts[rowIndex]
-      var line = ""
-      for (column, text) in rowTexts.enumerated() {
-        let isLast = column == rowTexts.count - 1
-        let padding = widths[column] - cellWidths[rowIndex][column]
+      line.removeAll(keepingCapacity: true)
+      let first = firstCell[rowIndex]
+      let count = firstCell[rowIndex + 1] - first
+      for column in 0..<count {
+        let text = texts[first + column]
+        let padding = widths[column] - cellWidths[first + column]
         let alignment = column < alignments.count ? alignments[column] : .left
-        var padded = ""
-        switch alignment {
-        case .left:
-          padded = text
-          if !isLast && padding > 0 { padded += String(repeating: " ", count: padding) }
-        case .right:
-          if padding > 0 { padded = String(repeating: " ", count: padding) }
-          padded += text
-        }
-        if column > 0 { line += separator }
-        line += colors.styled(padded, row[column].style)
+        let padsLeft = alignment == .right && padding > 0
+        let padsRight = alignment == .left && column < count - 1 && padding > 0
+        if column > 0 { line.append(contentsOf: separator.utf8) }
+        // As ``Colors/styled(_:_:)``: the padded text wrapped, unless it is empty.
+        let marks =
+          padsLeft || padsRight || !text.isEmpty ? colors.marks(row[column].style) : nil
+        if let marks { line.append(contentsOf: marks.open.utf8) }
+        if padsLeft { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
+        line.append(contentsOf: text.utf8)
+        if padsRight { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
+        if let marks { line.append(contentsOf: marks.close.utf8) }
       }
-      while line.utf8.last == UInt8(ascii: " ") { line.removeLast() }
-      lines.append(line)
+      while line.last == UInt8(ascii: " ") { line.removeLast() }
+      lines.append(String(decoding: line, as: UTF8.self))
     }
     return lines
+  }
+
+  /// A cell's text escaped for the terminal, with its width in columns: printable ASCII
+  /// (most cells) as it is, one byte a column, found in one pass over its bytes.
+  private static func measured(_ text: String) -> (text: String, width: Int) {
+    var text = text
+    let isPrintableASCII = text.withUTF8 { bytes in
+      bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+    if isPrintableASCII { return (text, text.utf8.count) }
+    let escaped = escapedForTerminal(text, allowingNewlinesAndTabs: false)
+    return (escaped, DisplayWidth.of(escaped))
   }
 }
