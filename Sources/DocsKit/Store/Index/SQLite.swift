@@ -260,6 +260,12 @@ struct SQLiteRow {
     let count = Int(sqlite3_column_bytes(statement, index))
     return Array(UnsafeRawBufferPointer(start: bytes, count: count))
   }
+  /// Column `index` as an object id, read in place; `nil` when it is not one.
+  func objectID(_ index: Int32) -> ObjectID? {
+    guard let bytes = sqlite3_column_blob(statement, index) else { return nil }
+    let count = Int(sqlite3_column_bytes(statement, index))
+    return StoreIndex.objectID(UnsafeRawBufferPointer(start: bytes, count: count))
+  }
 }
 
 /// What is known of a statement or a connection without a call that can fail.

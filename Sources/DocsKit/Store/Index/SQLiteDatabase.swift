@@ -288,6 +288,4 @@ extension SQLiteRow {
   func bytes(_ name: String) -> [UInt8] { bytes(index(name)) }
   /// Column `name` as an object id; `nil` when it is not one.
   func objectID(_ name: String) -> ObjectID? { objectID(index(name)) }
-  /// Column `index` as an object id; `nil` when it is not one.
-  func objectID(_ index: Int32) -> ObjectID? { StoreIndex.objectID(bytes(index)) }
 }
