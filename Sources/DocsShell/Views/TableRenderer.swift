@@ -79,20 +79,26 @@ struct TableRenderer: Sendable {
         let alignment = column < alignments.count ? alignments[column] : .left
         let padsLeft = alignment == .right && padding > 0
         let padsRight = alignment == .left && column < count - 1 && padding > 0
-        if column > 0 { line.append(contentsOf: separator.utf8) }
+        if column > 0 { Self.append(separator, to: &line) }
         // As ``Colors/styled(_:_:)``: the padded text wrapped, unless it is empty.
         let marks =
           padsLeft || padsRight || !text.isEmpty ? colors.marks(row[column].style) : nil
-        if let marks { line.append(contentsOf: marks.open.utf8) }
+        if let marks { Self.append(marks.open, to: &line) }
         if padsLeft { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
-        line.append(contentsOf: text.utf8)
+        Self.append(text, to: &line)
         if padsRight { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
-        if let marks { line.append(contentsOf: marks.close.utf8) }
+        if let marks { Self.append(marks.close, to: &line) }
       }
       while line.last == UInt8(ascii: " ") { line.removeLast() }
       lines.append(String(decoding: line, as: UTF8.self))
     }
     return lines
+  }
+
+  /// Appends the bytes of `text` at once (not byte by byte through its UTF-8 view).
+  private static func append(_ text: String, to line: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { line.append(contentsOf: $0) }
   }
 
   /// A cell's text escaped for the terminal, with its width in columns: printable ASCII
