@@ -176,10 +176,19 @@ public struct DocumentLink: Hashable, Sendable {
       range: start..<(end + 2), pathRange: parsed.pathRange)
   }
 
+  /// What a link's target holds. A struct, not a tuple: an optional tuple of these types
+  /// has its metadata made at run time, about 140 K instructions the first time.
+  private struct Target {
+    var category: Name?
+    var name: Name?
+    var subpath: String?
+    var pathRange: Range<Int>
+  }
+
   /// The category, name, subpath and path range of the target `range`.
-  private static func parseTarget(
-    _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>
-  ) -> (category: Name?, name: Name?, subpath: String?, pathRange: Range<Int>)? {
+  private static func parseTarget(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>)
+    -> Target?
+  {
     var pathEnd = range.upperBound
     for index in range where bytes[index] == UInt8(ascii: "#") {
       pathEnd = index
@@ -216,17 +225,18 @@ public struct DocumentLink: Hashable, Sendable {
     if !absolute, isBlank {
       // `[[#Heading]]`: the linking document itself, when a heading or block follows.
       guard let subpath, subpath.count > 1 else { return nil }
-      return (nil, nil, subpath, pathStart..<pathStart)
+      return Target(category: nil, name: nil, subpath: subpath, pathRange: pathStart..<pathStart)
     }
     switch slashes {
     case 0 where !absolute:
       guard let name = name(bytes, pathStart..<pathEnd) else { return nil }
-      return (nil, name, subpath, pathStart..<pathEnd)
+      return Target(category: nil, name: name, subpath: subpath, pathRange: pathStart..<pathEnd)
     case 1:
       guard let category = name(bytes, pathStart..<slash),
         let name = name(bytes, (slash + 1)..<pathEnd)
       else { return nil }
-      return (category, name, subpath, pathStart..<pathEnd)
+      return Target(
+        category: category, name: name, subpath: subpath, pathRange: pathStart..<pathEnd)
     default:
       return nil
     }
