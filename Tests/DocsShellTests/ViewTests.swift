@@ -287,6 +287,25 @@ import Testing
     #expect(colored == ["\u{1B}[1;34m日本\\t \u{1B}[0m  1", "abcdefg  2"])
   }
 
+  /// A table given column by column is laid out as the same table given row by row.
+  @Test(arguments: [false, true])
+  func rendersColumnsAsTheRowsTheyHold(colored: Bool) {
+    let rows: [[TableRenderer.Cell]] = [
+      ["Plan", TableRenderer.Cell("1.2 kB", style: .size), TableRenderer.Cell("", style: .dim)],
+      ["日本\u{1B}", TableRenderer.Cell("12 B", style: .size), "Nov 29 14:53"],
+      ["", TableRenderer.Cell("999 kB", style: .size), TableRenderer.Cell("x", style: .dim)],
+    ]
+    let columns = (0..<3).map { column in rows.map { $0[column] } }
+    let renderer = TableRenderer(
+      alignments: [.left, .right, .left], colors: Colors(enabled: colored))
+    #expect(renderer.render(columns: columns) == renderer.render(rows: rows))
+    #expect(renderer.render(columns: columns).count == 3)
+    // A shorter column ends the table where it ends.
+    #expect(
+      renderer.render(columns: [columns[0], Array(columns[1].prefix(2)), columns[2]])
+        == renderer.render(rows: Array(rows.prefix(2))))
+  }
+
   @Test func rendersNothingForNoRows() {
     #expect(TableRenderer().render(rows: []) == [])
   }

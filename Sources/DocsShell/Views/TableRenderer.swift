@@ -44,17 +44,36 @@ struct TableRenderer: Sendable {
   /// have fewer cells than others; no line ends in spaces.
   func render(header: [Cell]? = nil, rows: [[Cell]]) -> [String] {
     let allRows = (header.map { [$0] } ?? []) + rows
+    return render(rowCount: allRows.count, cellCount: { allRows[$0].count }) { row, column in
+      allRows[row][column]
+    }
+  }
+
+  /// The lines of a table given column by column, as ``render(header:rows:)`` lays them out:
+  /// no array a row, for listings of thousands. Rows past the end of the shortest column are
+  /// left out.
+  func render(columns: [[Cell]]) -> [String] {
+    render(rowCount: columns.map(\.count).min() ?? 0, cellCount: { _ in columns.count }) {
+      row, column in columns[column][row]
+    }
+  }
+
+  /// The lines of `rowCount` rows, row `row` holding `cellCount(row)` cells, each
+  /// `cell(row, column)`.
+  private func render(
+    rowCount: Int, cellCount: (Int) -> Int, cell: (_ row: Int, _ column: Int) -> Cell
+  ) -> [String] {
     // Each cell is escaped and measured once, into flat arrays (`firstCell[row]` is where a
     // row's cells start): `ls` of a large category renders thousands of rows.
     var texts: [String] = []
     var cellWidths: [Int] = []
     var firstCell: [Int] = []
-    firstCell.reserveCapacity(allRows.count + 1)
+    firstCell.reserveCapacity(rowCount + 1)
     var widths: [Int] = []
-    for row in allRows {
+    for row in 0..<rowCount {
       firstCell.append(texts.count)
-      for (column, cell) in row.enumerated() {
-        let (text, width) = Self.measured(cell.text)
+      for column in 0..<cellCount(row) {
+        let (text, width) = Self.measured(cell(row, column).text)
         texts.append(text)
         cellWidths.append(width)
         if column < widths.count {
@@ -66,10 +85,10 @@ struct TableRenderer: Sendable {
     }
     firstCell.append(texts.count)
     var lines: [String] = []
-    lines.reserveCapacity(allRows.count)
+    lines.reserveCapacity(rowCount)
     // Each line is written into one buffer of bytes, made a string once.
     var line: [UInt8] = []
-    for (rowIndex, row) in allRows.enumerated() {
+    for rowIndex in 0..<rowCount {
       line.removeAll(keepingCapacity: true)
       let first = firstCell[rowIndex]
       let count = firstCell[rowIndex + 1] - first
@@ -81,8 +100,8 @@ struct TableRenderer: Sendable {
         let padsRight = alignment == .left && column < count - 1 && padding > 0
         if column > 0 { Self.append(separator, to: &line) }
         // As ``Colors/styled(_:_:)``: the padded text wrapped, unless it is empty.
-        let marks =
-          padsLeft || padsRight || !text.isEmpty ? colors.marks(row[column].style) : nil
+        let isWrapped = colors.enabled && (padsLeft || padsRight || !text.isEmpty)
+        let marks = isWrapped ? colors.marks(cell(rowIndex, column).style) : nil
         if let marks { Self.append(marks.open, to: &line) }
         if padsLeft { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
         Self.append(text, to: &line)
