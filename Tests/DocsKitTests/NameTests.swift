@@ -129,6 +129,15 @@ import Testing
     #expect(try Array(Name(rhs).text.unicodeScalars) == Array(rhs.unicodeScalars))
   }
 
+  /// A key is the name lowercased, whichever path made it: plain ASCII with capitals or
+  /// without, ASCII with a control-free tab-less run, or any other text.
+  @Test(arguments: [
+    "Document 00042", "document 00042", "ABC XYZ [1]", "a@Z", "Zürich Notes", "ÉTÉ 2024",
+  ])
+  func keysAreTheNameLowercased(raw: String) throws {
+    #expect(try Name(raw).key.folded == raw.lowercased())
+  }
+
   @Test(arguments: [("work", "works"), ("Cafe", "Café"), ("a b", "ab"), ("1", "l")])
   func keysTellDifferentNamesApart(lhs: String, rhs: String) throws {
     #expect(try Name(lhs).key != Name(rhs).key)

@@ -45,7 +45,8 @@ import Testing
     (999_499, "999 kB"), (999_500, "1.0 MB"), (999_999, "1.0 MB"), (1_000_000, "1.0 MB"),
     (224_999_999, "225 MB"), (999_499_999, "999 MB"), (999_500_000, "1.0 GB"),
     (1_500_000_000, "1.5 GB"), (1_000_000_000_000, "1.0 TB"),
-    (Int.max, "9.2 EB"), (-1234, "-1.2 kB"), (-5, "-5 B"),
+    (Int.max, "9.2 EB"), (-1234, "-1.2 kB"), (-5, "-5 B"), (Int.min, "-9.2 EB"),
+    (-999_500, "-1.0 MB"), (-12_345, "-12 kB"),
   ])
   func formatsHumanSizes(_ byteCount: Int, _ text: String) {
     #expect(SizeFormatting.humanReadable(byteCount) == text)
@@ -255,6 +256,54 @@ import Testing
     let colored = TableRenderer(alignments: [.left, .right], colors: Colors(enabled: true))
       .render(rows: rows)
     #expect(colored == ["\u{1B}[1;34mWork\u{1B}[0m   3", "x     10"])
+  }
+
+  /// A styled cell keeps its padding inside its colors, on whichever side it is padded; an
+  /// empty cell with no padding gets no colors; an unstyled one none whatever its padding.
+  @Test func stylesEachPaddedCellAsAWhole() {
+    let rows: [[TableRenderer.Cell]] = [
+      [TableRenderer.Cell("", style: .category), TableRenderer.Cell("7", style: .size), "x"],
+      [TableRenderer.Cell("Work", style: .category), TableRenderer.Cell("123", style: .size)],
+      [TableRenderer.Cell("ab", style: .dim), "", TableRenderer.Cell("", style: .dim)],
+    ]
+    let colored = TableRenderer(alignments: [.left, .right], colors: Colors(enabled: true))
+      .render(rows: rows)
+    #expect(
+      colored == [
+        "\u{1B}[1;34m    \u{1B}[0m  \u{1B}[32m  7\u{1B}[0m  x",
+        "\u{1B}[1;34mWork\u{1B}[0m  \u{1B}[32m123\u{1B}[0m",
+        "\u{1B}[2mab  \u{1B}[0m",
+      ])
+    let plain = TableRenderer(alignments: [.left, .right]).render(rows: rows)
+    #expect(plain == ["        7  x", "Work  123", "ab"])
+  }
+
+  /// Text that is not printable ASCII is escaped and measured in columns, colors or not.
+  @Test func measuresEscapedAndWideCellsWithColors() {
+    let rows: [[TableRenderer.Cell]] = [
+      [TableRenderer.Cell("日本\t", style: .category), "1"], ["abcdefg", "2"],
+    ]
+    let colored = TableRenderer(colors: Colors(enabled: true)).render(rows: rows)
+    #expect(colored == ["\u{1B}[1;34m日本\\t \u{1B}[0m  1", "abcdefg  2"])
+  }
+
+  /// A table given column by column is laid out as the same table given row by row.
+  @Test(arguments: [false, true])
+  func rendersColumnsAsTheRowsTheyHold(colored: Bool) {
+    let rows: [[TableRenderer.Cell]] = [
+      ["Plan", TableRenderer.Cell("1.2 kB", style: .size), TableRenderer.Cell("", style: .dim)],
+      ["日本\u{1B}", TableRenderer.Cell("12 B", style: .size), "Nov 29 14:53"],
+      ["", TableRenderer.Cell("999 kB", style: .size), TableRenderer.Cell("x", style: .dim)],
+    ]
+    let columns = (0..<3).map { column in rows.map { $0[column] } }
+    let renderer = TableRenderer(
+      alignments: [.left, .right, .left], colors: Colors(enabled: colored))
+    #expect(renderer.render(columns: columns) == renderer.render(rows: rows))
+    #expect(renderer.render(columns: columns).count == 3)
+    // A shorter column ends the table where it ends.
+    #expect(
+      renderer.render(columns: [columns[0], Array(columns[1].prefix(2)), columns[2]])
+        == renderer.render(rows: Array(rows.prefix(2))))
   }
 
   @Test func rendersNothingForNoRows() {

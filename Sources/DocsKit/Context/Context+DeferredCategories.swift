@@ -51,6 +51,7 @@ extension Context {
       }
       membersByCategory = index.membersByCategory
       nextSequence = index.nextSequence
+      unloadedCategories.reserveCapacity(loaded.categories.count)
       for category in loaded.categories {
         if let unloaded = category.unloaded { unloadedCategories[category.id] = unloaded }
       }

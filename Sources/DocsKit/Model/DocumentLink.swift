@@ -168,18 +168,27 @@ public struct DocumentLink: Hashable, Sendable {
       targetEnd -= 1
     }
     guard let parsed = parseTarget(bytes, (start + 2)..<targetEnd) else { return nil }
-    let shown = brackets.bar.map { String(decoding: bytes[($0 + 1)..<end], as: UTF8.self) }
+    let shown = brackets.bar.map { text(bytes, ($0 + 1)..<end) }
     return DocumentLink(
       category: parsed.category, name: parsed.name, subpath: parsed.subpath,
       shownText: shown, isEmbed: start > 0 && bytes[start - 1] == UInt8(ascii: "!"),
-      target: String(decoding: bytes[(start + 2)..<targetEnd], as: UTF8.self), line: line,
+      target: text(bytes, (start + 2)..<targetEnd), line: line,
       range: start..<(end + 2), pathRange: parsed.pathRange)
   }
 
+  /// What a link's target holds. A struct, not a tuple: an optional tuple of these types
+  /// has its metadata made at run time, about 140 K instructions the first time.
+  private struct Target {
+    var category: Name?
+    var name: Name?
+    var subpath: String?
+    var pathRange: Range<Int>
+  }
+
   /// The category, name, subpath and path range of the target `range`.
-  private static func parseTarget(
-    _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>
-  ) -> (category: Name?, name: Name?, subpath: String?, pathRange: Range<Int>)? {
+  private static func parseTarget(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>)
+    -> Target?
+  {
     var pathEnd = range.upperBound
     for index in range where bytes[index] == UInt8(ascii: "#") {
       pathEnd = index
@@ -187,7 +196,7 @@ public struct DocumentLink: Hashable, Sendable {
     }
     let subpath =
       pathEnd < range.upperBound
-      ? String(decoding: bytes[pathEnd..<range.upperBound], as: UTF8.self) : nil
+      ? text(bytes, pathEnd..<range.upperBound) : nil
     var pathStart = range.lowerBound
     let absolute = pathStart < pathEnd && bytes[pathStart] == UInt8(ascii: "/")
     if absolute { pathStart += 1 }
@@ -207,26 +216,27 @@ public struct DocumentLink: Hashable, Sendable {
       }
     }
     if !isASCII {
-      let text = String(decoding: bytes[pathStart..<pathEnd], as: UTF8.self)
-      isBlank = text.allSatisfy { $0 == " " || $0 == "\t" }
-      let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+      let path = text(bytes, pathStart..<pathEnd)
+      isBlank = path.allSatisfy { $0 == " " || $0 == "\t" }
+      let parts = path.split(separator: "/", omittingEmptySubsequences: false)
       slashes = parts.count - 1
       if slashes == 1 { slash = pathStart + parts[0].utf8.count }
     }
     if !absolute, isBlank {
       // `[[#Heading]]`: the linking document itself, when a heading or block follows.
       guard let subpath, subpath.count > 1 else { return nil }
-      return (nil, nil, subpath, pathStart..<pathStart)
+      return Target(category: nil, name: nil, subpath: subpath, pathRange: pathStart..<pathStart)
     }
     switch slashes {
     case 0 where !absolute:
       guard let name = name(bytes, pathStart..<pathEnd) else { return nil }
-      return (nil, name, subpath, pathStart..<pathEnd)
+      return Target(category: nil, name: name, subpath: subpath, pathRange: pathStart..<pathEnd)
     case 1:
       guard let category = name(bytes, pathStart..<slash),
         let name = name(bytes, (slash + 1)..<pathEnd)
       else { return nil }
-      return (category, name, subpath, pathStart..<pathEnd)
+      return Target(
+        category: category, name: name, subpath: subpath, pathRange: pathStart..<pathEnd)
     default:
       return nil
     }
@@ -234,7 +244,13 @@ public struct DocumentLink: Hashable, Sendable {
 
   /// The name the bytes `range` of `bytes` spell, when they spell one.
   private static func name(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Name? {
-    try? Name(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+    try? Name(text(bytes, range))
+  }
+
+  /// The bytes `range` of `bytes` as text, decoded as one contiguous buffer (a slice of the
+  /// buffer takes the generic path, about 1,800 instructions more a call).
+  private static func text(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+    String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
   }
 
   /// Whether a link can hold `path` (`Category/Name` or `Name`): not when it holds `#`,

@@ -26,18 +26,28 @@ public struct Name: Hashable, Sendable, CustomStringConvertible {
     guard trimmed.utf8.count > 2 || (trimmed != "." && trimmed != "..") else {
       throw .reserved(trimmed)
     }
-    var isPlainASCII = true
-    for byte in trimmed.utf8 {
-      if byte == UInt8(ascii: "/") { throw .containsSlash(trimmed) }
-      if byte < 0x20 || byte >= 0x7F { isPlainASCII = false }
+    // One pass over the bytes answers the slash, the plain ASCII and the capitals the key
+    // needs: names are read by the thousand from an index (`ls` of a large category).
+    var bytes = trimmed
+    let (hasSlash, isPlainASCII, hasCapitals) = bytes.withUTF8 { utf8 in
+      var hasSlash = false
+      var isPlainASCII = true
+      var hasCapitals = false
+      for byte in utf8 {
+        if byte == UInt8(ascii: "/") { hasSlash = true }
+        if byte < 0x20 || byte >= 0x7F { isPlainASCII = false }
+        if byte >= 0x41 && byte <= 0x5A { hasCapitals = true }
+      }
+      return (hasSlash, isPlainASCII, hasCapitals)
     }
+    if hasSlash { throw .containsSlash(trimmed) }
     if !isPlainASCII {
       for scalar in trimmed.unicodeScalars where Name.isForbidden(scalar) {
         throw .containsControlCharacter(trimmed, scalar.value)
       }
     }
     text = trimmed
-    key = NameKey(trimmed)
+    key = isPlainASCII ? NameKey(ascii: trimmed, hasCapitals: hasCapitals) : NameKey(trimmed)
   }
 
   /// Makes a name without validating it: for names read from a store that was validated.
@@ -95,6 +105,11 @@ public struct NameKey: Hashable, Sendable {
     } else {
       folded = text.lowercased()
     }
+  }
+
+  /// The key of `text`, known to be ASCII, with capitals or not.
+  init(ascii text: String, hasCapitals: Bool) {
+    folded = hasCapitals ? NameKey.asciiLowercased(text) : text
   }
 }
 

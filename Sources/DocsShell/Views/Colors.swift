@@ -45,8 +45,15 @@ struct Colors: Sendable {
 
   /// `text` wrapped in the escape sequences of `style`, or unchanged when disabled or `nil`.
   func styled(_ text: String, _ style: TerminalStyle?) -> String {
-    guard enabled, let style, !text.isEmpty else { return text }
-    return "\u{1B}[" + style.parameters + "m" + text + "\u{1B}[0m"
+    guard !text.isEmpty, let marks = marks(style) else { return text }
+    return marks.open + text + marks.close
+  }
+
+  /// The escape sequences written before and after text of `style`; `nil` when disabled or
+  /// `nil`.
+  func marks(_ style: TerminalStyle?) -> (open: String, close: String)? {
+    guard enabled, let style else { return nil }
+    return ("\u{1B}[" + style.parameters + "m", "\u{1B}[0m")
   }
 
   /// Colors on only for a terminal with `NO_COLOR` unset or empty and `TERM` not `dumb`.

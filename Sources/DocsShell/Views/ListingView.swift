@@ -32,17 +32,19 @@ struct ListingView {
     let renderer = TableRenderer(
       alignments: showsTags ? [.left, .right, .left, .left] : [.left, .right, .left],
       colors: colors)
-    return renderer.render(
-      rows: documents.map { document in
-        [
-          TableRenderer.Cell(document.name.text),
-          TableRenderer.Cell(size(document.size), style: .size),
-          TableRenderer.Cell(date(document.modified), style: .dim),
-        ]
-          + (showsTags
-            ? [TableRenderer.Cell(document.tags.map { "#" + $0.text }.joined(separator: " "))]
-            : [])
-      })
+    // Column by column: no array a row (`ls` of a large category lists thousands).
+    var columns = [
+      documents.map { TableRenderer.Cell($0.name.text) },
+      documents.map { TableRenderer.Cell(size($0.size), style: .size) },
+      documents.map { TableRenderer.Cell(date($0.modified), style: .dim) },
+    ]
+    if showsTags {
+      columns.append(
+        documents.map {
+          TableRenderer.Cell($0.tags.map { "#" + $0.text }.joined(separator: " "))
+        })
+    }
+    return renderer.render(columns: columns)
   }
 
   /// The tags with their counts: `TAG  N`.

@@ -47,23 +47,32 @@ final class TextOutput {
 
   /// Writes `text` as it is.
   func write(_ text: String) {
-    if isCut() { return }
-    if held != nil {
-      held?.append(contentsOf: text.utf8)
-      return
-    }
-    guard fileDescriptor != nil else {
-      captured += text
-      return
-    }
-    buffer.append(contentsOf: text.utf8)
-    if isUnbuffered || buffer.count >= 1 << 16 { flush() }
+    write(text, endingLine: false)
   }
 
   /// Writes `text` and a newline.
   func writeLine(_ text: String) {
-    write(text)
-    write("\n")
+    write(text, endingLine: true)
+  }
+
+  /// Writes `text`, and a newline when `endingLine`: its bytes copied at once (`ls` of a
+  /// large category writes thousands of lines).
+  private func write(_ text: String, endingLine: Bool) {
+    if isCut() { return }
+    var text = text
+    if held != nil {
+      text.withUTF8 { held?.append(contentsOf: $0) }
+      if endingLine { held?.append(UInt8(ascii: "\n")) }
+      return
+    }
+    guard fileDescriptor != nil else {
+      captured += text
+      if endingLine { captured += "\n" }
+      return
+    }
+    text.withUTF8 { buffer.append(contentsOf: $0) }
+    if endingLine { buffer.append(UInt8(ascii: "\n")) }
+    if isUnbuffered || buffer.count >= 1 << 16 { flush() }
   }
 
   /// Writes `bytes` as they are (output that was held, then not paged).

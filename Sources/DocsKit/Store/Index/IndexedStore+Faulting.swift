@@ -30,6 +30,7 @@ extension IndexedStore {
 
   /// Records that `documents` were handed out from the index.
   func issue(_ documents: [StoredDocument]) {
+    issuedFromIndex.reserveCapacity(issuedFromIndex.count + documents.count)
     for document in documents { issuedFromIndex[document.contentLocation] = document.id }
   }
 

@@ -254,11 +254,11 @@ struct SQLiteRow {
     let count = Int(sqlite3_column_bytes(statement, index))
     return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
   }
-  /// Column `index` as bytes (text or blob).
-  func bytes(_ index: Int32) -> [UInt8] {
-    guard let bytes = sqlite3_column_blob(statement, index) else { return [] }
-    let count = Int(sqlite3_column_bytes(statement, index))
-    return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+  /// Hands `body` the bytes of column `index` (text or blob) in place, none when NULL.
+  func withBytes<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    let bytes = sqlite3_column_blob(statement, index)
+    let count = bytes == nil ? 0 : Int(sqlite3_column_bytes(statement, index))
+    return body(UnsafeRawBufferPointer(start: bytes, count: count))
   }
 }
 

@@ -288,6 +288,8 @@ extension SQLiteRow {
   func bytes(_ name: String) -> [UInt8] { bytes(index(name)) }
   /// Column `name` as an object id; `nil` when it is not one.
   func objectID(_ name: String) -> ObjectID? { objectID(index(name)) }
-  /// Column `index` as an object id; `nil` when it is not one.
-  func objectID(_ index: Int32) -> ObjectID? { StoreIndex.objectID(bytes(index)) }
+  /// Column `index` as bytes (text or blob).
+  func bytes(_ index: Int32) -> [UInt8] { withBytes(index) { Array($0) } }
+  /// Column `index` as an object id, read in place (no array a row); `nil` when it is not one.
+  func objectID(_ index: Int32) -> ObjectID? { withBytes(index) { StoreIndex.objectID($0) } }
 }

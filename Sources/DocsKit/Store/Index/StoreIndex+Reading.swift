@@ -76,7 +76,13 @@ extension StoreIndex {
   /// The documents of the category `id` in file order, their ranges made absolute from
   /// `base` (where the category's documents start); `nil` when a row is not well-formed.
   func documents(of id: ObjectID, base: Int) throws(SQLiteError) -> [StoredDocument]? {
-    try rows(of: id, base: base)?.map(\.document)
+    // Built straight, not mapped from ``rows(of:base:)``: one array of documents, and no
+    // array of tuples, whose type is made at run time.
+    var documents: [StoredDocument] = []
+    let wellFormed = try forEachRow(of: id, base: base) { _, document in
+      documents.append(document)
+    }
+    return wellFormed ? documents : nil
   }
 
   /// ``documents(of:base:)`` with each document's row id.
@@ -84,6 +90,17 @@ extension StoreIndex {
     -> [(rowID: Int64, document: StoredDocument)]?
   {
     var rows: [(rowID: Int64, document: StoredDocument)] = []
+    let wellFormed = try forEachRow(of: id, base: base) { rowID, document in
+      rows.append((rowID, document))
+    }
+    return wellFormed ? rows : nil
+  }
+
+  /// Hands `body` each row id and document of the category `id` in file order, until a row
+  /// is not well-formed; whether every row was.
+  private func forEachRow(
+    of id: ObjectID, base: Int, _ body: (Int64, StoredDocument) -> Void
+  ) throws(SQLiteError) -> Bool {
     var wellFormed = true
     var lastPosition = -1
     try database.query(
@@ -103,9 +120,9 @@ extension StoreIndex {
         return
       }
       lastPosition = position
-      rows.append((row.integer(DocumentColumn.id.rawValue), document))
+      body(row.integer(DocumentColumn.id.rawValue), document)
     }
-    return wellFormed ? rows : nil
+    return wellFormed
   }
 
   /// The uuid of the category holding document `id`, if any.
