@@ -107,20 +107,77 @@ struct Git {
     ("core.bigFileThreshold", String(RemoteRefusal.maximumDocumentSize)),
   ]
 
-  /// `environment` with ``hardening`` added after the configuration the process's or the
-  /// runner's environment already gives that way (kept: it comes first, ours wins).
+  /// The bounds on the memory of every git process docsh starts, so that a sync's git holds
+  /// a few tens of megabytes whatever the size of the store or of its history (git's
+  /// defaults let one process map a whole pack and cache hundreds of megabytes):
+  /// - `core.packedGitWindowSize` and `core.packedGitLimit`: a pack is mapped a megabyte at a
+  ///   time, 16 MiB at most at once (defaults: 1 GiB windows, 32 TiB in all), where
+  ///   `pack-objects` sending a first push, or `fast-import` reading a fetched pack, had the
+  ///   whole pack resident (136 MB of a 129 MB pack);
+  /// - `core.deltaBaseCacheLimit`: 16 MiB of inflated delta bases (default 96 MiB) for
+  ///   `index-pack`, `fast-import` and every reader of a history's packs;
+  /// - `pack.windowMemory`: 16 MiB per thread for `pack-objects`' delta search (default
+  ///   unlimited: ten documents of 32 MiB would be held at once), a large document then
+  ///   compared with fewer others;
+  /// - `pack.deltaCacheSize`: 16 MiB of deltas kept between the search and the writing
+  ///   (default 256 MiB); a delta not kept is computed again as it is written.
+  ///
+  /// They cost no pack's validity, only a little time where git maps or inflates again.
+  static let memoryBounds: [(key: String, value: String)] = [
+    ("core.packedGitWindowSize", "1m"),
+    ("core.packedGitLimit", "16m"),
+    ("core.deltaBaseCacheLimit", "16m"),
+    ("pack.windowMemory", "16m"),
+    ("pack.deltaCacheSize", "16m"),
+  ]
+
+  /// `environment` with ``hardening`` and ``memoryBounds`` added after the configuration the
+  /// process's or the runner's environment already gives that way (kept: it comes first,
+  /// ours wins).
   private func hardened(_ environment: [String: String]) -> [String: String] {
     let given =
       environment["GIT_CONFIG_COUNT"] ?? runner.environment["GIT_CONFIG_COUNT"]
       ?? SystemGitRunner.currentEnvironment()["GIT_CONFIG_COUNT"]
     let first = given.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+    let settings = Git.hardening + Git.memoryBounds
     var result = environment
-    for (offset, setting) in Git.hardening.enumerated() {
+    for (offset, setting) in settings.enumerated() {
       result["GIT_CONFIG_KEY_\(first + offset)"] = setting.key
       result["GIT_CONFIG_VALUE_\(first + offset)"] = setting.value
     }
-    result["GIT_CONFIG_COUNT"] = String(first + Git.hardening.count)
+    result["GIT_CONFIG_COUNT"] = String(first + settings.count)
     return result
+  }
+
+  /// The options that carry ``memoryBounds`` to the git a fetch or a push starts at the
+  /// other end, when that end is a repository on this machine (a path or a `file://` URL):
+  /// git clears the configuration it was given from the environment of that process
+  /// (`upload-pack` or `receive-pack`, and the `pack-objects` or `index-pack` it runs), and a
+  /// remote's `pack-objects` mapped a whole pack as it sent it. None for a remote elsewhere
+  /// (ssh, https): its memory is not this machine's, and a forge runs only the command it
+  /// expects. A push looks at the remote's push URLs (`pushurl`, which may differ), every one
+  /// of them.
+  /// - Throws: when git cannot be run.
+  private func otherEndBounds(of remote: String, program: String) throws(SyncError) -> [String] {
+    let output = try run(
+      "read the remote",
+      ["remote", "get-url"] + (program == "receive-pack" ? ["--push"] : []) + [remote],
+      accepting: [0, 2, 128])
+    let urls = output.lines
+    guard output.succeeded, !urls.isEmpty, urls.allSatisfy({ Git.isOnThisMachine(url: String($0)) })
+    else { return [] }
+    let settings = Git.memoryBounds.map { "-c " + $0.key + "=" + $0.value }
+    return ["--\(program)=" + (["git"] + settings + [program]).joined(separator: " ")]
+  }
+
+  /// Whether git reaches `url` as a repository on local disk, by git's own rule
+  /// (`url_is_local_not_ssh`): a `file://` URL, or no colon before the first slash (a colon
+  /// first is `host:path` for ssh, or `scheme://`).
+  static func isOnThisMachine(url: String) -> Bool {
+    if url.hasPrefix("file://") { return true }
+    guard let colon = url.firstIndex(of: ":") else { return true }
+    guard let slash = url.firstIndex(of: "/") else { return false }
+    return slash < colon
   }
 
   /// `output`, unless its status is outside `accepting`: a failure of `step`.
@@ -263,8 +320,11 @@ struct Git {
   /// - Throws: ``SyncError/refusedByGitChecks(message:)`` when they refuse an object.
   func fetch(remote: String, refspecs: [String] = []) throws(SyncError) {
     let step = "fetch from \(remote)"
+    let bounds = try otherEndBounds(of: remote, program: "upload-pack")
     let output = try run(
-      step, ["fetch", "--quiet"] + (refspecs.isEmpty ? [] : ["--refmap="]) + [remote] + refspecs,
+      step,
+      ["fetch", "--quiet"] + bounds + (refspecs.isEmpty ? [] : ["--refmap="]) + [remote]
+        + refspecs,
       accepting: [0, 1, 128])
     guard !output.succeeded else { return }
     let errors = String(decoding: output.errorOutput, as: UTF8.self)
@@ -284,8 +344,10 @@ struct Git {
   ///   reason, or could not be reached.
   func push(_ source: String, to remote: String, branch: String) throws(SyncError) -> PushOutcome {
     let step = "push to \(remote)"
+    let bounds = try otherEndBounds(of: remote, program: "receive-pack")
     let output = try run(
-      step, ["push", "--porcelain", remote, source + ":refs/heads/" + branch], accepting: [0, 1])
+      step, ["push", "--porcelain"] + bounds + [remote, source + ":refs/heads/" + branch],
+      accepting: [0, 1])
     if output.succeeded { return .pushed }
     for line in output.lines where line.hasPrefix("!") {
       let reason = line.split(separator: "\t").last.map(String.init) ?? String(line)
