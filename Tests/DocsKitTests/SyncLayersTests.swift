@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Keeps the sync's types in layers (issue 37), lowest first: the found repository and what
+/// Keeps the sync's types in layers (issue 37), lowest first: git, the found repository and what
 /// reads it, writing commits, committing the store, the encrypted remote, recovery, the
 /// sync. A type uses only the layers below its own, so that no type calls up into one that
 /// calls it. Read from the sources, comments and strings aside: a file that declares a
@@ -10,6 +10,7 @@ import Testing
 @Suite struct SyncLayersTests {
   /// The layer of each of the sync's job types.
   static let typeLayers: [String: Int] = [
+    "Git": 1,
     "StoreRepository": 2, "CommitReader": 2, "RepositoryBranches": 2,
     "CommitWriter": 3, "HeadMoveNote": 3,
     "StoreCommitter": 4,

@@ -337,9 +337,6 @@ public final class StoreRepository {
     return (try? fileSystem.status(at: directory, name)) ?? nil
   }
 
-  /// git's empty tree.
-  static let emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
   static func isFolder(_ path: String, fileSystem: any FileSystem) -> Bool {
     guard
       let directory = try? fileSystem.open(path, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
