@@ -136,9 +136,9 @@ struct StoreCommitter {
 
   /// Commits the changes of one save onto `head`, whose tree is the store that save replaced.
   /// - Parameter branch: HEAD's branch, when `head` was read from its ref file
-  ///   (``StoreRepository/knownHead()``): fast-import then moves it itself, and only from an ancestor of the
-  ///   commit; `nil` (HEAD moved meanwhile) when it refuses. Without it, `update-ref` moves
-  ///   HEAD from `head`.
+  ///   (``StoreRepository/knownHead()``): fast-import then moves it itself, and only from an
+  ///   ancestor of the commit; `nil` (HEAD moved meanwhile) when it refuses. Without it,
+  ///   `update-ref` moves HEAD from `head`.
   private func commitChanges(
     _ saved: StoreDelta, onto head: CommitID, messagePrefix: String = "",
     branch: String? = nil

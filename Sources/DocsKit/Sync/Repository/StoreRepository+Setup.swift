@@ -9,8 +9,8 @@ extension StoreRepository {
   /// and `git init`s it when it is not the top of a repository of its own (a store inside
   /// another work tree gets a repository of its own folder), sets it up
   /// (``configureLayout()``) and sets `remote` as `origin` (replacing another URL). The
-  /// upstream branch follows in the first ``sync(_:observer:progress:)``, once the remote's
-  /// branches are known. Nothing in the repository's config names a program.
+  /// upstream branch follows in the first sync (``StoreSyncer``), once the remote's branches
+  /// are known. Nothing in the repository's config names a program.
   /// - Parameter remote: any git remote: a path, `ssh://`, `https://`, `user@host:path`.
   /// - Returns: the repository, set up.
   /// - Throws: ``SyncError`` naming the git step that failed.

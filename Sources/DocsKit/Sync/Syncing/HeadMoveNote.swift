@@ -60,7 +60,8 @@ struct HeadMoveNote {
     guard let note = try repository.fileBytes(at: legacy) else { return nil }
     let fields = String(decoding: note, as: UTF8.self).split(whereSeparator: \.isWhitespace)
     guard fields.count == 4, let before = Int(fields[2]) else {
-      try? repository.removeFile(atPath: legacy)  // no move can be read from it: there is none to finish
+      // No move can be read from it: there is none to finish.
+      try? repository.removeFile(atPath: legacy)
       return nil
     }
     let move = RepositoryLedger.Move(

@@ -15,8 +15,8 @@ extension StoreRepository {
 /// - writing the store: as it was (the atomic save);
 /// - after writing it, before HEAD moves: the merged store, and a note (the ledger's `moving`)
 ///   that it was written and where HEAD goes. The next save or sync moves HEAD there first
-///   (``HeadMoveNote/finishInterruptedMove(_:)``), so what came from the remote is never committed as a
-///   local change;
+///   (``HeadMoveNote/finishInterruptedMove(_:)``), so what came from the remote is never
+///   committed as a local change;
 /// - after HEAD moved, before or during the push: a merged local commit not yet pushed.
 ///
 /// The top of the sync's types: it holds the repository for its locks, store file and
@@ -62,8 +62,8 @@ public struct StoreSyncer {
   /// A context syncs its store with ``Context/sync(through:options:observer:progress:)``,
   /// which saves before and loads the store the sync wrote after; this is for a store no
   /// session has open (one lost, which the sync restores).
-  /// - Parameter store: the store at ``StoreRepository/storePath``, handed by the caller: the sync reads and
-  ///   writes it through this one (a context opened on it for what comes in).
+  /// - Parameter store: the store at ``StoreRepository/storePath``, handed by the caller: the
+  ///   sync reads and writes it through this one (a context opened on it for what comes in).
   /// - Throws: ``SyncError`` naming the step that failed; the store and the repository are
   ///   then as they were or consistently further along.
   public func sync(
@@ -248,7 +248,7 @@ public struct StoreSyncer {
   }
 
   /// Applies `incoming` to the store with one save, then moves HEAD from `old` to `new`,
-  /// with the note of ``finishInterruptedMove()`` around it.
+  /// with the note of ``HeadMoveNote`` around it.
   /// - Returns: `false` when the store changed since it was committed (nothing was done).
   private func write(
     _ incoming: StoreIncoming, through writer: IncomingTarget, movingHead old: CommitID?,
