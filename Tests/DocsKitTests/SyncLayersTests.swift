@@ -10,7 +10,7 @@ import Testing
 @Suite struct SyncLayersTests {
   /// The layer of each of the sync's job types.
   static let typeLayers: [String: Int] = [
-    "Git": 1,
+    "Git": 1, "GitFiles": 1, "GitSettings": 1, "GitOutputParser": 1,
     "StoreRepository": 2, "CommitReader": 2, "RepositoryBranches": 2,
     "CommitWriter": 3, "HeadMoveNote": 3,
     "StoreCommitter": 4,

@@ -62,7 +62,7 @@ import Testing
     ("https://example.com/me/notes.git", false),
   ])
   func aRemoteIsOnThisMachineByGitsOwnRule(url: String, local: Bool) {
-    #expect(Git.isOnThisMachine(url: url) == local)
+    #expect(GitSettings.isOnThisMachine(url: url) == local)
   }
 
   @Test func everyGitRunCarriesTheBoundsAfterWhatTheEnvironmentAlreadyGives() throws {
@@ -75,7 +75,7 @@ import Testing
     #expect(calls.count == 5)
     for call in calls {
       let settings = Self.configuration(in: call.environment)
-      for bound in Git.memoryBounds {
+      for bound in GitSettings.memoryBounds {
         #expect(settings[bound.key] == bound.value, "\(call.arguments)")
       }
       #expect(settings["core.hooksPath"] == "/dev/null")
@@ -133,7 +133,7 @@ import Testing
     let traced = SystemGitRunner(
       environment: sandbox.environment.merging([
         "GIT_TRACE2_EVENT": trace,
-        "GIT_TRACE2_CONFIG_PARAMS": Git.memoryBounds.map(\.key).joined(separator: ","),
+        "GIT_TRACE2_CONFIG_PARAMS": GitSettings.memoryBounds.map(\.key).joined(separator: ","),
       ]) { $1 })
     let laptop = try Machine("laptop", in: sandbox, number: 1, runner: traced)
     let desktop = try Machine("desktop", in: sandbox, number: 2, runner: traced)
@@ -162,7 +162,7 @@ import Testing
     }
     #expect(bounded.count > 10)
     for process in bounded {
-      for bound in Git.memoryBounds {
+      for bound in GitSettings.memoryBounds {
         #expect(
           process.settings[bound.key.lowercased()] == bound.value,
           "\(process.name): \(process.settings)")

@@ -58,7 +58,7 @@ import Testing
     try make(state)
     let said = try headAsGitSays()
     // The fast path answers only for a plain branch with a loose ref, and then as git does.
-    let fromFiles = git.headFromFiles()
+    let fromFiles = git.files.headFromFiles()
     if state == .looseBranch {
       let read = try #require(fromFiles)
       #expect(read.branch == "refs/heads/" + (said.branch ?? "-"))
@@ -79,17 +79,17 @@ import Testing
 
   @Test func aLooseRefIsReadOnlyWhenItIsAPlainRefFile() throws {
     let gitFolder = folder + "/.git"
-    #expect(git.looseRef("refs/heads/main") == first)
+    #expect(git.files.looseRef("refs/heads/main") == first)
     // Not a ref's name, or a file that is not 40 hex digits and a newline: git is asked.
     try Data((first.hex + "\n").utf8).write(to: URL(fileURLWithPath: gitFolder + "/ORIG_HEAD"))
-    #expect(git.looseRef("ORIG_HEAD") == nil)
-    #expect(git.looseRef("refs/heads/../../ORIG_HEAD") == nil)
+    #expect(git.files.looseRef("ORIG_HEAD") == nil)
+    #expect(git.files.looseRef("refs/heads/../../ORIG_HEAD") == nil)
     try Data((first.hex.uppercased() + "\n").utf8).write(
       to: URL(fileURLWithPath: gitFolder + "/refs/heads/upper"))
-    #expect(git.looseRef("refs/heads/upper") == nil)
+    #expect(git.files.looseRef("refs/heads/upper") == nil)
     try Data(first.hex.utf8).write(to: URL(fileURLWithPath: gitFolder + "/refs/heads/cut"))
-    #expect(git.looseRef("refs/heads/cut") == nil)
-    #expect(git.looseRef("refs/heads/missing") == nil)
+    #expect(git.files.looseRef("refs/heads/cut") == nil)
+    #expect(git.files.looseRef("refs/heads/missing") == nil)
   }
 
   // MARK: - Lock files
@@ -112,11 +112,11 @@ import Testing
     try #require(held >= 0)
     // A lock a live process holds open is in use, however old: the sync is busy.
     #expect(throws: SyncError.busy(lock: index)) {
-      try git.removeStaleLocks(ofRefs: ["refs/heads/main"])
+      try git.files.removeStaleLocks(ofRefs: ["refs/heads/main"])
     }
     #expect(FileManager.default.fileExists(atPath: index))
     close(held)
-    let removed = try git.removeStaleLocks(ofRefs: ["refs/heads/main"])
+    let removed = try git.files.removeStaleLocks(ofRefs: ["refs/heads/main"])
     #expect(removed == [index, branch])
     #expect(!FileManager.default.fileExists(atPath: index))
     #expect(!FileManager.default.fileExists(atPath: branch))
@@ -124,13 +124,13 @@ import Testing
 
   @Test func aLockJustMadeIsKept() throws {
     let lock = try makeLock("HEAD.lock", age: 0)
-    #expect(throws: SyncError.busy(lock: lock)) { try git.removeStaleLocks(ofRefs: []) }
+    #expect(throws: SyncError.busy(lock: lock)) { try git.files.removeStaleLocks(ofRefs: []) }
     #expect(FileManager.default.fileExists(atPath: lock))
   }
 
   @Test func onlyTheLocksOfTheRefsNamedAreLookedAt() throws {
     let other = try makeLock("refs/heads/other.lock", age: 60)
-    #expect(try git.removeStaleLocks(ofRefs: ["refs/heads/main"]).isEmpty)
+    #expect(try git.files.removeStaleLocks(ofRefs: ["refs/heads/main"]).isEmpty)
     #expect(FileManager.default.fileExists(atPath: other))
   }
 
@@ -140,9 +140,9 @@ import Testing
     let index = folder + "/.git/index"
     try sandbox.text(["read-tree", "HEAD"], in: folder)
     #expect(FileManager.default.fileExists(atPath: index))
-    try git.dropIndex()
+    try git.files.dropIndex()
     #expect(!FileManager.default.fileExists(atPath: index))
-    try git.dropIndex()
+    try git.files.dropIndex()
   }
 
   // MARK: - Reading git's output
@@ -152,7 +152,7 @@ import Testing
     let zero = String(repeating: "0", count: 40)
     var output = Array(":100644 000000 \(old) \(zero) D".utf8) + [0] + Array("gone.md".utf8) + [0]
     output += Array(":000000 120000 \(zero) \(old) A".utf8) + [0] + [0x66, 0xFF] + [0]
-    let files = Git.changedFiles(in: output)
+    let files = GitOutputParser.changedFiles(in: output)
     #expect(
       files == [
         Git.ChangedFile(
@@ -165,11 +165,15 @@ import Testing
 
   @Test func aBatchThatStopsEarlyIsAFailureNotAMissingObject() throws {
     let output = Array("abc blob 5\nhello\ndef missing\n".utf8)
-    let read = try Git.batchContents(output, count: 2, step: "read")
+    let read = try GitOutputParser.batchContents(output, count: 2, step: "read")
     #expect(read == [Array("hello".utf8), nil])
-    #expect(throws: SyncError.self) { try Git.batchContents(output, count: 3, step: "read") }
+    #expect(throws: SyncError.self) {
+      try GitOutputParser.batchContents(output, count: 3, step: "read")
+    }
     let cut = Array("abc blob 50\nhello\n".utf8)
-    #expect(throws: SyncError.self) { try Git.batchContents(cut, count: 1, step: "read") }
+    #expect(throws: SyncError.self) {
+      try GitOutputParser.batchContents(cut, count: 1, step: "read")
+    }
   }
 
   @Test func aConfigLineIsAKeyAndAValue() {

@@ -26,4 +26,28 @@ extension FileSystem {
       return real == "/" ? "/" + name : real + "/" + name
     }
   }
+
+  /// The bytes of the file at `path`, read whole; `nil` when there is none.
+  /// - Throws: ``SystemCallError`` when it is there and cannot be read.
+  func contents(ifPresentAt path: String) throws(SystemCallError) -> [UInt8]? {
+    let file: Int32
+    do {
+      file = try open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+    } catch {
+      if error.code == ENOENT { return nil }
+      throw error
+    }
+    defer { try? close(file) }  // read-only: closing cannot lose anything
+    return try readToEnd(file)
+  }
+
+  /// The status of the file at `path`, `nil` when there is none (or its folder cannot be
+  /// opened).
+  func status(ofPath path: String) -> FileStatus? {
+    let (folder, name) = splitPath(path)
+    guard let directory = try? open(folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+    else { return nil }
+    defer { try? close(directory) }  // read-only: closing cannot lose anything
+    return (try? status(at: directory, name)) ?? nil
+  }
 }

@@ -196,7 +196,7 @@ struct CommitWriter {
     guard fields.count >= 3 else { return }
     let identity = fields.dropLast(2).joined(separator: " ")
     for path in identityConfigFiles(environment: environment) {
-      guard let bytes = try? StoreRepository.readFile(path, fileSystem: fileSystem) else {
+      guard let bytes = try? fileSystem.contents(ifPresentAt: path) else {
         continue
       }
       if String(decoding: bytes, as: UTF8.self).lowercased().contains("include") { return }
@@ -217,7 +217,7 @@ struct CommitWriter {
 
   /// The config files git reads an identity from, as the variables place them.
   private func identityConfigFiles(environment: [String: String]) -> [String] {
-    git.configFiles(environment: environment)
+    git.files.configFiles(environment: environment)
   }
 
   /// What the identity depends on, one line each: the config files' status, the variables'

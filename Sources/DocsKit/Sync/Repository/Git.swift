@@ -8,7 +8,7 @@
 /// writes the files git keeps under `.git` (HEAD, loose refs, lock files, the index). What
 /// git prints is read into typed values in `Git+Output.swift`.
 ///
-/// Every run is hardened from outside (``hardening``), since anything can push to a remote:
+/// Every run is hardened from outside (``GitSettings/hardening``), since anything can push to a remote:
 /// no hook runs, objects fetched are checked by git's fsck (`..`, `.git` in any spelling, `/`
 /// in a name, duplicate entries, bad modes are refused as they arrive), and no attributes
 /// (a tree's `.gitattributes` included) select a filter, textconv or driver.
@@ -30,9 +30,12 @@ struct Git {
   ) {
     self.runner = runner
     self.folder = folder
-    self.directory = directory ?? Git.ownDirectory(of: folder)
+    self.directory = directory ?? GitFiles.ownDirectory(of: folder)
     self.fileSystem = fileSystem
   }
+
+  /// The files git keeps under ``directory`` that docsh reads or removes itself.
+  var files: GitFiles { GitFiles(directory: directory, fileSystem: fileSystem) }
 
   // MARK: - Running git
 
@@ -47,7 +50,8 @@ struct Git {
     let output: GitOutput
     do {
       output = try runner.run(
-        arguments, in: folder, environment: hardened(environment), input: input)
+        arguments, in: folder, environment: GitSettings.hardened(environment, runner: runner),
+        input: input)
     } catch {
       throw .gitUnavailable(error)
     }
@@ -62,7 +66,8 @@ struct Git {
     let output: GitOutput
     do {
       output = try runner.run(
-        arguments, in: folder, environment: hardened([:]), inputFile: inputFile)
+        arguments, in: folder, environment: GitSettings.hardened([:], runner: runner),
+        inputFile: inputFile)
     } catch {
       throw .gitUnavailable(error)
     }
@@ -80,7 +85,7 @@ struct Git {
     return text
   }
 
-  /// The options that carry ``memoryBounds`` to the git a fetch or a push starts at the
+  /// The options that carry ``GitSettings/memoryBounds`` to the git a fetch or a push starts at the
   /// other end, when that end is a repository on this machine (a path or a `file://` URL):
   /// git clears the configuration it was given from the environment of that process
   /// (`upload-pack` or `receive-pack`, and the `pack-objects` or `index-pack` it runs), and a
@@ -95,9 +100,10 @@ struct Git {
       ["remote", "get-url"] + (program == "receive-pack" ? ["--push"] : []) + [remote],
       accepting: [0, 2, 128])
     let urls = output.lines
-    guard output.succeeded, !urls.isEmpty, urls.allSatisfy({ Git.isOnThisMachine(url: String($0)) })
+    guard output.succeeded, !urls.isEmpty,
+      urls.allSatisfy({ GitSettings.isOnThisMachine(url: String($0)) })
     else { return [] }
-    let settings = Git.memoryBounds.map { "-c " + $0.key + "=" + $0.value }
+    let settings = GitSettings.memoryBounds.map { "-c " + $0.key + "=" + $0.value }
     return ["--\(program)=" + (["git"] + settings + [program]).joined(separator: " ")]
   }
 
@@ -235,7 +241,7 @@ struct Git {
     try run("set the remote \(name)", ["remote", "set-url", name, url])
   }
 
-  /// Fetches `remote`, with git's checks of every object on (``hardening``).
+  /// Fetches `remote`, with git's checks of every object on (``GitSettings/hardening``).
   /// - Parameter refspecs: where to fetch what, instead of the configured refspec (no
   ///   remote-tracking branch is written then but those named).
   /// - Throws: ``SyncError/refusedByGitChecks(message:)`` when they refuse an object.
@@ -385,7 +391,7 @@ struct Git {
     guard !revisions.isEmpty else { return [] }
     let input = Array(revisions.map { $0 + "\n" }.joined().utf8)
     let output = try run(step, ["cat-file", "--batch"], input: input).output
-    return try Git.batchContents(output, count: revisions.count, step: step)
+    return try GitOutputParser.batchContents(output, count: revisions.count, step: step)
   }
 
   /// The sizes of the objects `revisions` name, read through one `git cat-file
@@ -396,7 +402,7 @@ struct Git {
     guard !revisions.isEmpty else { return [] }
     let input = Array(revisions.map { $0 + "\n" }.joined().utf8)
     let output = try run(step, ["cat-file", "--batch-check"], input: input)
-    return try Git.batchSizes(output.lines, count: revisions.count, step: step)
+    return try GitOutputParser.batchSizes(output.lines, count: revisions.count, step: step)
   }
 
   /// The entries of the tree `revision` (`COMMIT` or `COMMIT:path`) through `git ls-tree -z`.
@@ -409,7 +415,7 @@ struct Git {
     let arguments =
       ["ls-tree", "-z"] + (recursive ? ["-r"] : [])
       + (fullTree ? ["--full-tree"] : []) + [revision]
-    return Git.treeEntries(in: try run(step, arguments).output)
+    return GitOutputParser.treeEntries(in: try run(step, arguments).output)
   }
 
   /// Writes `bytes` as a blob of the repository.
@@ -466,9 +472,9 @@ struct Git {
       "compare commits",
       [
         "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id",
-        old?.hex ?? Git.emptyTree, new.hex,
+        old?.hex ?? GitSettings.emptyTree, new.hex,
       ])
-    return Git.changedFiles(in: output.output)
+    return GitOutputParser.changedFiles(in: output.output)
   }
 
   /// The merge base of two commits; `nil` for unrelated histories.
@@ -526,7 +532,7 @@ struct Git {
     let output = try run(
       "read the history",
       ["log", "--format=%H%x1f%at%x1f%s"] + (limit.map { ["-n", String(max(0, $0))] } ?? []))
-    return Git.commitSubjects(in: output.lines)
+    return GitOutputParser.commitSubjects(in: output.lines)
   }
 
   /// The log of `start` (HEAD when `nil`) as bytes: for each commit, newest first, a record
@@ -553,6 +559,6 @@ struct Git {
       "read the history",
       ["log", "--topo-order", "--reverse", "--format=%H%x1f%P%x1f%ct%x1f%T", "--stdin"],
       input: Array(input.utf8))
-    return Git.commitRecords(in: output.lines)
+    return GitOutputParser.commitRecords(in: output.lines)
   }
 }

@@ -153,7 +153,7 @@ struct RepositoryLedger: Equatable, Sendable {
   /// read (then nothing is known: git is asked, the next commit compares the whole store).
   static func read(in gitDirectory: String, fileSystem: any FileSystem) -> RepositoryLedger {
     let path = gitDirectory + "/" + folderName + "/" + fileName
-    guard let bytes = try? StoreRepository.readFile(path, fileSystem: fileSystem) else {
+    guard let bytes = try? fileSystem.contents(ifPresentAt: path) else {
       return RepositoryLedger()
     }
     return RepositoryLedger(parsing: bytes)

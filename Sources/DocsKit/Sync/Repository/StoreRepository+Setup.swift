@@ -48,7 +48,7 @@ extension StoreRepository {
     try git.setLocalConfig("docsh.layout", to: "files")
     try git.setLocalConfig("core.bare", to: "true")
     try git.removeLocalConfigSection("merge.docsh")
-    try git.dropIndex()
+    try git.files.dropIndex()
   }
 
   /// Sets `origin` to `url`.

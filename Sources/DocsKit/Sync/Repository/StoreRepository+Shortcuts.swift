@@ -39,7 +39,7 @@ extension StoreRepository {
     let environment = gitEnvironment(of: runner)
     guard !configurationVariables.contains(where: { environment[$0] != nil }),
       let setUp = RepositoryLedger.read(in: gitDirectory, fileSystem: fileSystem).setUp,
-      setUp == signature(of: git.configPath, fileSystem: fileSystem)
+      setUp == signature(of: git.files.configPath, fileSystem: fileSystem)
     else { return nil }
     let repository = StoreRepository(
       storePath: storePath, topLevel: folder, gitDirectory: gitDirectory, prefix: "",
@@ -52,8 +52,10 @@ extension StoreRepository {
   /// from then on; only for the store folder's bare `.git`, the one
   /// ``knownRepository(storePath:folder:runner:fileSystem:)`` looks for.
   func recordFacts() {
-    guard isBare, prefix.isEmpty, gitDirectory == Git.ownDirectory(of: storeFolder) else { return }
-    let config = StoreRepository.signature(of: git.configPath, fileSystem: fileSystem)
+    guard isBare, prefix.isEmpty, gitDirectory == GitFiles.ownDirectory(of: storeFolder) else {
+      return
+    }
+    let config = StoreRepository.signature(of: git.files.configPath, fileSystem: fileSystem)
     guard config != "-" else { return }
     recordShortcut { $0.setUp = config }
     isKnownSetUp = true
@@ -66,7 +68,7 @@ extension StoreRepository {
   /// both files are plain: `ref: refs/heads/NAME` and a loose ref. `nil` otherwise.
   func knownHead() -> (branch: String, head: CommitID)? {
     guard isKnownSetUp else { return nil }
-    return git.headFromFiles()
+    return git.files.headFromFiles()
   }
 
   /// The commit HEAD is at, read from its branch's file when it can be
@@ -81,7 +83,7 @@ extension StoreRepository {
   /// in a known repository; else, or when it is not a plain loose ref, asked of git.
   /// - Throws: when git cannot be run.
   func refCommit(_ name: String) throws(SyncError) -> CommitID? {
-    if isKnownSetUp, let commit = git.looseRef(name) { return commit }
+    if isKnownSetUp, let commit = git.files.looseRef(name) { return commit }
     return try git.commit(name)
   }
 
@@ -99,7 +101,7 @@ extension StoreRepository {
   /// `DEVICE INODE SIZE MTIME CTIME` of the file at `path`, `-` when there is none (or it
   /// cannot be looked at).
   static func signature(of path: String, fileSystem: any FileSystem) -> String {
-    guard let status = status(ofPath: path, fileSystem: fileSystem) else { return "-" }
+    guard let status = fileSystem.status(ofPath: path) else { return "-" }
     return "\(status.device) \(status.inode) \(status.size) \(status.modificationNanoseconds) "
       + "\(status.changeNanoseconds)"
   }

@@ -105,7 +105,7 @@ public final class StoreRepository {
     }
     if isBare {
       // docsh's own repository has no work tree: it is the store folder's `.git`.
-      guard gitDirectory == Git.ownDirectory(of: folder) else { return nil }
+      guard gitDirectory == GitFiles.ownDirectory(of: folder) else { return nil }
       return StoreRepository(
         storePath: absolute, topLevel: folder, gitDirectory: gitDirectory, prefix: "",
         isBare: true, runner: runner, fileSystem: fileSystem)
@@ -197,25 +197,10 @@ public final class StoreRepository {
   /// - Throws: ``SyncError/store(_:)`` when it cannot be read.
   func fileBytes(at path: String) throws(SyncError) -> [UInt8]? {
     do {
-      return try StoreRepository.readFile(path, fileSystem: fileSystem)
+      return try fileSystem.contents(ifPresentAt: path)
     } catch {
       throw .store(.system(path, operation: error.operation, errno: error.code))
     }
-  }
-
-  /// The bytes of the file at `path`; `nil` when there is none.
-  static func readFile(_ path: String, fileSystem: any FileSystem) throws(SystemCallError)
-    -> [UInt8]?
-  {
-    let file: Int32
-    do {
-      file = try fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC, mode: 0)
-    } catch {
-      if error.code == ENOENT { return nil }
-      throw error
-    }
-    defer { try? fileSystem.close(file) }  // read-only: closing cannot lose anything
-    return try fileSystem.readToEnd(file)
   }
 
   /// The first few KiB of the store file, where its header lies; `nil` when there is none.
@@ -324,17 +309,6 @@ public final class StoreRepository {
     var relative = Substring(path)
     while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
     return (folder == "/" ? "" : folder) + "/" + relative
-  }
-
-  /// The status of the file at `path`, `nil` when there is none.
-  static func status(ofPath path: String, fileSystem: any FileSystem) -> FileStatus? {
-    let (folder, name) = splitPath(path)
-    guard
-      let directory = try? fileSystem.open(
-        folder, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
-    else { return nil }
-    defer { try? fileSystem.close(directory) }
-    return (try? fileSystem.status(at: directory, name)) ?? nil
   }
 
   static func isFolder(_ path: String, fileSystem: any FileSystem) -> Bool {

@@ -146,7 +146,7 @@ public struct StoreRecovery {
     if let branch = try repository.branches.currentBranch() {
       refs += ["refs/heads/\(branch)", "refs/remotes/origin/\(branch)"]
     }
-    for path in try git.removeStaleLocks(ofRefs: refs) {
+    for path in try git.files.removeStaleLocks(ofRefs: refs) {
       report.notes.append(.removedStaleLock(path))
     }
   }

@@ -5,8 +5,13 @@
 // The files git keeps under `.git` that docsh reads or removes itself, without starting git:
 // HEAD and loose refs (read while they are plain; anything else is asked of git), the lock
 // files a killed git leaves, the index of a repository without a work tree, and where git
-// reads its configuration from. The one place that knows their names and formats.
-extension Git {
+// reads its configuration from. The one place that knows their names and formats; ``Git``
+// hands it out (`git.files`).
+struct GitFiles {
+  /// The repository's git folder (`.git`), absolute.
+  let directory: String
+  let fileSystem: any FileSystem
+
   /// The git folder a repository made in `folder` has: `folder`'s own `.git`.
   static func ownDirectory(of folder: String) -> String {
     (folder == "/" ? "" : folder) + "/.git"
@@ -21,7 +26,7 @@ extension Git {
   /// git keeps them in when both are plain: HEAD `ref: refs/heads/NAME` and a loose ref.
   /// `nil` otherwise (detached, an unborn branch, a packed ref, anything odd): ask git.
   func headFromFiles() -> (branch: String, head: CommitID)? {
-    guard let headFile = try? StoreRepository.readFile(directory + "/HEAD", fileSystem: fileSystem)
+    guard let headFile = try? fileSystem.contents(ifPresentAt: directory + "/HEAD")
     else { return nil }  // unreadable: git is asked, which gives the real answer or error
     let text = String(decoding: headFile, as: UTF8.self)
     guard text.hasPrefix("ref: refs/heads/"), text.hasSuffix("\n") else { return nil }
@@ -36,7 +41,7 @@ extension Git {
   func looseRef(_ name: String) -> CommitID? {
     guard name.hasPrefix("refs/"), !name.contains(".."),
       !name.contains(where: { $0 == " " || $0 == "\n" }),
-      let bytes = try? StoreRepository.readFile(directory + "/" + name, fileSystem: fileSystem),
+      let bytes = try? fileSystem.contents(ifPresentAt: directory + "/" + name),
       bytes.count == 41, bytes.last == 0x0A,
       bytes.dropLast().allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
     else { return nil }  // unreadable: git is asked, which gives the real answer or error
@@ -107,13 +112,13 @@ extension Git {
   ///   removed), ``SyncError/store(_:)`` when one cannot be removed.
   func removeStaleLocks(ofRefs refs: [String]) throws(SyncError) -> [String] {
     var removed: [String] = []
-    for name in Git.lockFiles + refs.map({ $0 + ".lock" }) {
+    for name in GitFiles.lockFiles + refs.map({ $0 + ".lock" }) {
       let path = directory + "/" + name
-      guard let status = StoreRepository.status(ofPath: path, fileSystem: fileSystem) else {
+      guard let status = fileSystem.status(ofPath: path) else {
         continue
       }
       let age = Timestamp.now().millisecondsSince1970 - status.modificationNanoseconds / 1_000_000
-      guard age >= Git.staleLockAge, !ProcessTable.isOpen(path, fileSystem: fileSystem) else {
+      guard age >= GitFiles.staleLockAge, !ProcessTable.isOpen(path, fileSystem: fileSystem) else {
         throw .busy(lock: path)
       }
       do {

@@ -1,5 +1,6 @@
 // The configuration every git process of docsh runs with: its hardening and its memory bounds.
-extension Git {
+// ``Git`` gives it to each process it starts.
+enum GitSettings {
   /// git's empty tree.
   static let emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -25,7 +26,7 @@ extension Git {
     ("fetch.fsckObjects", "true"),
     ("transfer.fsckObjects", "true"),
     ("core.attributesFile", "/dev/null"),
-    ("attr.tree", Git.emptyTree),
+    ("attr.tree", GitSettings.emptyTree),
     ("core.fsmonitor", "false"),
     ("core.bigFileThreshold", String(RemoteRefusal.maximumDocumentSize)),
   ]
@@ -57,12 +58,12 @@ extension Git {
   /// `environment` with ``hardening`` and ``memoryBounds`` added after the configuration the
   /// process's or the runner's environment already gives that way (kept: it comes first,
   /// ours wins).
-  func hardened(_ environment: [String: String]) -> [String: String] {
+  static func hardened(_ environment: [String: String], runner: any GitRunner) -> [String: String] {
     let given =
       environment["GIT_CONFIG_COUNT"] ?? runner.environment["GIT_CONFIG_COUNT"]
       ?? SystemGitRunner.currentEnvironment()["GIT_CONFIG_COUNT"]
     let first = given.flatMap { Int($0) }.map { max(0, $0) } ?? 0
-    let settings = Git.hardening + Git.memoryBounds
+    let settings = GitSettings.hardening + GitSettings.memoryBounds
     var result = environment
     for (offset, setting) in settings.enumerated() {
       result["GIT_CONFIG_KEY_\(first + offset)"] = setting.key
