@@ -156,7 +156,7 @@ import Testing
   /// age's default work factor keeps a quarter of V: 2^16 blocks of 1 KiB, and the one
   /// region `derive` asks for is that and five blocks (four working blocks and B) and the
   /// Salsa20/8 arguments — not libsodium's 256 MiB.
-  @Test func workFactor18AsksForAtMost64MiBAndFourWorkingBlocks() {
+  @Test func workFactor18AsksForA64MiBTableAndFiveBlocks() {
     var asked: [Int] = []
     let scrypt = Scrypt.forAge(logN: 18)
     #expect(scrypt.stride == 4)
