@@ -6,7 +6,8 @@
 /// recipient and 0.05–0.1 ms to decrypt it, mostly X25519; 200 bytes of overhead per file;
 /// about 1 GB/s for the payload. The functions are pure and `Sendable`-safe, so a caller may
 /// run them on several threads. scrypt at the default work factor takes about a second and
-/// 256 MiB: it is for the identity file only.
+/// 64 MiB (`Scrypt`: a quarter of its V kept, the rest rebuilt): it is for the identity file
+/// only.
 ///
 /// Every rule the spec states is checked on reading: the header's grammar and canonical
 /// base64, the stanzas' arguments and body lengths, an scrypt stanza alone in its header,
@@ -162,7 +163,7 @@ public enum Age {
       factorText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
       let workFactor = Int(factorText)
     else { throw .malformed("an scrypt stanza's work factor is not a decimal number") }
-    // 2^workFactor must fit libsodium's 64 bits whatever limit the caller passes.
+    // Scrypt takes work factors up to 40, whatever limit the caller passes.
     guard workFactor <= maxWorkFactor, workFactor <= 40 else {
       throw .workFactorTooHigh(workFactor)
     }

@@ -174,20 +174,32 @@ enum Sodium {
 
   /// HMAC-SHA-256 of the concatenation of `parts` under `key` (any length).
   static func hmacSHA256(key: [UInt8], parts: [[UInt8]]) -> [UInt8] {
+    var tag = [UInt8](repeating: 0, count: keyLength)
+    tag.withUnsafeMutableBytes { tag in
+      hmacSHA256(key: key, into: tag.baseAddress.unsafelyUnwrapped) { update in
+        for part in parts { part.withUnsafeBytes { update($0) } }
+      }
+    }
+    return tag
+  }
+
+  /// HMAC-SHA-256 under `key` (any length) of what `feed` passes to the `update` it is
+  /// given, in order, written to the 32 bytes at `tag`. For secrets kept outside Swift
+  /// arrays (scrypt's buffer): nothing is copied but the key; the state is zeroed after.
+  static func hmacSHA256(
+    key: [UInt8], into tag: UnsafeMutableRawPointer,
+    _ feed: ((UnsafeRawBufferPointer) -> Void) -> Void
+  ) {
     _ = ready  // HMAC needs no randomness; this only picks libsodium's implementations
     var state = crypto_auth_hmacsha256_state()
     withBytes(key) { key, count in _ = crypto_auth_hmacsha256_init(&state, key, count) }
-    for part in parts {
-      withBytes(part) { part, count in
-        _ = crypto_auth_hmacsha256_update(&state, part, UInt64(count))
-      }
+    feed { part in
+      guard let base = part.baseAddress, !part.isEmpty else { return }
+      _ = crypto_auth_hmacsha256_update(
+        &state, base.assumingMemoryBound(to: UInt8.self), UInt64(part.count))
     }
-    var tag = [UInt8](repeating: 0, count: keyLength)
-    tag.withUnsafeMutableBufferPointer {
-      _ = crypto_auth_hmacsha256_final(&state, $0.baseAddress.unsafelyUnwrapped)
-    }
+    _ = crypto_auth_hmacsha256_final(&state, tag.assumingMemoryBound(to: UInt8.self))
     withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) }
-    return tag
   }
 
   /// SHA-256 of `bytes`.
@@ -214,28 +226,63 @@ enum Sodium {
 
   // MARK: - scrypt
 
-  /// scrypt(N = 2^logN, r = 8, p = 1, dkLen = 32) of `passphrase` with `salt`.
-  /// - Throws: `AgeError.unsupported` when libsodium cannot compute it (out of memory).
+  /// scrypt(N = 2^logN, r = 8, p = 1, dkLen = 32) of `passphrase` with `salt`, in at most
+  /// 64 MiB up to work factor 20 (`Scrypt.forAge`).
+  /// - Throws: `AgeError.unsupported` when its memory cannot be had.
   static func scrypt(passphrase: [UInt8], salt: [UInt8], logN: Int) throws(AgeError) -> [UInt8] {
+    try Scrypt.forAge(logN: logN).derive(passphrase: passphrase, salt: salt, length: keyLength)
+  }
+
+  /// libsodium's own scrypt, which holds 128·r·N bytes at once: kept for the tests, which
+  /// compare `Scrypt` with it. Nil when it failed (out of memory, parameters it refuses).
+  static func libsodiumScrypt(
+    passphrase: [UInt8], salt: [UInt8], logN: Int, r: Int, p: Int, length: Int
+  ) throws(AgeError) -> [UInt8]? {
     try start()
-    precondition((1...63).contains(logN))
-    var key = [UInt8](repeating: 0, count: keyLength)
+    precondition((1...63).contains(logN) && r > 0 && p > 0 && length > 0)
+    var key = [UInt8](repeating: 0, count: length)
     let status = withBytes(passphrase) { passphrase, passphraseCount in
       withBytes(salt) { salt, saltCount in
         key.withUnsafeMutableBufferPointer { out in
           crypto_pwhash_scryptsalsa208sha256_ll(
-            passphrase, passphraseCount, salt, saltCount, UInt64(1) << UInt64(logN), 8, 1,
-            out.baseAddress.unsafelyUnwrapped, keyLength)
+            passphrase, passphraseCount, salt, saltCount, UInt64(1) << UInt64(logN), UInt32(r),
+            UInt32(p), out.baseAddress.unsafelyUnwrapped, length)
         }
       }
     }
-    guard status == 0 else {
-      throw .unsupported("scrypt with work factor \(logN) could not run (out of memory?)")
-    }
-    return key
+    return status == 0 ? key : nil
+  }
+
+  /// The Salsa20/8 core (RFC 7914 section 3) of a 64-byte block, written to the 16 words at
+  /// `output`. `gathered` holds the block's 16 words as libsodium's `crypto_core_salsa208`
+  /// takes them, which lays them out as c0 k0 k1 k2 k3 c1 in0 in1 in2 in3 c2 k4 k5 k6 k7 c3:
+  /// `gathered[0..<4]` = in (words 6…9), `[4..<12]` = k (words 1…4, 11…14), `[12..<16]` = c
+  /// (words 0, 5, 10, 15). libsodium writes the 16 words after the rounds plus the input
+  /// words, in order: Salsa20/8 itself. Words are in memory as little-endian bytes.
+  @inline(__always)
+  static func salsa208(
+    gathered: UnsafeMutablePointer<UInt32>, into output: UnsafeMutablePointer<UInt32>
+  ) {
+    let bytes = UnsafeMutableRawPointer(gathered).assumingMemoryBound(to: UInt8.self)
+    _ = crypto_core_salsa208(
+      UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt8.self), bytes, bytes + 16,
+      bytes + 48)
   }
 
   // MARK: - Memory
+
+  /// `count` bytes from libsodium's guarded allocator (`sodium_malloc`: guard pages, a
+  /// canary, locked in memory where the system allows), or nil when they cannot be had.
+  /// Give them back with `freeSecure`, which zeroes them.
+  static func allocateSecure(_ count: Int) -> UnsafeMutableRawPointer? {
+    guard ready, count > 0 else { return nil }
+    return sodium_malloc(count)
+  }
+
+  /// Zeroes and frees what `allocateSecure` gave.
+  static func freeSecure(_ pointer: UnsafeMutableRawPointer) {
+    sodium_free(pointer)
+  }
 
   /// Overwrites `bytes` with zeros in a way the compiler does not remove.
   static func zero(_ bytes: inout [UInt8]) {
