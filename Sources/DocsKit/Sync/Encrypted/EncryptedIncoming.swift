@@ -158,9 +158,10 @@ struct EncryptedIncoming {
         in: info.commit)
     }
     // A whole tree's listing (a remote's first commit): its pages go back before git sizes
-    // every file.
+    // every file, and those of the sizes before the records are opened.
     if firstEncrypted == nil { StoreIncomingStream.returnFreedMemory() }
     try checkSizes(of: documentPaths + categoryPaths, in: info.commit)
+    if firstEncrypted == nil { StoreIncomingStream.returnFreedMemory() }
     return (documentPaths, categoryPaths)
   }
 
@@ -168,16 +169,26 @@ struct EncryptedIncoming {
   /// sized before any byte is read, so that a blob that packs small is refused unread.
   private func checkSizes(of paths: [ChangedPath], in commit: CommitID) throws(SyncError) {
     let putting = paths.filter { $0.entry.new != nil }
-    let sizes = try git.objectSizes(
-      putting.compactMap { $0.entry.new?.hex }, step: "read the repository")
-    for ((path, _), size) in zip(putting, sizes) where (size ?? 0) > EncryptedLayout.maximumFileSize
-    {
-      throw refusal(
-        path,
-        "it is \(size ?? 0) bytes, over the \(RemoteRefusal.maximumDocumentSize >> 20) MiB a document from a remote may be",
-        in: commit)
+    // A few thousand at a time through one `cat-file --batch-check` each: a whole tree's
+    // names and answers are never held at once.
+    var start = 0
+    while start < putting.count {
+      let batch = putting[start..<min(start + EncryptedIncoming.sizesPerRead, putting.count)]
+      start += batch.count
+      let sizes = try git.objectSizes(
+        batch.compactMap { $0.entry.new?.hex }, step: "read the repository")
+      for ((path, _), size) in zip(batch, sizes)
+      where (size ?? 0) > EncryptedLayout.maximumFileSize {
+        throw refusal(
+          path,
+          "it is \(size ?? 0) bytes, over the \(RemoteRefusal.maximumDocumentSize >> 20) MiB a document from a remote may be",
+          in: commit)
+      }
     }
   }
+
+  /// How many files ``checkSizes(of:in:)`` sizes through one git process.
+  static let sizesPerRead = 10_000
 
   /// The plain bytes of the file `path` brings: an age file that opens with `identity` and
   /// authenticates, or a refusal naming it.
