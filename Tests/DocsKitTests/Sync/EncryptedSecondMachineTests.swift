@@ -23,13 +23,6 @@ import Testing
     desktop = try Machine("desktop", in: sandbox, number: 2, runner: faults)
   }
 
-  /// Gives the same passphrase every time it is asked.
-  final class FixedPassphrase: PassphraseProviding {
-    func passphrase(prompt: String, confirm: Bool) throws -> [UInt8] {
-      Array("a passphrase for the tests".utf8)
-    }
-  }
-
   /// The laptop's store (tags, names that need encoding, an empty category, a category
   /// fanned out into buckets) synced to the encrypted remote, and the desktop joined to it.
   func startBoth() throws {
@@ -44,18 +37,18 @@ import Testing
     }
     _ = try StoreRepository.setUpEncrypted(
       storePath: laptop.storePath, remote: remote, runner: laptop.runner,
-      passphrases: FixedPassphrase())
+      passphrases: EncryptedFirstCommitTests.FixedPassphrase())
     try sync(laptop)
     _ = try StoreRepository.setUpEncrypted(
       storePath: desktop.storePath, remote: remote, runner: desktop.runner,
-      passphrases: FixedPassphrase())
+      passphrases: EncryptedFirstCommitTests.FixedPassphrase())
   }
 
   /// Syncs `machine` with the passphrase at hand.
   @discardableResult
   func sync(_ machine: Machine) throws -> SyncReport {
     let repository = try #require(try machine.repository())
-    repository.passphrases = FixedPassphrase()
+    repository.passphrases = EncryptedFirstCommitTests.FixedPassphrase()
     return try repository.syncer.sync(
       SyncOptions(mergeDate: Machine.mergeDate),
       store: IndexedStore(path: machine.storePath, cacheFolder: nil))
