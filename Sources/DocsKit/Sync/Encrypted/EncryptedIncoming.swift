@@ -310,9 +310,9 @@ struct EncryptedIncoming {
 
   /// Writes the local commit for `info`, an encrypted commit without parents (a remote's
   /// first, which holds the whole store): its whole fast-import stream is written to a file
-  /// first (``firstLocalCommitInput(for:settings:identity:)``), every table that took
-  /// let go of and its pages given back, and only then is fast-import run on it — so that
-  /// docsh and fast-import never both hold a store's worth of memory at once.
+  /// first (``firstLocalCommitInput(for:settings:identity:)``), every table that built it
+  /// is let go of and its pages given back, and only then does fast-import run on it — so
+  /// that docsh's tables and fast-import's are never held at once.
   private func writeFirstLocalCommit(
     for info: CommitInfo, settings: inout EncryptionSettings, identity: AgeIdentity
   ) throws(SyncError) -> CommitID {
