@@ -88,12 +88,10 @@ struct EncryptedIncoming {
       }
       localParents.append(local)
     }
-    let (documentPaths, categoryPaths) = try checkedPaths(of: info, settings: &settings)
     if info.parents.isEmpty {
-      return try writeFirstLocalCommit(
-        for: info, documentPaths: documentPaths, categoryPaths: categoryPaths,
-        settings: settings, identity: identity)
+      return try writeFirstLocalCommit(for: info, settings: &settings, identity: identity)
     }
+    let (documentPaths, categoryPaths) = try checkedPaths(of: info, settings: &settings)
     let records = try openedRecords(
       documentPaths: documentPaths, categoryPaths: categoryPaths, of: info,
       settings: settings, identity: identity)
@@ -107,11 +105,13 @@ struct EncryptedIncoming {
     of info: CommitInfo, settings: inout EncryptionSettings
   ) throws(SyncError) -> (documents: [ChangedPath], categories: [ChangedPath]) {
     let firstEncrypted = info.parents.first
-    let changed = try reader.changedEntries(from: firstEncrypted, to: info.commit)
     var documentPaths: [ChangedPath] = []
     var categoryPaths: [ChangedPath] = []
     var markerSeen = firstEncrypted != nil
-    for (path, entry) in changed.sorted(by: { $0.key < $1.key }) {
+    // The commit's listing, by path and sorted, is let go of once it is classified.
+    for (path, entry) in try reader.changedEntries(from: firstEncrypted, to: info.commit)
+      .sorted(by: { $0.key < $1.key })
+    {
       guard !path.hasPrefix(CommitReader.notUTF8Mark) else {
         throw refusal(
           String(path.dropFirst(CommitReader.notUTF8Mark.count)), "its name is not UTF-8",
@@ -157,7 +157,11 @@ struct EncryptedIncoming {
         EncryptedLayout.markerPath, "an encrypted remote's first commit holds its marker",
         in: info.commit)
     }
+    // A whole tree's listing (a remote's first commit): its pages go back before git sizes
+    // every file, and those of the sizes before the records are opened.
+    if firstEncrypted == nil { StoreIncomingStream.returnFreedMemory() }
     try checkSizes(of: documentPaths + categoryPaths, in: info.commit)
+    if firstEncrypted == nil { StoreIncomingStream.returnFreedMemory() }
     return (documentPaths, categoryPaths)
   }
 
@@ -165,16 +169,26 @@ struct EncryptedIncoming {
   /// sized before any byte is read, so that a blob that packs small is refused unread.
   private func checkSizes(of paths: [ChangedPath], in commit: CommitID) throws(SyncError) {
     let putting = paths.filter { $0.entry.new != nil }
-    let sizes = try git.objectSizes(
-      putting.compactMap { $0.entry.new?.hex }, step: "read the repository")
-    for ((path, _), size) in zip(putting, sizes) where (size ?? 0) > EncryptedLayout.maximumFileSize
-    {
-      throw refusal(
-        path,
-        "it is \(size ?? 0) bytes, over the \(RemoteRefusal.maximumDocumentSize >> 20) MiB a document from a remote may be",
-        in: commit)
+    // A few thousand at a time through one `cat-file --batch-check` each: a whole tree's
+    // names and answers are never held at once.
+    var start = 0
+    while start < putting.count {
+      let batch = putting[start..<min(start + EncryptedIncoming.sizesPerRead, putting.count)]
+      start += batch.count
+      let sizes = try git.objectSizes(
+        batch.compactMap { $0.entry.new?.hex }, step: "read the repository")
+      for ((path, _), size) in zip(batch, sizes)
+      where (size ?? 0) > EncryptedLayout.maximumFileSize {
+        throw refusal(
+          path,
+          "it is \(size ?? 0) bytes, over the \(RemoteRefusal.maximumDocumentSize >> 20) MiB a document from a remote may be",
+          in: commit)
+      }
     }
   }
+
+  /// How many files ``checkSizes(of:in:)`` sizes through one git process.
+  static let sizesPerRead = 10_000
 
   /// The plain bytes of the file `path` brings: an age file that opens with `identity` and
   /// authenticates, or a refusal naming it.
@@ -291,38 +305,62 @@ struct EncryptedIncoming {
   }
 
   /// How many document records are read and opened at once by
-  /// ``writeFirstLocalCommit(for:documentPaths:categoryPaths:settings:identity:)``.
+  /// ``firstLocalCommitInput(for:settings:identity:)``.
   static let recordsPerRead = 500
 
   /// Writes the local commit for `info`, an encrypted commit without parents (a remote's
-  /// first, which holds the whole store), its records opened a few hundred at a time: each
-  /// document's file goes into fast-import's input as soon as it is opened, and only its
-  /// name, category, size and date are kept, so that the store is never held in memory
-  /// whole. The checks are those of ``openedRecords(documentPaths:categoryPaths:of:settings:identity:)``
+  /// first, which holds the whole store): its whole fast-import stream is written to a file
+  /// first (``firstLocalCommitInput(for:settings:identity:)``), every table that built it
+  /// is let go of and its pages given back, and only then does fast-import run on it — so
+  /// that docsh's tables and fast-import's are never held at once.
+  private func writeFirstLocalCommit(
+    for info: CommitInfo, settings: inout EncryptionSettings, identity: AgeIdentity
+  ) throws(SyncError) -> CommitID {
+    let input = try firstLocalCommitInput(for: info, settings: &settings, identity: identity)
+    defer { try? repository.fileSystem.close(input) }  // read-only: nothing to lose
+    StoreIncomingStream.returnFreedMemory()
+    // What CommitWriter.makeBuildCommit(parent:changes:message:after:committer:) runs, the
+    // stream being written already: the commit on docsh's own ref, moved from anywhere.
+    guard let made = try git.fastImport(.file(input), forcing: true) else {
+      throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit")
+    }
+    return made
+  }
+
+  /// The fast-import stream of the local commit for `info`, a remote's first encrypted
+  /// commit, as a descriptor reading it from its start (the caller closes it): its paths
+  /// checked (``checkedPaths(of:settings:)``), its records opened a few hundred at a time,
+  /// each document's file going into the stream as soon as it is opened and only its name,
+  /// size, mark and fingerprint kept, so that the store is never held in memory whole. The
+  /// checks are those of ``openedRecords(documentPaths:categoryPaths:of:settings:identity:)``
   /// and ``mergedCategories(_:records:settings:in:)``, all made before anything but objects
   /// is written; the commit is the one ``writeLocalCommit(for:records:localParents:settings:)``
   /// would write.
-  private func writeFirstLocalCommit(
-    for info: CommitInfo, documentPaths: [ChangedPath], categoryPaths: [ChangedPath],
-    settings: EncryptionSettings, identity: AgeIdentity
-  ) throws(SyncError) -> CommitID {
+  private func firstLocalCommitInput(
+    for info: CommitInfo, settings: inout EncryptionSettings, identity: AgeIdentity
+  ) throws(SyncError) -> Int32 {
     let commit = info.commit
-    // The categories first: each document's record names its category.
-    let names = try firstCategoryNames(
-      categoryPaths, settings: settings, identity: identity, in: commit)
-    let categoryIDs = names.keys.sorted()
-    // The documents, a batch at a time; their contents go to the blobs only.
     let blobs = try writer.makeInput()
-    var streamed = try streamFirstDocuments(
-      documentPaths, names: names, into: blobs, settings: settings, identity: identity,
-      in: commit)
+    let names: [ObjectID: Name]
+    var streamed: [ObjectID: [StreamedDocument]]
+    do {
+      // The changed paths are let go of once the records they name are opened.
+      let (documentPaths, categoryPaths) = try checkedPaths(of: info, settings: &settings)
+      // The categories first: each document's record names its category.
+      names = try firstCategoryNames(
+        categoryPaths, settings: settings, identity: identity, in: commit)
+      // The documents, a batch at a time; their contents go to the blobs only.
+      streamed = try streamFirstDocuments(
+        documentPaths, names: names, into: blobs, settings: settings, identity: identity,
+        in: commit)
+    }
     // In the order mergedCategories gives: categories by id, their documents by id; every
     // one new, named in the message by the fingerprint of its file as written.
     var changes: [FastImportCommit.Change] = []
     var described = StoreChanges()
-    for id in categoryIDs {
+    for id in names.keys.sorted() {
       guard let name = names[id] else { continue }
-      let members = (streamed.documents.removeValue(forKey: id) ?? []).sorted { $0.id < $1.id }
+      let members = (streamed.removeValue(forKey: id) ?? []).sorted { $0.id < $1.id }
       let fannedOut = layout.isFannedOut(documentCount: members.count)
       changes.append(
         .put(
@@ -330,24 +368,20 @@ struct EncryptedIncoming {
           RepositoryLayout.recordBytes(id: id, name: name, fannedOut: fannedOut)))
       described.categories.append(StoreChanges.CategoryChange(kind: .new, name: name.text))
       for document in members {
-        guard let mark = streamed.marks[document.id],
-          let fingerprint = streamed.fingerprints[document.id]
-        else { continue }
         changes.append(
-          .putMark(layout.path(of: document.name, in: name, fannedOut: fannedOut), mark))
+          .putMark(layout.path(of: document.name, in: name, fannedOut: fannedOut), document.mark))
         described.documents.append(
           StoreChanges.DocumentChange(
             id: document.id, kind: .new, category: name.text, name: document.name.text,
-            size: document.size, fingerprint: fingerprint))
+            size: document.size, fingerprint: document.fingerprint))
       }
     }
     changes += LayoutMarker.changes(prefix: repository.prefix)
-    let made = try writer.makeBuildCommit(
-      parent: nil, changes: changes,
-      message: described.message(prefix: "", storePath: repository.pathInRepository), after: blobs,
-      committer: EncryptedLayout.committer(info.seconds))
-    StoreIncomingStream.returnFreedMemory()  // before the store is written from the commit
-    return made
+    let made = FastImportCommit(
+      ref: CommitWriter.buildRef, committer: EncryptedLayout.committer(info.seconds),
+      message: described.message(prefix: "", storePath: repository.pathInRepository),
+      parent: nil, changes: changes)
+    return try writer.finishInput(made, after: blobs)
   }
 
   /// The names of the categories a remote's first commit holds, each record opened and
@@ -382,22 +416,25 @@ struct EncryptedIncoming {
     return names
   }
 
-  /// What ``streamFirstDocuments(_:names:into:settings:identity:in:)`` keeps of the
-  /// documents whose files it wrote to git's input: each one's mark and fingerprint, and the
-  /// documents of each category without their contents.
-  private struct StreamedDocuments {
-    var marks: [ObjectID: Int] = [:]
-    var fingerprints: [ObjectID: String] = [:]
-    var documents: [ObjectID: [SnapshotDocument]] = [:]
+  /// What ``streamFirstDocuments(_:names:into:settings:identity:in:)`` keeps of a document
+  /// whose file it wrote to git's input: what its path and its line of the message need.
+  private struct StreamedDocument {
+    var id: ObjectID
+    var name: Name
+    var size: Int
+    /// The mark of its blob in the stream.
+    var mark: Int
+    var fingerprint: String
   }
 
   /// Opens the document records of a remote's first commit ``recordsPerRead`` at a time,
-  /// checks each, and writes its file to `blobs` at once, keeping no content.
+  /// checks each, and writes its file to `blobs` at once, keeping no content: what it keeps
+  /// of each document, by its category.
   private func streamFirstDocuments(
     _ documentPaths: [ChangedPath], names: [ObjectID: Name], into blobs: GitInputFile,
     settings: EncryptionSettings, identity: AgeIdentity, in commit: CommitID
-  ) throws(SyncError) -> StreamedDocuments {
-    var streamed = StreamedDocuments()
+  ) throws(SyncError) -> [ObjectID: [StreamedDocument]] {
+    var streamed: [ObjectID: [StreamedDocument]] = [:]
     var nextMark = FastImportCommit.firstBlobMark
     var documentKeys: [ObjectID: Set<NameKey>] = [:]
     let newDocuments = documentPaths.filter { $0.entry.new != nil }
@@ -429,18 +466,16 @@ struct EncryptedIncoming {
           categoryName: category.text, content: document.content, size: document.size,
           modified: document.modified, tags: document.tags)
         let file = RepositoryLayout.fileBytes(of: saved)
-        streamed.fingerprints[document.id] = RepositoryLayout.fingerprint(
-          of: saved, fileBytes: file)
         do {
           try blobs.append(FastImportCommit.blobCommand(file, mark: nextMark))
         } catch {
           throw .store(.system("git's input", operation: error.operation, errno: error.code))
         }
-        streamed.marks[document.id] = nextMark
+        streamed[categoryID, default: []].append(
+          StreamedDocument(
+            id: document.id, name: document.name, size: document.size, mark: nextMark,
+            fingerprint: RepositoryLayout.fingerprint(of: saved, fileBytes: file)))
         nextMark += 1
-        var kept = document
-        kept.content = ""
-        streamed.documents[categoryID, default: []].append(kept)
       }
     }
     return streamed

@@ -215,7 +215,9 @@ final class StoreIncomingStream {
   /// - Returns: the generation of the new file.
   /// - Throws: ``SyncError/store(_:)``; the store is then as it was.
   func commit() throws(SyncError) -> Int {
-    // The tree's reading is over: its freed pages go back before the graph is loaded anew.
+    // Nothing more is appended: the ids go, and with the tree's reading over, the freed
+    // pages go back before the graph is loaded anew.
+    ids = []
     StoreIncomingStream.returnFreedMemory()
     do throws(ContextError) {
       guard let context else {

@@ -293,6 +293,34 @@ public struct StoreSyncer {
         storeAt: repository.storePath, through: writer.context, store: writer.store)
     else { return nil }
     defer { stream.discard() }  // nothing once committed
+    // What the tree's reading held (its listing, the commit's changes and message) is let go
+    // of before the new file is loaded.
+    let adopted = try writeAdoptedTree(of: remote, to: stream, into: &report, progress: progress)
+    let target = adopted.target
+    // A remote with no category writes no store: the file stays as it is (missing, or empty).
+    var generation = before
+    if stream.count > 0 {
+      try headMoveNote.noteMove(from: nil, to: target, generation: before, witness: stream.witness)
+      generation = try stream.commit()
+    }
+    try commitWriter.moveHead(to: target, from: nil, reason: "sync with origin")
+    repository.recordCommitted(target, generation: .known(generation))
+    headMoveNote.forgetMove()
+    if adopted.hasFolders { report.notes.append(.fetchedStore) }
+    if adopted.converts && target != remote { report.notes.append(.convertedToMarkdown) }
+    report.incoming += stream.count
+    return target
+  }
+
+  /// Writes `remote`'s whole tree to `stream` a category at a time, checking it, and the
+  /// commit on `remote` that what it changes needs (a conversion, files made elsewhere
+  /// given docsh's header).
+  /// - Returns: the commit HEAD moves to (`remote`, or the one written on it), whether that
+  ///   converts a remote of layout 1, and whether the tree held any category folder.
+  private func writeAdoptedTree(
+    of remote: CommitID, to stream: StoreIncomingStream, into report: inout SyncReport,
+    progress: (any ProgressObserver)?
+  ) throws(SyncError) -> (target: CommitID, converts: Bool, hasFolders: Bool) {
     var changes: [FastImportCommit.Change] = []
     var described = StoreChanges()
     var clashes: [RemoteRefusal] = []
@@ -322,31 +350,18 @@ public struct StoreSyncer {
       report.warnings.append(SyncWarning(path: path, reason: reason))
     }
     if !side.isMarked { changes += LayoutMarker.changes(prefix: repository.prefix) }
-    var target = remote
     let converts = side.layoutVersion < RepositoryLayout.currentVersion && !side.folders.isEmpty
-    if !changes.isEmpty {
-      // A conversion moves files without changing documents: named as one, no trailers.
-      let message =
-        converts
-        ? "Sync: " + StoreCommitter.markdownConversionSubject + "\n\n" + HistoryTrailer.storeKey
-          + ": " + repository.pathInRepository + "\n" + HistoryTrailer.layoutKey + ": "
-          + String(RepositoryLayout.currentVersion) + "\n"
-        : described.message(prefix: "Sync: ", storePath: repository.pathInRepository)
-      target = try commitWriter.makeBuildCommit(parent: remote, changes: changes, message: message)
-    }
-    // A remote with no category writes no store: the file stays as it is (missing, or empty).
-    var generation = before
-    if stream.count > 0 {
-      try headMoveNote.noteMove(from: nil, to: target, generation: before, witness: stream.witness)
-      generation = try stream.commit()
-    }
-    try commitWriter.moveHead(to: target, from: nil, reason: "sync with origin")
-    repository.recordCommitted(target, generation: .known(generation))
-    headMoveNote.forgetMove()
-    if !side.folders.isEmpty { report.notes.append(.fetchedStore) }
-    if converts && target != remote { report.notes.append(.convertedToMarkdown) }
-    report.incoming += stream.count
-    return target
+    guard !changes.isEmpty else { return (remote, converts, !side.folders.isEmpty) }
+    // A conversion moves files without changing documents: named as one, no trailers.
+    let message =
+      converts
+      ? "Sync: " + StoreCommitter.markdownConversionSubject + "\n\n" + HistoryTrailer.storeKey
+        + ": " + repository.pathInRepository + "\n" + HistoryTrailer.layoutKey + ": "
+        + String(RepositoryLayout.currentVersion) + "\n"
+      : described.message(prefix: "Sync: ", storePath: repository.pathInRepository)
+    let target = try commitWriter.makeBuildCommit(
+      parent: remote, changes: changes, message: message)
+    return (target, converts, !side.folders.isEmpty)
   }
 
   // MARK: - Refusing what a remote must not bring
