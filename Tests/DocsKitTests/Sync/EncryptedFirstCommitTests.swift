@@ -102,4 +102,28 @@ import Testing
     #expect(try laptop.gitText(format + [direct.hex]) == laptop.gitText(format + [translated.hex]))
     #expect(try laptop.gitText(format + [direct.hex]).contains("docsh: 15 new"))
   }
+
+  @Test func recordsEncryptedInManyBatchesEachLieAtTheirOwnPath() throws {
+    // More records than one batch encrypts (500): their blobs and paths must stay paired.
+    try laptop.edit { context in
+      for index in 0..<1_100 {
+        try put("text \(index)\n", at: index % 3 == 0 ? "Work" : "Home", "N \(index)", in: context)
+      }
+    }
+    let repository = try StoreRepository.setUpEncrypted(
+      storePath: laptop.storePath, remote: remote, runner: laptop.runner,
+      passphrases: FixedPassphrase())
+    let identity = try #require(repository.encryptionIdentity)
+    let settings = try #require(try EncryptedRemoteFiles(repository).encryptionSettings())
+    let head = try #require(try repository.committer.commitStore(JSONStore(path: laptop.storePath)))
+    let direct = try #require(
+      try EncryptedRemoteFiles(repository).encryptedCommitMap().encrypted(for: head))
+    var empty = EncryptedCommitMap(parsing: [])
+    let translated = try EncryptedOutgoing(repository).encryptedCommit(
+      for: head, map: &empty, settings: settings, identity: identity)
+    let made = try files(of: direct, in: repository, identity: identity)
+    let expected = try files(of: translated, in: repository, identity: identity)
+    #expect(made.count == 1_100 + 2 + 4)
+    #expect(made == expected)
+  }
 }

@@ -29,6 +29,23 @@ import Testing
     #expect(joined.starts(with: FastImportCommit.streamHeader) == !afterHeader)
   }
 
+  @Test func changesMadeAsTheyAreWrittenComeFirstAsIfTheyWereTheCommitsOwn() {
+    let whole = commit(files: 200)
+    var rest = whole
+    rest.changes = Array(whole.changes.dropFirst(150))
+    var made = 0
+    let leading = whole.changes.prefix(150).lazy.map { change -> FastImportCommit.Change in
+      made += 1
+      return change
+    }
+    var joined: [UInt8] = []
+    rest.write(afterHeader: true, piecesOf: 1_000, leading: leading) {
+      (piece: [UInt8]) -> Void in joined += piece
+    }
+    #expect(made == 150)
+    #expect(joined == whole.stream(afterHeader: true))
+  }
+
   @Test func noPieceHoldsMoreThanItsSizeAndOneFile() {
     let commit = commit(files: 200)
     var pieces: [Int] = []

@@ -55,6 +55,16 @@ struct FastImportCommit {
     afterHeader: Bool = false, piecesOf pieceSize: Int = 1 << 20,
     to sink: ([UInt8]) throws(Failure) -> Void
   ) throws(Failure) {
+    try write(
+      afterHeader: afterHeader, piecesOf: pieceSize, leading: EmptyCollection(), to: sink)
+  }
+
+  /// ``write(afterHeader:piecesOf:to:)`` with `leading` before ``changes``: changes made as
+  /// they are written (a first commit's thousands), never held all at once.
+  func write<Failure: Error>(
+    afterHeader: Bool = false, piecesOf pieceSize: Int = 1 << 20,
+    leading: some Sequence<Change>, to sink: ([UInt8]) throws(Failure) -> Void
+  ) throws(Failure) {
     var out: [UInt8] = afterHeader ? [] : FastImportCommit.streamHeader
     func line(_ text: String) { out += Array(text.utf8) + [0x0A] }
     func flush(atLeast size: Int) throws(Failure) {
@@ -95,7 +105,7 @@ struct FastImportCommit {
     }
     if let parent { line("from " + parent.hex) }
     for merged in mergedParents { line("merge " + merged.hex) }
-    for change in changes {
+    for change in [AnySequence(leading), AnySequence(changes)].joined() {
       switch change {
       case .put(let path, let bytes):
         line("M 100644 inline " + FastImportCommit.quoted(path))
