@@ -322,19 +322,25 @@ struct StoreCommitter {
   private func wholeStoreMessage(
     _ described: StoreChanges, prefix messagePrefix: String, isConversion: Bool,
     isMarkdownConversion: Bool
-  ) -> String {
+  ) -> FastImportCommit.Message {
+    func whole(_ text: String) -> FastImportCommit.Message {
+      FastImportCommit.Message(head: text, lines: AnySequence([]), linesSize: 0)
+    }
     if isConversion {
-      return messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey
-        + ": " + repository.pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n"
+      return whole(
+        messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey
+          + ": " + repository.pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n")
     }
     if isMarkdownConversion {
       // The files that only moved are renames git follows; a document whose file changed
       // on the way (an older header) is named as changed.
-      return messagePrefix + StoreCommitter.markdownConversionSubject + "\n\n"
-        + described.trailers(storePath: repository.pathInRepository).joined(separator: "\n")
-        + "\n" + HistoryTrailer.layoutKey + ": \(RepositoryLayout.currentVersion)\n"
+      return whole(
+        messagePrefix + StoreCommitter.markdownConversionSubject + "\n\n"
+          + described.trailers(storePath: repository.pathInRepository).joined(separator: "\n")
+          + "\n" + HistoryTrailer.layoutKey + ": \(RepositoryLayout.currentVersion)\n")
     }
-    return described.message(prefix: messagePrefix, storePath: repository.pathInRepository)
+    // A first commit's trailers name every document: written as they are made.
+    return described.messageInPieces(prefix: messagePrefix, storePath: repository.pathInRepository)
   }
 
   /// The subject of the commit that converts a tree of layout 1 to layout 2.
