@@ -244,18 +244,16 @@ struct StoreCommitter {
     _ store: any StoreReading, onto head: CommitID?, messagePrefix: String,
     progress: (any ProgressObserver)?
   ) throws(SyncError) -> WholeStoreComparison {
-    let graph = try loadWholeStore(store, onto: head)
     let tree =
       try head.map { head throws(SyncError) in try commitReader.treeListing(of: head) } ?? [:]
     let blobs = try commitWriter.makeInput()
     // A first commit of a repository syncing with an encrypted remote: the remote's commit
     // is written from the store in the same pass, rather than from this one's blobs after.
     let encrypted = head == nil ? try EncryptedFirstCommit.make(for: repository) : nil
-    var difference = try StoreTreeDifference(
-      graph: graph, totalBytes: graph.documents.map(\.location.end).max() ?? 0,
-      content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
-      },
-      tree: tree, layout: layout, blobs: blobs, records: encrypted, progress: progress)
+    var difference: StoreTreeDifference
+    let generation: Int
+    (difference, generation) = try compareWholeStore(
+      store, onto: head, tree: tree, blobs: blobs, records: encrypted, progress: progress)
     try difference.settleUnknownFiles(reading: commitReader.readBlobs)
     let isConversion = tree[repository.pathInRepository] != nil
     if isConversion { difference.changes.append(.delete(repository.pathInRepository)) }
@@ -267,7 +265,7 @@ struct StoreCommitter {
       && tree.keys.contains { $0.hasSuffix("/" + CategoryFile.fileName) }
     // A store with nothing to commit makes no commit of the marker alone.
     if !difference.changes.isEmpty || isMarkdownConversion { difference.changes += markerChanges }
-    guard !difference.changes.isEmpty else { return .unchanged(generation: graph.generation) }
+    guard !difference.changes.isEmpty else { return .unchanged(generation: generation) }
     let committer = try commitWriter.committerLine()
     let commit = FastImportCommit(
       ref: CommitWriter.buildRef, committer: committer,
@@ -292,8 +290,23 @@ struct StoreCommitter {
         : difference.described.subject(prefix: messagePrefix)
     return .written(
       WrittenCommit(
-        input: input, encrypted: finished, reason: reason, generation: graph.generation,
+        input: input, encrypted: finished, reason: reason, generation: generation,
         isConversion: isConversion))
+  }
+
+  /// The store as `store` reads it compared with `tree` (``StoreTreeDifference``), and the
+  /// generation read; the graph is gone once it returns, before the commit is written.
+  private func compareWholeStore(
+    _ store: any StoreReading, onto head: CommitID?, tree: [String: CommitReader.TreeEntry],
+    blobs: GitInputFile, records: (any StoreRecordSink)?, progress: (any ProgressObserver)?
+  ) throws(SyncError) -> (StoreTreeDifference, generation: Int) {
+    let graph = try loadWholeStore(store, onto: head)
+    let difference = try StoreTreeDifference(
+      graph: graph, totalBytes: graph.documents.map(\.location.end).max() ?? 0,
+      content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
+      },
+      tree: tree, layout: layout, blobs: blobs, records: records, progress: progress)
+    return (difference, graph.generation)
   }
 
   /// The store as `store` reads it, a session's way, its contents one at a time: a first
