@@ -471,12 +471,8 @@ struct Git {
   /// - Throws: when git fails.
   func changedFiles(from old: CommitID?, to new: CommitID) throws(SyncError) -> [ChangedFile] {
     guard let old else {
-      return try treeEntries(new.hex, recursive: true, fullTree: true, step: "compare commits")
-        .map { entry in
-          ChangedFile(
-            path: entry.path, isUTF8: entry.isUTF8, old: nil, new: GitBlobID(hex: entry.object),
-            mode: entry.mode)
-        }
+      let listed = try run("compare commits", ["ls-tree", "-r", "-z", "--full-tree", new.hex])
+      return GitOutputParser.filesOfTree(in: listed.output)
     }
     let output = try run(
       "compare commits",
