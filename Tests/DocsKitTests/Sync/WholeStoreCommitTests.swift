@@ -20,13 +20,6 @@ import Testing
     laptop = try Machine("laptop", in: sandbox, number: 1, runner: faults)
   }
 
-  /// Gives the same passphrase every time it is asked.
-  final class FixedPassphrase: PassphraseProviding {
-    func passphrase(prompt: String, confirm: Bool) throws -> [UInt8] {
-      Array("a passphrase for the tests".utf8)
-    }
-  }
-
   /// Two categories of `count` documents each, before any commit.
   func fillStore(count: Int = 20) throws {
     try laptop.edit { context in
@@ -74,7 +67,7 @@ import Testing
     try fillStore()
     let repository = try StoreRepository.setUpEncrypted(
       storePath: laptop.storePath, remote: remote, runner: faults,
-      passphrases: FixedPassphrase())
+      passphrases: EncryptedFirstCommitTests.FixedPassphrase())
     faults.arm(.command("fast-import", occurrence: occurrence))
     #expect(throws: SyncError.self) {
       try repository.committer.commitStore(JSONStore(path: laptop.storePath))
