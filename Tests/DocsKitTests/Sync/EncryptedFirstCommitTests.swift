@@ -66,16 +66,19 @@ import Testing
     return files
   }
 
-  @Test func theFirstCommitsEncryptedTwinMeansWhatTheTranslationMakes() throws {
-    try fillStore()
+  /// Makes the store's first commit and its encrypted twin, and translates the commit anew:
+  /// the files of the twin and of the translation, and the two commits.
+  func commitAndTranslate(fanOutLimit: Int? = nil) throws -> (
+    made: [String: [UInt8]], expected: [String: [UInt8]], direct: CommitID,
+    translated: CommitID
+  ) {
     let repository = try StoreRepository.setUpEncrypted(
       storePath: laptop.storePath, remote: remote, runner: laptop.runner,
       passphrases: FixedPassphrase())
-    repository.fanOutLimit = 3
+    if let fanOutLimit { repository.fanOutLimit = fanOutLimit }
     let identity = try #require(repository.encryptionIdentity)
     let settings = try #require(try EncryptedRemoteFiles(repository).encryptionSettings())
     let head = try #require(try repository.committer.commitStore(JSONStore(path: laptop.storePath)))
-
     // Written with the commit, from the store: the map has it before any push.
     let direct = try #require(
       try EncryptedRemoteFiles(repository).encryptedCommitMap().encrypted(for: head))
@@ -84,9 +87,15 @@ import Testing
     let translated = try EncryptedOutgoing(repository).encryptedCommit(
       for: head, map: &empty, settings: settings, identity: identity)
     #expect(translated != direct)  // encrypted anew: the translation did run
+    return (
+      try files(of: direct, in: repository, identity: identity),
+      try files(of: translated, in: repository, identity: identity), direct, translated
+    )
+  }
 
-    let made = try files(of: direct, in: repository, identity: identity)
-    let expected = try files(of: translated, in: repository, identity: identity)
+  @Test func theFirstCommitsEncryptedTwinMeansWhatTheTranslationMakes() throws {
+    try fillStore()
+    let (made, expected, direct, translated) = try commitAndTranslate(fanOutLimit: 3)
     #expect(made.keys.sorted() == expected.keys.sorted())
     for (path, bytes) in expected {
       // As text, so that a difference reads as one.
@@ -101,5 +110,17 @@ import Testing
     let format = ["show", "-s", "--format=%an <%ae> %at %cn <%ce> %ct %B"]
     #expect(try laptop.gitText(format + [direct.hex]) == laptop.gitText(format + [translated.hex]))
     #expect(try laptop.gitText(format + [direct.hex]).contains("docsh: 15 new"))
+  }
+
+  @Test func recordsEncryptedInManyBatchesEachLieAtTheirOwnPath() throws {
+    // More records than one batch encrypts (500): their blobs and paths must stay paired.
+    try laptop.edit { context in
+      for index in 0..<1_100 {
+        try put("text \(index)\n", at: index % 3 == 0 ? "Work" : "Home", "N \(index)", in: context)
+      }
+    }
+    let (made, expected, _, _) = try commitAndTranslate()
+    #expect(made.count == 1_100 + 2 + 4)
+    #expect(made == expected)
   }
 }

@@ -29,6 +29,54 @@ import Testing
     #expect(joined.starts(with: FastImportCommit.streamHeader) == !afterHeader)
   }
 
+  @Test func changesMadeAsTheyAreWrittenComeFirstAsIfTheyWereTheCommitsOwn() {
+    let whole = commit(files: 200)
+    var rest = whole
+    rest.changes = Array(whole.changes.dropFirst(150))
+    var made = 0
+    let leading = whole.changes.prefix(150).lazy.map { change -> FastImportCommit.Change in
+      made += 1
+      return change
+    }
+    var joined: [UInt8] = []
+    rest.write(afterHeader: true, piecesOf: 1_000, leading: leading) {
+      (piece: [UInt8]) -> Void in joined += piece
+    }
+    #expect(made == 150)
+    #expect(joined == whole.stream(afterHeader: true))
+  }
+
+  @Test(arguments: [3, 400])
+  func aMessageWrittenAsItsLinesAreMadeIsTheMessageMadeAtOnce(lines count: Int) {
+    let lines = (0..<count).map { "Trailer: line \($0) é" }
+    let head = "3 new: Work/\n\n"
+    var whole = commit(files: 3)
+    whole.message = head + lines.map { $0 + "\n" }.joined()
+    let inPieces = FastImportCommit(
+      ref: whole.ref, committer: whole.committer,
+      message: FastImportCommit.Message(
+        head: head, lines: AnySequence(lines),
+        linesSize: lines.reduce(0) { $0 + $1.utf8.count + 1 }),
+      parent: whole.parent, changes: whole.changes)
+    var joined: [UInt8] = []
+    inPieces.write(piecesOf: 1_000) { (piece: [UInt8]) -> Void in joined += piece }
+    #expect(joined == whole.stream())
+  }
+
+  @Test func aStoresChangesMakeTheSameMessageInPieces() {
+    var changes = StoreChanges()
+    changes.categories = [.init(kind: .new, name: "Work")]
+    changes.documents = (0..<300).map { index in
+      StoreChanges.DocumentChange(
+        id: ObjectID(high: 1, low: UInt64(index)), kind: index == 7 ? .deleted : .new,
+        category: "Work", name: "Plan \(index)", size: index, fingerprint: "abc\(index)")
+    }
+    let message = changes.messageInPieces(prefix: "Sync: ", storePath: "notes/store.json")
+    let text = message.head + message.lines.map { $0 + "\n" }.joined()
+    #expect(text == changes.message(prefix: "Sync: ", storePath: "notes/store.json"))
+    #expect(message.linesSize == text.utf8.count - message.head.utf8.count)
+  }
+
   @Test func noPieceHoldsMoreThanItsSizeAndOneFile() {
     let commit = commit(files: 200)
     var pieces: [Int] = []

@@ -89,6 +89,18 @@ struct CommitWriter {
     return commit
   }
 
+  /// Runs `git fast-import` on a stream written to its end (``finishInput(_:after:)``) whose
+  /// commit is on docsh's own ref; the caller closes `input`.
+  /// - Returns: the commit.
+  func makeBuildCommit(reading input: Int32, pack: FastImportPack = .standard) throws(SyncError)
+    -> CommitID
+  {
+    guard let commit = try git.fastImport(.file(input), forcing: true, pack: pack) else {
+      throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit")
+    }
+    return commit
+  }
+
   /// Runs `git fast-import` on `commit`'s stream, after the blobs of `blobs` when given.
   /// - Parameter forcing: whether fast-import may move `commit`'s ref from anywhere; without
   ///   it, a ref it refuses to move is `nil`.
@@ -104,14 +116,17 @@ struct CommitWriter {
     return try git.fastImport(.file(input), forcing: forcing, pack: pack)
   }
 
-  /// Writes `commit` into `blobs` after the blobs it names; a descriptor reading the whole
-  /// stream from its start, which the caller closes.
-  func finishInput(_ commit: FastImportCommit, after blobs: GitInputFile) throws(SyncError)
-    -> Int32
-  {
+  /// Writes `commit` into `blobs` after the blobs it names, `leading` before its changes
+  /// (``FastImportCommit/write(afterHeader:piecesOf:leading:to:)``); a descriptor reading the
+  /// whole stream from its start, which the caller closes.
+  func finishInput(
+    _ commit: FastImportCommit, after blobs: GitInputFile,
+    leading: some Sequence<FastImportCommit.Change> = EmptyCollection()
+  ) throws(SyncError) -> Int32 {
     do {
       // In pieces: the commit of a whole store names every document's file.
-      try commit.write(afterHeader: true) { (piece: [UInt8]) throws(SystemCallError) -> Void in
+      try commit.write(afterHeader: true, leading: leading) {
+        (piece: [UInt8]) throws(SystemCallError) -> Void in
         try blobs.append(piece)
       }
       return try blobs.finish()

@@ -27,11 +27,23 @@ struct FastImportCommit {
   /// `Name <email> SECONDS ZONE` of the author and committer, as `git var` gives it.
   var committer: String
   var message: String
+  /// Lines of the message after ``message``, each written with a newline as it is made
+  /// (``Message``), and their size.
+  var messageLines: (lines: AnySequence<String>, size: Int)?
   /// The first parent, whose tree the changes apply to; `nil` for a first commit.
   var parent: CommitID?
   /// Further parents (a merge).
   var mergedParents: [CommitID] = []
   var changes: [Change] = []
+
+  /// A message written in pieces: `head`, then each of `lines` and a newline, made as they
+  /// are written (a first commit's trailers name every document).
+  struct Message {
+    var head: String
+    var lines: AnySequence<String>
+    /// The bytes of `lines`, each with its newline.
+    var linesSize: Int
+  }
 
   /// The header every stream starts with (before any blob): docsh's streams end with
   /// `done`, so that one cut short is an error, never a shorter commit.
@@ -54,6 +66,16 @@ struct FastImportCommit {
   func write<Failure: Error>(
     afterHeader: Bool = false, piecesOf pieceSize: Int = 1 << 20,
     to sink: ([UInt8]) throws(Failure) -> Void
+  ) throws(Failure) {
+    try write(
+      afterHeader: afterHeader, piecesOf: pieceSize, leading: EmptyCollection(), to: sink)
+  }
+
+  /// ``write(afterHeader:piecesOf:to:)`` with `leading` before ``changes``: changes made as
+  /// they are written (a first commit's thousands), never held all at once.
+  func write<Failure: Error>(
+    afterHeader: Bool = false, piecesOf pieceSize: Int = 1 << 20,
+    leading: some Sequence<Change>, to sink: ([UInt8]) throws(Failure) -> Void
   ) throws(Failure) {
     var out: [UInt8] = afterHeader ? [] : FastImportCommit.streamHeader
     func line(_ text: String) { out += Array(text.utf8) + [0x0A] }
@@ -79,9 +101,10 @@ struct FastImportCommit {
     line("author " + committer)
     line("committer " + committer)
     let text = message.utf8
-    if text.count >= pieceSize {
+    let linesSize = messageLines?.size ?? 0
+    if text.count + linesSize >= pieceSize {
       // A first commit's message names every document: handed over a piece at a time.
-      line("data \(text.count)")
+      line("data \(text.count + linesSize)")
       try flush(atLeast: 1)
       var start = text.startIndex
       while start < text.endIndex {
@@ -89,13 +112,19 @@ struct FastImportCommit {
         try sink(Array(text[start..<end]))
         start = end
       }
+      for entry in messageLines?.lines ?? AnySequence([]) {
+        out += Array(entry.utf8)
+        out.append(0x0A)
+        try flush(atLeast: pieceSize)
+      }
       out.append(0x0A)
     } else {
-      try data(Array(text))
+      try data(
+        Array(text) + (messageLines?.lines ?? AnySequence([])).flatMap { Array($0.utf8) + [0x0A] })
     }
     if let parent { line("from " + parent.hex) }
     for merged in mergedParents { line("merge " + merged.hex) }
-    for change in changes {
+    for change in [AnySequence(leading), AnySequence(changes)].joined() {
       switch change {
       case .put(let path, let bytes):
         line("M 100644 inline " + FastImportCommit.quoted(path))
@@ -144,6 +173,18 @@ struct FastImportCommit {
       }
     }
     return result + "\""
+  }
+}
+
+extension FastImportCommit {
+  /// A commit whose message is written in pieces.
+  init(
+    ref: String, committer: String, message: Message, parent: CommitID?,
+    changes: [Change] = []
+  ) {
+    self.init(
+      ref: ref, committer: committer, message: message.head, parent: parent, changes: changes)
+    messageLines = (message.lines, message.linesSize)
   }
 }
 

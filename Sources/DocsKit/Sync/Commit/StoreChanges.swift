@@ -113,10 +113,10 @@ struct StoreChanges {
   static let subjectLimit = 100
 
   /// One line saying what changed, like `status`: `2 new, 1 changed: Work/Plan, Work/Notes, Home/`.
+  /// It reads the changes where they are: a first commit's names every document, and a
+  /// list of them all would be made only to name a few.
   func subject(prefix: String = "") -> String {
-    let everything: [(Kind, String)] =
-      categories.map { ($0.kind, $0.name + "/") } + documents.map { ($0.kind, $0.path) }
-    guard !everything.isEmpty else {
+    guard count > 0 else {
       guard rewrittenFiles.isEmpty else {
         let count = rewrittenFiles.count == 1 ? "1 file" : "\(rewrittenFiles.count) files"
         return prefix + "\(count) written as docsh writes them"
@@ -125,11 +125,16 @@ struct StoreChanges {
     }
     var parts: [String] = []
     for (kind, word) in [(Kind.new, "new"), (.changed, "changed"), (.deleted, "deleted")] {
-      let number = everything.filter { $0.0 == kind }.count
+      let number =
+        categories.lazy.filter { $0.kind == kind }.count
+        + documents.lazy.filter { $0.kind == kind }.count
       if number > 0 { parts.append("\(number) \(word)") }
     }
     var line = prefix + parts.joined(separator: ", ") + ":"
-    for (index, (_, path)) in everything.enumerated() {
+    let paths = [
+      AnySequence(categories.lazy.map { $0.name + "/" }), AnySequence(documents.lazy.map(\.path)),
+    ].joined()
+    for (index, path) in paths.enumerated() {
       let piece = (index == 0 ? " " : ", ") + path
       if line.count + piece.count > StoreChanges.subjectLimit - 3 {
         line += index == 0 ? " …" : ", …"
@@ -152,37 +157,61 @@ struct StoreChanges {
   /// naming every document of a large store is built without an array of its lines.
   private func forEachTrailer(storePath: String, _ body: (String) -> Void) {
     body(HistoryTrailer.storeKey + ": " + storePath)
-    for change in documents {
-      switch change.kind {
-      case .new, .changed:
-        body(
-          "\(HistoryTrailer.changedKey): \(change.id) \(change.size) \(change.fingerprint) \(change.path)"
-        )
-      case .deleted:
-        body("\(HistoryTrailer.deletedKey): \(change.id) \(change.fingerprint) \(change.path)")
-      }
+    for change in documents { body(StoreChanges.trailer(of: change)) }
+  }
+
+  /// The trailer of one document's change.
+  private static func trailer(of change: DocumentChange) -> String {
+    switch change.kind {
+    case .new, .changed:
+      "\(HistoryTrailer.changedKey): \(change.id) \(change.size) \(change.fingerprint) \(change.path)"
+    case .deleted:
+      "\(HistoryTrailer.deletedKey): \(change.id) \(change.fingerprint) \(change.path)"
     }
   }
 
   /// The whole message: the subject, a blank line and the trailers.
   func message(prefix: String = "", storePath: String) -> String {
-    // Every file rewritten without a change of its document is named, one a line.
-    let rewritten =
-      rewrittenFiles.isEmpty
-      ? ""
-      : "Written as docsh writes them (their documents did not change):\n"
-        + rewrittenFiles.map { "  " + $0 + "\n" }.joined() + "\n"
-    var message = subject(prefix: prefix) + "\n\n" + rewritten
+    var message = messageHead(prefix: prefix)
     // Sized first: grown by doubling, a first commit's message (a line per document) would
     // hold twice its size at its peak.
-    var size = message.utf8.count
-    forEachTrailer(storePath: storePath) { size += $0.utf8.count + 1 }
-    message.reserveCapacity(size)
+    message.reserveCapacity(message.utf8.count + trailerSize(storePath: storePath))
     forEachTrailer(storePath: storePath) { line in
       message += line
       message += "\n"
     }
     return message
+  }
+
+  /// ``message(prefix:storePath:)`` as a commit written in pieces takes it: its head, and
+  /// its trailers made one at a time as they are written, never the whole text at once (10
+  /// MB for a first commit of 100,000 documents).
+  func messageInPieces(prefix: String = "", storePath: String) -> FastImportCommit.Message {
+    let trailers = [
+      AnySequence(CollectionOfOne(HistoryTrailer.storeKey + ": " + storePath)),
+      AnySequence(documents.lazy.map(StoreChanges.trailer(of:))),
+    ].joined()
+    return FastImportCommit.Message(
+      head: messageHead(prefix: prefix), lines: AnySequence(trailers),
+      linesSize: trailerSize(storePath: storePath))
+  }
+
+  /// The subject, a blank line, and the files rewritten without a change of their document,
+  /// one a line.
+  private func messageHead(prefix: String) -> String {
+    let rewritten =
+      rewrittenFiles.isEmpty
+      ? ""
+      : "Written as docsh writes them (their documents did not change):\n"
+        + rewrittenFiles.map { "  " + $0 + "\n" }.joined() + "\n"
+    return subject(prefix: prefix) + "\n\n" + rewritten
+  }
+
+  /// The bytes of the trailers, each with its newline.
+  private func trailerSize(storePath: String) -> Int {
+    var size = 0
+    forEachTrailer(storePath: storePath) { size += $0.utf8.count + 1 }
+    return size
   }
 }
 

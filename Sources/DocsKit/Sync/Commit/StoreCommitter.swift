@@ -172,7 +172,8 @@ struct StoreCommitter {
 
   /// Compares the whole store file, as `store` (a reader apart from any session's) reads it,
   /// with HEAD's tree and commits the difference (converting a repository of the old layout
-  /// on the way); the store lock is held.
+  /// on the way); the store lock is held. The comparison writes git's whole input first and
+  /// is gone, with all it held of the store, before git reads it.
   private func commitWholeStore(
     _ store: any StoreReading, onto head: CommitID?, messagePrefix: String,
     progress: (any ProgressObserver)?
@@ -184,18 +185,75 @@ struct StoreCommitter {
       }
       return head
     }
-    let graph = try loadWholeStore(store, onto: head)
+    let written: WrittenCommit
+    switch try writeWholeStoreCommit(
+      store, onto: head, messagePrefix: messagePrefix, progress: progress)
+    {
+    case .unchanged(let generation):
+      if let head { repository.recordCommitted(head, generation: .known(generation)) }
+      return head
+    case .written(let commit): written = commit
+    }
+    let fileSystem = repository.fileSystem
+    defer { try? fileSystem.close(written.input) }  // read-only
+    // The graph, the tree's listing and the changes are gone: their pages go back to the
+    // system before git runs beside this process (glibc would keep them).
+    StoreIncomingStream.returnFreedMemory()
+    let commit: CommitID
+    if let encrypted = written.encrypted {
+      commit = try EncryptedFirstCommit.commit(encrypted, in: repository) {
+        () throws(SyncError) -> CommitID in
+        try commitWriter.makeBuildCommit(reading: written.input, pack: .localOnly)
+      }
+    } else {
+      commit = try commitWriter.makeBuildCommit(reading: written.input)
+    }
+    try commitWriter.moveHead(to: commit, from: head, reason: written.reason)
+    repository.recordCommitted(commit, generation: .known(written.generation))
+    if written.isConversion { try repository.configureLayout() }
+    return commit
+  }
+
+  /// A whole-store commit written to the end of git's input, and what is left to do once
+  /// git has read it.
+  private struct WrittenCommit {
+    /// The stream of the commit (on ``CommitWriter/buildRef``), read from its start.
+    let input: Int32
+    /// The encrypted remote's first commit, written in the same pass.
+    let encrypted: EncryptedFirstCommit.Finished?
+    /// Why HEAD moves, for its reflog.
+    let reason: String
+    /// The generation of the store committed.
+    let generation: Int
+    /// Whether it converts a repository of the old layout (the store file tracked).
+    let isConversion: Bool
+  }
+
+  /// What a comparison of the whole store with HEAD's tree came to.
+  private enum WholeStoreComparison {
+    /// HEAD's tree holds the store of this generation.
+    case unchanged(generation: Int)
+    /// The commit that makes it hold it.
+    case written(WrittenCommit)
+  }
+
+  /// Compares the store with HEAD's tree and writes the commit of the difference into git's
+  /// input, to its end (the encrypted remote's first commit too, beside it); nothing it
+  /// reads of the store or the tree outlives it.
+  private func writeWholeStoreCommit(
+    _ store: any StoreReading, onto head: CommitID?, messagePrefix: String,
+    progress: (any ProgressObserver)?
+  ) throws(SyncError) -> WholeStoreComparison {
     let tree =
       try head.map { head throws(SyncError) in try commitReader.treeListing(of: head) } ?? [:]
     let blobs = try commitWriter.makeInput()
     // A first commit of a repository syncing with an encrypted remote: the remote's commit
     // is written from the store in the same pass, rather than from this one's blobs after.
     let encrypted = head == nil ? try EncryptedFirstCommit.make(for: repository) : nil
-    var difference = try StoreTreeDifference(
-      graph: graph, totalBytes: graph.documents.map(\.location.end).max() ?? 0,
-      content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
-      },
-      tree: tree, layout: layout, blobs: blobs, records: encrypted, progress: progress)
+    var difference: StoreTreeDifference
+    let generation: Int
+    (difference, generation) = try compareWholeStore(
+      store, onto: head, tree: tree, blobs: blobs, records: encrypted, progress: progress)
     try difference.settleUnknownFiles(reading: commitReader.readBlobs)
     let isConversion = tree[repository.pathInRepository] != nil
     if isConversion { difference.changes.append(.delete(repository.pathInRepository)) }
@@ -207,37 +265,48 @@ struct StoreCommitter {
       && tree.keys.contains { $0.hasSuffix("/" + CategoryFile.fileName) }
     // A store with nothing to commit makes no commit of the marker alone.
     if !difference.changes.isEmpty || isMarkdownConversion { difference.changes += markerChanges }
-    guard !difference.changes.isEmpty else {
-      if let head {
-        repository.recordCommitted(head, generation: .known(graph.generation))
-      }
-      return head
+    guard !difference.changes.isEmpty else { return .unchanged(generation: generation) }
+    let committer = try commitWriter.committerLine()
+    let commit = FastImportCommit(
+      ref: CommitWriter.buildRef, committer: committer,
+      message: wholeStoreMessage(
+        difference.described, prefix: messagePrefix, isConversion: isConversion,
+        isMarkdownConversion: isMarkdownConversion),
+      parent: head, changes: difference.changes)
+    let finished = try encrypted?.finish(committer: committer, in: repository)
+    let input: Int32
+    do {
+      input = try commitWriter.finishInput(commit, after: blobs)
+    } catch {
+      // Read-only: closing it loses nothing.
+      if let finished { try? repository.fileSystem.close(finished.input) }
+      throw error
     }
-    let message = wholeStoreMessage(
-      difference.described, prefix: messagePrefix, isConversion: isConversion,
-      isMarkdownConversion: isMarkdownConversion)
-    let commit: CommitID
-    if let encrypted {
-      commit = try encrypted.commit(in: repository) {
-        committer throws(SyncError) in
-        try commitWriter.makeBuildCommit(
-          parent: nil, changes: difference.changes, message: message, after: blobs,
-          committer: committer, pack: .localOnly)
-      }
-    } else {
-      commit = try commitWriter.makeBuildCommit(
-        parent: head, changes: difference.changes, message: message, after: blobs)
-    }
-    try commitWriter.moveHead(
-      to: commit, from: head,
-      reason: isConversion
-        ? "one file per document"
-        : isMarkdownConversion
-          ? StoreCommitter.markdownConversionSubject
-          : difference.described.subject(prefix: messagePrefix))
-    repository.recordCommitted(commit, generation: .known(graph.generation))
-    if isConversion { try repository.configureLayout() }
-    return commit
+    let reason =
+      isConversion
+      ? "one file per document"
+      : isMarkdownConversion
+        ? StoreCommitter.markdownConversionSubject
+        : difference.described.subject(prefix: messagePrefix)
+    return .written(
+      WrittenCommit(
+        input: input, encrypted: finished, reason: reason, generation: generation,
+        isConversion: isConversion))
+  }
+
+  /// The store as `store` reads it compared with `tree` (``StoreTreeDifference``), and the
+  /// generation read; the graph is gone once it returns, before the commit is written.
+  private func compareWholeStore(
+    _ store: any StoreReading, onto head: CommitID?, tree: [String: CommitReader.TreeEntry],
+    blobs: GitInputFile, records: (any StoreRecordSink)?, progress: (any ProgressObserver)?
+  ) throws(SyncError) -> (StoreTreeDifference, generation: Int) {
+    let graph = try loadWholeStore(store, onto: head)
+    let difference = try StoreTreeDifference(
+      graph: graph, totalBytes: graph.documents.map(\.location.end).max() ?? 0,
+      content: { document throws(StoreError) in try store.readContent(at: document.contentLocation)
+      },
+      tree: tree, layout: layout, blobs: blobs, records: records, progress: progress)
+    return (difference, graph.generation)
   }
 
   /// The store as `store` reads it, a session's way, its contents one at a time: a first
@@ -266,19 +335,25 @@ struct StoreCommitter {
   private func wholeStoreMessage(
     _ described: StoreChanges, prefix messagePrefix: String, isConversion: Bool,
     isMarkdownConversion: Bool
-  ) -> String {
+  ) -> FastImportCommit.Message {
+    func whole(_ text: String) -> FastImportCommit.Message {
+      FastImportCommit.Message(head: text, lines: AnySequence([]), linesSize: 0)
+    }
     if isConversion {
-      return messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey
-        + ": " + repository.pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n"
+      return whole(
+        messagePrefix + "docsh: one file per document\n\n" + HistoryTrailer.storeKey
+          + ": " + repository.pathInRepository + "\n" + HistoryTrailer.layoutKey + ": files\n")
     }
     if isMarkdownConversion {
       // The files that only moved are renames git follows; a document whose file changed
       // on the way (an older header) is named as changed.
-      return messagePrefix + StoreCommitter.markdownConversionSubject + "\n\n"
-        + described.trailers(storePath: repository.pathInRepository).joined(separator: "\n")
-        + "\n" + HistoryTrailer.layoutKey + ": \(RepositoryLayout.currentVersion)\n"
+      return whole(
+        messagePrefix + StoreCommitter.markdownConversionSubject + "\n\n"
+          + described.trailers(storePath: repository.pathInRepository).joined(separator: "\n")
+          + "\n" + HistoryTrailer.layoutKey + ": \(RepositoryLayout.currentVersion)\n")
     }
-    return described.message(prefix: messagePrefix, storePath: repository.pathInRepository)
+    // A first commit's trailers name every document: written as they are made.
+    return described.messageInPieces(prefix: messagePrefix, storePath: repository.pathInRepository)
   }
 
   /// The subject of the commit that converts a tree of layout 1 to layout 2.

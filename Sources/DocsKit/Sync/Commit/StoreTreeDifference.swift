@@ -10,7 +10,8 @@ struct StoreTreeDifference {
   /// Files of the tree the store does not explain, to be read before deciding whether they
   /// are documents the store no longer holds (deleted) or files docsh leaves alone.
   private var unknown: [(path: String, blob: GitBlobID)] = []
-  /// The paths of the store's documents and records in the tree made.
+  /// The paths of the store's documents and records in the tree made, kept only when the
+  /// tree compared with holds files (for a first commit they would be 10 MB of nothing).
   private var expected = Set<String>()
   /// Files found where a document of the store would lie in another layout (its category
   /// crossed the fan-out limit, or the tree is of layout 1, without `.md`): the document's
@@ -52,7 +53,7 @@ struct StoreTreeDifference {
       held.insert(category.id)
       try records?.category(id: category.id, name: category.name)
       let path = layout.recordPath(of: category.name)
-      expected.insert(path)
+      if !tree.isEmpty { expected.insert(path) }
       let bytes = RepositoryLayout.recordBytes(
         id: category.id, name: category.name,
         fannedOut: layout.isFannedOut(documentCount: counts[category.id] ?? 0))
@@ -110,7 +111,7 @@ struct StoreTreeDifference {
       former.path(of: document.name, in: category, fannedOut: fannedOut),
       former.path(of: document.name, in: category, fannedOut: !fannedOut),
     ]
-    expected.insert(path)
+    if !tree.isEmpty { expected.insert(path) }
     let saved: SavedDocument
     do {
       saved = SavedDocument(

@@ -32,16 +32,32 @@ protocol StoreRecordSink: AnyObject {
 final class EncryptedFirstCommit: StoreRecordSink {
   let settings: EncryptionSettings
   private var stream: EncryptedStream
-  private var pending: [(path: String, record: [UInt8])] = []
+  private var pending: [(key: RecordKey, record: [UInt8])] = []
   private var pendingBytes = 0
-  /// The batch being encrypted on other threads while the store is read on: its paths, and
-  /// the run to wait for. One at a time, so that two batches are all that is held.
-  private var encrypting: (paths: [String], run: BackgroundWork<[[UInt8]]>)?
+  /// The batch being encrypted on other threads while the store is read on: its records'
+  /// keys, and the run to wait for. One at a time, so that two batches are all that is held.
+  private var encrypting: (keys: [RecordKey], run: BackgroundWork<[[UInt8]]>)?
+  /// The record of each blob written, in the order of their marks: 17 bytes a record where
+  /// a change naming its path held about 120 (12 MB for 100,000 documents).
+  private var written: [RecordKey] = []
+
+  /// Whose record a blob is: its path is made from it again when the commit is written.
+  private enum RecordKey {
+    case category(ObjectID)
+    case document(ObjectID)
+
+    func path(in names: OpaqueNames) -> String {
+      switch self {
+      case .category(let id): names.categoryPath(id)
+      case .document(let id): names.documentPath(id)
+      }
+    }
+  }
 
   /// Records are encrypted this many at a time at most…
-  private static let batchCount = 2_000
-  /// …or once they hold this many bytes.
-  private static let batchBytes = 8 << 20
+  private static let batchCount = 500
+  /// …or once they hold this many bytes (two batches and one encrypted are held at once).
+  private static let batchBytes = 2 << 20
 
   /// A commit to encrypt to `settings`' recipient, its blobs going to a new input file.
   init(settings: EncryptionSettings, fileSystem: any FileSystem) throws(SyncError) {
@@ -50,18 +66,16 @@ final class EncryptedFirstCommit: StoreRecordSink {
   }
 
   func category(id: ObjectID, name: Name) throws(SyncError) {
-    try add(settings.names.categoryPath(id), EncryptedRecord.category(id: id, name: name))
+    try add(.category(id), EncryptedRecord.category(id: id, name: name))
   }
 
   func document(id: ObjectID, name: Name, categoryID: ObjectID, file: [UInt8]) throws(SyncError) {
-    try add(
-      settings.names.documentPath(id),
-      EncryptedRecord.document(file: file, name: name, categoryID: categoryID))
+    try add(.document(id), EncryptedRecord.document(file: file, name: name, categoryID: categoryID))
   }
 
-  private func add(_ path: String, _ record: [UInt8]) throws(SyncError) {
+  private func add(_ key: RecordKey, _ record: [UInt8]) throws(SyncError) {
     stream.counts.new += 1
-    pending.append((path, record))
+    pending.append((key, record))
     pendingBytes += record.count
     if pending.count >= EncryptedFirstCommit.batchCount
       || pendingBytes >= EncryptedFirstCommit.batchBytes
@@ -80,24 +94,33 @@ final class EncryptedFirstCommit: StoreRecordSink {
     let run = BackgroundWork { () throws(SyncError) -> [[UInt8]] in
       try EncryptedStream.encryptAll(records, to: recipient)
     }
-    encrypting = (pending.map(\.path), run)
+    encrypting = (pending.map(\.key), run)
     pending.removeAll(keepingCapacity: true)
     pendingBytes = 0
   }
 
   /// Waits for the batch being encrypted, and writes it into the stream.
   private func writeEncrypted() throws(SyncError) {
-    guard let (paths, run) = encrypting else { return }
+    guard let (keys, run) = encrypting else { return }
     encrypting = nil
-    try stream.put(paths: paths, encrypted: try run.wait().get())
+    for bytes in try run.wait().get() { _ = try stream.putBlob(bytes) }
+    written += keys
   }
 
-  /// What is left to write: the last records, then the commit's changes and message.
+  /// Writes the last records.
   /// - Returns: the stream, holding every blob.
   private func finish() throws(SyncError) -> EncryptedStream {
     try startBatch()
     try writeEncrypted()
     return stream
+  }
+
+  /// The changes that put each blob written at its record's path, made as they are read.
+  private var writtenChanges: some Sequence<FastImportCommit.Change> {
+    let names = settings.names
+    return written.lazy.enumerated().map { offset, key in
+      .putMark(key.path(in: names), FastImportCommit.firstBlobMark + offset)
+    }
   }
 }
 
@@ -115,36 +138,55 @@ extension EncryptedFirstCommit {
     return try EncryptedFirstCommit(settings: settings, fileSystem: repository.fileSystem)
   }
 
-  /// Makes `repository`'s first commit with `makePlain`, handed the committer line to write
-  /// it with, while on another core git writes this one as the encrypted commit standing for
-  /// it, dated the same; then records the pair in the commit map, so that the push
-  /// translates nothing. Both git runs are over before it returns or throws.
-  /// - Returns: the plain commit.
-  func commit(
-    in repository: StoreRepository, plain makePlain: (String) throws(SyncError) -> CommitID
-  ) throws(SyncError) -> CommitID {
-    let git = repository.git
-    let fileSystem = repository.fileSystem
-    let writer = CommitWriter(repository: repository)
-    let committer = try writer.committerLine()
-    // `NAME <EMAIL> SECONDS ZONE`, as git gives it.
+  /// The encrypted commit's stream, written to its end: its blobs, then the commit dated as
+  /// `committer` (`NAME <EMAIL> SECONDS ZONE`, the plain commit's) with its changes and a
+  /// message of counts. Nothing of the store is held after: the records, their paths and
+  /// the changes naming them go with this object, the stream being in its file.
+  /// - Returns: the stream, to hand to ``commit(_:in:plain:)``.
+  func finish(committer: String, in repository: StoreRepository) throws(SyncError) -> Finished {
     let seconds = committer.split(separator: " ").dropLast().last.flatMap { Int64($0) }
     let stream = try finish()
     let commit = FastImportCommit(
       ref: EncryptedFirstCommit.buildRef,
       committer: EncryptedLayout.committer(seconds ?? Int64(time(nil))),
       message: stream.message, parent: nil,
-      changes: stream.changes + (try EncryptedStream.rootFiles(settings: settings, git: git)))
-    let input = try writer.finishInput(commit, after: stream.input)
-    defer { try? fileSystem.close(input) }  // read-only
+      changes: try EncryptedStream.rootFiles(settings: settings, git: repository.git))
+    let input = try CommitWriter(repository: repository).finishInput(
+      commit, after: stream.input, leading: writtenChanges)
+    written = []
     let pack: FastImportPack =
       stream.mark - FastImportCommit.firstBlobMark > 1_000 ? .incompressible : .standard
+    return Finished(input: input, pack: pack)
+  }
+
+  /// An encrypted first commit's stream written to its end (``finish(committer:in:)``).
+  struct Finished {
+    /// A descriptor reading the whole stream from its start.
+    let input: Int32
+    /// How its pack is written.
+    let pack: FastImportPack
+  }
+
+  /// Makes `repository`'s first commit with `makePlain`, while on another core git writes
+  /// `encrypted` as the encrypted commit standing for it; then records the pair in the
+  /// commit map, so that the push translates nothing. Both git runs are over before it
+  /// returns or throws; `encrypted`'s input is closed then.
+  /// - Returns: the plain commit.
+  static func commit(
+    _ encrypted: Finished, in repository: StoreRepository,
+    plain makePlain: () throws(SyncError) -> CommitID
+  ) throws(SyncError) -> CommitID {
+    let git = repository.git
+    let fileSystem = repository.fileSystem
+    let input = encrypted.input
+    defer { try? fileSystem.close(input) }  // read-only
+    let pack = encrypted.pack
     // `input` stays open until the run is over: waited for below, before the `defer`.
-    let encrypted = BackgroundWork { [git] () throws(SyncError) -> CommitID? in
+    let run = BackgroundWork { [git] () throws(SyncError) -> CommitID? in
       try git.fastImport(.file(input), forcing: true, pack: pack)
     }
-    let plain = Result { () throws(SyncError) -> CommitID in try makePlain(committer) }
-    guard let made = try encrypted.wait().get() else {
+    let plain = Result { () throws(SyncError) -> CommitID in try makePlain() }
+    guard let made = try run.wait().get() else {
       throw .gitFailed(step: "commit the store", message: "git fast-import wrote no commit")
     }
     let local = try plain.get()

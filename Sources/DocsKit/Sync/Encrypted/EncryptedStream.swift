@@ -58,14 +58,20 @@ struct EncryptedStream {
   /// Writes the age files `encrypted` into the stream, each at its path of `paths`.
   mutating func put(paths: [String], encrypted: [[UInt8]]) throws(SyncError) {
     for (path, bytes) in zip(paths, encrypted) {
-      do {
-        try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
-      } catch {
-        throw .store(.system("git's input", operation: error.operation, errno: error.code))
-      }
-      changes.append(.putMark(path, mark))
-      mark += 1
+      changes.append(.putMark(path, try putBlob(bytes)))
     }
+  }
+
+  /// Writes `bytes` into the stream as the next blob, which no change names yet.
+  /// - Returns: its mark.
+  mutating func putBlob(_ bytes: [UInt8]) throws(SyncError) -> Int {
+    do {
+      try input.append(FastImportCommit.blobCommand(bytes, mark: mark))
+    } catch {
+      throw .store(.system("git's input", operation: error.operation, errno: error.code))
+    }
+    mark += 1
+    return mark - 1
   }
 
   /// The commit's message: counts only.

@@ -73,7 +73,19 @@ struct CommitReader {
   func changedFiles(from old: CommitID?, to new: CommitID?) throws(SyncError) -> [String: (
     old: GitBlobID?, new: GitBlobID?
   )] {
-    try changedEntries(from: old, to: new).mapValues { ($0.old, $0.new) }
+    guard let new, old != new else { return [:] }
+    // Made from git's list directly: one dictionary of a first commit's 100,000 files, not
+    // two at once.
+    var paths: [String: (old: GitBlobID?, new: GitBlobID?)] = [:]
+    for file in try git.changedFiles(from: old, to: new) {
+      paths[CommitReader.path(of: file)] = (file.old, file.new)
+    }
+    return paths
+  }
+
+  /// A changed file's path, marked when it is not UTF-8 (never repaired into another path).
+  private static func path(of file: Git.ChangedFile) -> String {
+    file.isUTF8 ? file.path : CommitReader.notUTF8Mark + file.path
   }
 
   /// ``changedFiles(from:to:)`` with the mode of each at `new` (`100644`, `120000` for a
@@ -86,9 +98,7 @@ struct CommitReader {
     guard old != new else { return [:] }
     var paths: [String: (old: GitBlobID?, new: GitBlobID?, mode: String)] = [:]
     for file in try git.changedFiles(from: old, to: new) {
-      // A path that is not UTF-8 is marked, never repaired into another path.
-      let path = file.isUTF8 ? file.path : CommitReader.notUTF8Mark + file.path
-      paths[path] = (file.old, file.new, file.mode)
+      paths[CommitReader.path(of: file)] = (file.old, file.new, file.mode)
     }
     return paths
   }

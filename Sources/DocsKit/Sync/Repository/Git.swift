@@ -465,14 +465,20 @@ struct Git {
   // MARK: - History
 
   /// The files that differ between two commits (`nil`: the empty tree), through `git
-  /// diff-tree -r` (no renames: a move is a deletion and an addition).
+  /// diff-tree -r` (no renames: a move is a deletion and an addition). From the empty tree,
+  /// every file of `new`, through `git ls-tree -r`, which lists them as it reads them where
+  /// `diff-tree` queues every pair first (55 MB for 100,000 files, against 27).
   /// - Throws: when git fails.
   func changedFiles(from old: CommitID?, to new: CommitID) throws(SyncError) -> [ChangedFile] {
+    guard let old else {
+      let listed = try run("compare commits", ["ls-tree", "-r", "-z", "--full-tree", new.hex])
+      return GitOutputParser.filesOfTree(in: listed.output)
+    }
     let output = try run(
       "compare commits",
       [
         "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id",
-        old?.hex ?? GitSettings.emptyTree, new.hex,
+        old.hex, new.hex,
       ])
     return GitOutputParser.changedFiles(in: output.output)
   }

@@ -46,6 +46,25 @@ enum GitOutputParser {
   /// The entries `git ls-tree -z` printed: the one place its output is read.
   static func treeEntries(in output: [UInt8]) -> [Git.TreeEntry] {
     var entries: [Git.TreeEntry] = []
+    forEachTreeEntry(in: output) { entries.append($0) }
+    return entries
+  }
+
+  /// Every file `git ls-tree -r -z` printed, as a change from the empty tree (``changedFiles(in:)``),
+  /// made without a list of the entries first.
+  static func filesOfTree(in output: [UInt8]) -> [Git.ChangedFile] {
+    var files: [Git.ChangedFile] = []
+    forEachTreeEntry(in: output) { entry in
+      files.append(
+        Git.ChangedFile(
+          path: entry.path, isUTF8: entry.isUTF8, old: nil, new: GitBlobID(hex: entry.object),
+          mode: entry.mode))
+    }
+    return files
+  }
+
+  /// Hands each entry `git ls-tree -z` printed to `body`, in order.
+  private static func forEachTreeEntry(in output: [UInt8], _ body: (Git.TreeEntry) -> Void) {
     for record in output.split(separator: 0, omittingEmptySubsequences: true) {
       // "MODE TYPE OBJECT\tPATH"
       guard let tab = record.firstIndex(of: 0x09) else { continue }
@@ -60,13 +79,12 @@ enum GitOutputParser {
       }
       let pathBytes = record[(tab + 1)...]
       let path = String(validating: pathBytes, as: UTF8.self)
-      entries.append(
+      body(
         Git.TreeEntry(
           mode: String(decoding: fields[0], as: UTF8.self), kind: kind,
           object: String(decoding: fields[2], as: UTF8.self),
           path: path ?? PrintableText.escaped(pathBytes), isUTF8: path != nil))
     }
-    return entries
   }
 
   /// The files `git diff-tree -r -z --no-commit-id` printed.
