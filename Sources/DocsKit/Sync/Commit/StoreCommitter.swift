@@ -198,7 +198,7 @@ struct StoreCommitter {
     defer { try? fileSystem.close(written.input) }  // read-only
     // The graph, the tree's listing and the changes are gone: their pages go back to the
     // system before git runs beside this process (glibc would keep them).
-    StoreIncomingStream.returnFreedMemory()
+    Allocator.returnFreedMemory()
     let commit: CommitID
     if let encrypted = written.encrypted {
       commit = try EncryptedFirstCommit.commit(encrypted, in: repository) {

@@ -159,9 +159,9 @@ struct EncryptedIncoming {
     }
     // A whole tree's listing (a remote's first commit): its pages go back before git sizes
     // every file, and those of the sizes before the records are opened.
-    if firstEncrypted == nil { StoreIncomingStream.returnFreedMemory() }
+    if firstEncrypted == nil { Allocator.returnFreedMemory() }
     try checkSizes(of: documentPaths + categoryPaths, in: info.commit)
-    if firstEncrypted == nil { StoreIncomingStream.returnFreedMemory() }
+    if firstEncrypted == nil { Allocator.returnFreedMemory() }
     return (documentPaths, categoryPaths)
   }
 
@@ -318,7 +318,7 @@ struct EncryptedIncoming {
   ) throws(SyncError) -> CommitID {
     let input = try firstLocalCommitInput(for: info, settings: &settings, identity: identity)
     defer { try? repository.fileSystem.close(input) }  // read-only: nothing to lose
-    StoreIncomingStream.returnFreedMemory()
+    Allocator.returnFreedMemory()
     // What CommitWriter.makeBuildCommit(parent:changes:message:after:committer:) runs, the
     // stream being written already: the commit on docsh's own ref, moved from anywhere.
     guard let made = try git.fastImport(.file(input), forcing: true) else {

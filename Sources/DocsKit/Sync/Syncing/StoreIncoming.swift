@@ -218,7 +218,7 @@ final class StoreIncomingStream {
     // Nothing more is appended: the ids go, and with the tree's reading over, the freed
     // pages go back before the graph is loaded anew.
     ids = []
-    StoreIncomingStream.returnFreedMemory()
+    Allocator.returnFreedMemory()
     do throws(ContextError) {
       guard let context else {
         do {
@@ -238,18 +238,4 @@ final class StoreIncomingStream {
 
   /// Abandons the new file: the store stays as it was.
   func discard() { replacement.discard() }
-
-  /// Gives the pages the allocator holds free back to the system, between two phases of a
-  /// sync that each hold much of the store (glibc keeps them otherwise, and a resident set
-  /// made of the first phase's free pages and the second's live ones is both at once).
-  static func returnFreedMemory() {
-    #if canImport(Glibc)
-      // `malloc_trim` (malloc.h, which the Glibc module leaves out), found where the C
-      // library is; a C library without it keeps the pages, which costs nothing but memory.
-      typealias Trim = @convention(c) (Int) -> Int32
-      if let trim = dlsym(nil, "malloc_trim") {
-        _ = unsafeBitCast(trim, to: Trim.self)(0)
-      }
-    #endif
-  }
 }
