@@ -19,7 +19,7 @@ protocol StoreRecordSink: AnyObject {
 
 /// The encrypted remote's commit standing for a repository's first commit, written from the
 /// store in the pass that writes that commit's files: each category's and document's record
-/// is made with its plain file and encrypted a few thousand at a time on other threads while
+/// is made with its plain file and encrypted a few hundred at a time on other threads while
 /// the store is read on, so that a first sync to an encrypted remote never reads the plain
 /// blobs back from git (the
 /// translation, ``EncryptedOutgoing/encryptedCommit(for:map:settings:identity:)``, reads every
